@@ -1,0 +1,40 @@
+# Everyday commands. `make help` lists them.
+.PHONY: help install build test start migrate bench bench-ingest bench-api clean ci
+
+help:
+	@echo "make install      npm ci"
+	@echo "make build        compile TypeScript into build/"
+	@echo "make test         the whole test suite (npm test)"
+	@echo "make start        explorer start with embedded stores and a devnet"
+	@echo "make migrate      apply pending migrations"
+	@echo "make bench        ingest and API benchmarks (bench-ingest, bench-api)"
+	@echo "make ci           what CI runs (.ci/run)"
+
+install:
+	npm ci
+
+build:
+	npx tsc -p .
+
+test:
+	npm test
+
+start:
+	npm start
+
+migrate: build
+	node build/src/bin/explorer.js migrate
+
+bench: bench-ingest bench-api
+
+bench-ingest: build
+	@if [ -f build/bench/ingest.js ]; then node build/bench/ingest.js; else echo "bench-ingest: not built yet (indexer issue)"; exit 2; fi
+
+bench-api: build
+	@if [ -f build/bench/api.js ]; then node build/bench/api.js; else echo "bench-api: not built yet (public API issue)"; exit 2; fi
+
+ci:
+	bash .ci/run
+
+clean:
+	rm -rf build .cache

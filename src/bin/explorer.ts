@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// The `explorer` command: one entry point, a role per sub-command.
+import { ConfigError, loadConfig, settingsTable, type Config } from '../config/index.js';
+import { createLogger, setLogLevel } from '../log.js';
+import { migrateAll, openStores } from '../storage/index.js';
+import { runStart } from './start.js';
+
+const log = createLogger('explorer');
+
+interface Command {
+  summary: string;
+  usage: string;
+  details: string;
+  /** Resolves with the exit code. */
+  run(cfg: Config, args: string[]): Promise<number>;
+}
+
+const notBuilt = (role: string, issue: string) => async (): Promise<number> => {
+  process.stderr.write(
+    `explorer ${role}: this role is not built yet (${issue}). Nothing was started.\n` +
+      `Run "explorer start" for what exists today.\n`,
+  );
+  return 2;
+};
+
+const COMMANDS: Record<string, Command> = {
+  start: {
+    summary: 'run everything in one process: stores, migrations, devnet (if no RPC URL), indexer, API, UI, notifier',
+    usage: 'explorer start',
+    details:
+      'With no database settings it uses embedded ClickHouse (chDB) and PostgreSQL under DATA_DIR.\n' +
+      'With no ETHEREUM_JSONRPC_HTTP_URL it starts a local anvil devnet with a demo workload.\n' +
+      'Stops every child process on Ctrl-C or SIGTERM. Parts that are not built yet are listed at start.',
+    run: (cfg) => runStart(cfg),
+  },
+  indexer: {
+    summary: 'index the chain into ClickHouse (needs CLICKHOUSE_URL and DATABASE_URL in split mode)',
+    usage: 'explorer indexer',
+    details: 'Not built yet: block ingest arrives with the indexer issue.',
+    run: notBuilt('indexer', 'the indexer issue'),
+  },
+  api: {
+    summary: 'serve /api/v2 and /account/api/v1 on API_PORT',
+    usage: 'explorer api',
+    details: 'Not built yet: the API server arrives with the public API issue.',
+    run: notBuilt('api', 'the public API issue'),
+  },
+  notifier: {
+    summary: 'deliver watchlist notifications (webhooks, e-mail)',
+    usage: 'explorer notifier',
+    details: 'Not built yet: notifications arrive with the watchlist notifications issue.',
+    run: notBuilt('notifier', 'the watchlist notifications issue'),
+  },
+  migrate: {
+    summary: 'apply pending ClickHouse and PostgreSQL migrations, then exit',
+    usage: 'explorer migrate',
+    details: 'Applies sql/clickhouse/NNNN_*.sql and sql/postgres/NNNN_*.sql once each; rerunning is a no-op.',
+    async run(cfg) {
+      const stores = await openStores(cfg);
+      try {
+        const r = await migrateAll(stores);
+        log.info('migrations done', {
+          postgres_applied: r.postgres.applied.join(',') || 'none',
+          clickhouse_applied: r.clickhouse.applied.join(',') || 'none',
+        });
+      } finally {
+        await stores.close();
+      }
+      return 0;
+    },
+  },
+};
+
+function mainHelp(): string {
+  const w = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return [
+    'Usage: explorer <command> [--help]',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(w)}  ${c.summary}`),
+    '',
+    'Settings are read from the environment; "explorer --help settings" lists them.',
+  ].join('\n');
+}
+
+function commandHelp(name: string, c: Command): string {
+  return [`Usage: ${c.usage}`, '', `${name}: ${c.summary}`, '', c.details, '', 'Settings: see "explorer --help settings".'].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    if (rest[0] === 'settings') process.stdout.write(settingsTable() + '\n');
+    else process.stdout.write(mainHelp() + '\n');
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`explorer: unknown command "${name}"\n\n${mainHelp()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandHelp(name, cmd) + '\n');
+    return 0;
+  }
+  let cfg: Config;
+  try {
+    cfg = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`explorer: ${e.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    throw e;
+  }
+  setLogLevel(cfg.logLevel);
+  return cmd.run(cfg, rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    log.error('fatal', { error: e instanceof Error ? e.message : String(e) });
+    if (e instanceof Error && e.stack && process.env.LOG_LEVEL === 'debug') process.stderr.write(e.stack + '\n');
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,152 @@
+// Every setting of the explorer, read from the environment and validated by one TypeBox schema.
+// A bad value stops the start with a message naming the setting, the value and the expected form.
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import path from 'node:path';
+
+type SettingKind = 'url' | 'int' | 'port' | 'enum' | 'string' | 'bool' | 'list';
+
+interface SettingDef {
+  env: string;
+  key: Key;
+  kind: SettingKind;
+  default?: unknown;
+  expected: string;
+  doc: string;
+}
+
+const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$' });
+const PgUrl = Type.String({ pattern: '^postgres(ql)?://[^\\s]+$' });
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const PosInt = Type.Integer({ minimum: 1 });
+const NonNegInt = Type.Integer({ minimum: 0 });
+
+export const VARIANTS = ['geth', 'erigon', 'nethermind', 'besu', 'anvil'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+export const ConfigSchema = Type.Object({
+  rpcUrl: Type.Optional(HttpUrl),
+  traceUrl: Type.Optional(HttpUrl),
+  variant: Type.Union(VARIANTS.map((v) => Type.Literal(v))),
+  chainId: Type.Optional(PosInt),
+  coin: Type.String({ pattern: '^[A-Za-z0-9]{1,16}$' }),
+  databaseUrl: Type.Optional(PgUrl),
+  clickhouseUrl: Type.Optional(HttpUrl),
+  clickhouseDatabase: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }),
+  dataDir: Type.String({ pattern: '^[^\\u0000-\\u001f]+$' }),
+  apiPort: Port,
+  uiPort: Port,
+  host: Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)$' }),
+  firstBlock: NonNegInt,
+  batchBlocks: PosInt,
+  workers: NonNegInt,
+  rpcTimeoutMs: PosInt,
+  rpcMaxRetries: NonNegInt,
+  rpcConcurrency: PosInt,
+  rateLimitAnon: NonNegInt,
+  rateLimitKey: NonNegInt,
+  cacheMaxMb: PosInt,
+  logLevel: Type.Union(LOG_LEVELS.map((v) => Type.Literal(v))),
+});
+
+
+type Key = keyof typeof ConfigSchema.properties;
+
+function def(env: string, key: Key, kind: SettingKind, expected: string, doc: string, dflt?: unknown): SettingDef {
+  return { env, key, kind, expected, doc, default: dflt };
+}
+
+/** The table of settings: the README's settings table is generated from the same list. */
+export const SETTINGS: readonly SettingDef[] = [
+  def('ETHEREUM_JSONRPC_HTTP_URL', 'rpcUrl', 'url', 'an http(s) URL',
+    'Node JSON-RPC endpoint. Unset: a local anvil devnet with a demo workload is started (start only).'),
+  def('ETHEREUM_JSONRPC_TRACE_URL', 'traceUrl', 'url', 'an http(s) URL',
+    'Endpoint for trace/debug methods. Default: the HTTP URL.'),
+  def('ETHEREUM_JSONRPC_VARIANT', 'variant', 'enum', `one of ${VARIANTS.join(', ')}`,
+    'Node kind: geth = debug_trace* with callTracer; erigon/nethermind/besu = trace_*; anvil answers both.', 'geth'),
+  def('CHAIN_ID', 'chainId', 'int', 'a positive integer',
+    'Chain id. Default: read from the node (eth_chainId).'),
+  def('COIN', 'coin', 'string', '1 to 16 letters or digits',
+    'Symbol of the native coin.', 'ETH'),
+  def('DATABASE_URL', 'databaseUrl', 'url', 'a postgres:// or postgresql:// URL',
+    'PostgreSQL server. Unset: embedded PostgreSQL under DATA_DIR/postgres.'),
+  def('CLICKHOUSE_URL', 'clickhouseUrl', 'url', 'an http(s) URL, e.g. http://user:pass@host:8123',
+    'ClickHouse server. Unset: embedded chDB under DATA_DIR/clickhouse.'),
+  def('CLICKHOUSE_DATABASE', 'clickhouseDatabase', 'string',
+    'an identifier (letters, digits, _)', 'ClickHouse database name.', 'explorer'),
+  def('DATA_DIR', 'dataDir', 'string', 'a directory path without control characters',
+    'Where the embedded stores keep their data.', './data'),
+  def('API_PORT', 'apiPort', 'port', 'an integer from 0 to 65535', 'Port of the API server.', 4000),
+  def('UI_PORT', 'uiPort', 'port', 'an integer from 0 to 65535', 'Port of the web UI.', 3000),
+  def('HOST', 'host', 'string', 'a host name or IP address',
+    'Address the API and UI listen on.', '0.0.0.0'),
+  def('FIRST_BLOCK', 'firstBlock', 'int', 'a non-negative integer', 'First block to index.', 0),
+  def('INDEXER_BATCH_BLOCKS', 'batchBlocks', 'int', 'a positive integer',
+    'Blocks per worker task during catch-up.', 20),
+  def('INDEXER_WORKERS', 'workers', 'int', 'a non-negative integer',
+    'Worker threads of the indexer pool (0 = number of CPUs).', 0),
+  def('RPC_TIMEOUT_MS', 'rpcTimeoutMs', 'int', 'a positive integer (milliseconds)',
+    'Timeout of one JSON-RPC request.', 30000),
+  def('RPC_MAX_RETRIES', 'rpcMaxRetries', 'int', 'a non-negative integer',
+    'Retries of a failed JSON-RPC request (429, 5xx, timeouts).', 5),
+  def('RPC_CONCURRENCY', 'rpcConcurrency', 'int', 'a positive integer',
+    'JSON-RPC requests in flight per worker.', 8),
+  def('RATE_LIMIT_ANON', 'rateLimitAnon', 'int', 'a non-negative integer (requests/second)',
+    'Public API limit per client IP (0 = off).', 10),
+  def('RATE_LIMIT_KEY', 'rateLimitKey', 'int', 'a non-negative integer (requests/second)',
+    'Public API limit per API key (0 = off).', 50),
+  def('CACHE_MAX_MB', 'cacheMaxMb', 'int', 'a positive integer (MiB)',
+    'Memory bound of the API response cache.', 256),
+  def('LOG_LEVEL', 'logLevel', 'enum', `one of ${LOG_LEVELS.join(', ')}`, 'Log verbosity.', 'info'),
+];
+
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid settings:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function convert(d: SettingDef, raw: string): unknown {
+  if (d.kind === 'int' || d.kind === 'port') {
+    return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  }
+  return raw;
+}
+
+/** Reads every setting from `env`; throws ConfigError listing every bad one. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const d of SETTINGS) {
+    const raw = env[d.env];
+    if (raw === undefined || raw.trim() === '') {
+      if (d.default !== undefined) out[d.key] = d.default;
+      continue;
+    }
+    const value = convert(d, raw.trim());
+    if (!Value.Check(ConfigSchema.properties[d.key], value) || (typeof value === 'number' && !Number.isSafeInteger(value))) {
+      problems.push(`${d.env}=${JSON.stringify(raw)} is invalid: expected ${d.expected}`);
+      continue;
+    }
+    out[d.key] = value;
+  }
+  if (problems.length) throw new ConfigError(problems);
+  if (!Value.Check(ConfigSchema, out)) {
+    const first = [...Value.Errors(ConfigSchema, out)].map((e) => `${e.path}: ${e.message}`);
+    throw new ConfigError(first);
+  }
+  const cfg = out as Config;
+  cfg.dataDir = path.resolve(cfg.dataDir);
+  return cfg;
+}
+
+/** Markdown table of the settings, for the README. */
+export function settingsTable(): string {
+  const rows = SETTINGS.map(
+    (d) => `| \`${d.env}\` | ${d.default === undefined ? '(unset)' : `\`${String(d.default)}\``} | ${d.expected} | ${d.doc} |`,
+  );
+  return ['| Setting | Default | Form | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,119 @@
+// Forward-only migrations: numbered files sql/clickhouse/NNNN_name.sql and
+// sql/postgres/NNNN_name.sql, each applied once and recorded with its checksum. Rerunning is a
+// no-op; an applied file that was edited afterwards stops the run (write a new file instead).
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { sqlDir } from '../paths.js';
+import type { ClickHouseStore } from './clickhouse/index.js';
+import type { PgStore } from './postgres/index.js';
+
+export interface Migration {
+  version: string;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export interface MigrationReport {
+  applied: string[];
+  skipped: string[];
+}
+
+const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+export function readMigrations(dir: string): Migration[] {
+  if (!fs.existsSync(dir)) return [];
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const seen = new Set<string>();
+  return files.map((f) => {
+    const m = FILE.exec(f);
+    if (!m) throw new Error(`migration file ${f} in ${dir} is not named NNNN_name.sql`);
+    if (seen.has(m[1])) throw new Error(`two migrations in ${dir} share the number ${m[1]}`);
+    seen.add(m[1]);
+    const sql = fs.readFileSync(path.join(dir, f), 'utf8');
+    return { version: m[1], name: m[2], sql, checksum: crypto.createHash('sha256').update(sql).digest('hex') };
+  });
+}
+
+/** Splits a file into statements at semicolons that end a line, ignoring `--` comment lines. */
+export function splitStatements(sql: string): string[] {
+  const lines = sql.split('\n').filter((l) => !/^\s*--/.test(l));
+  const out: string[] = [];
+  let cur: string[] = [];
+  for (const line of lines) {
+    cur.push(line);
+    if (/;\s*$/.test(line)) {
+      const stmt = cur.join('\n').trim().replace(/;\s*$/, '');
+      if (stmt) out.push(stmt);
+      cur = [];
+    }
+  }
+  const rest = cur.join('\n').trim();
+  if (rest) out.push(rest);
+  return out;
+}
+
+function checkApplied(engine: string, m: Migration, recorded: string | undefined): boolean {
+  if (recorded === undefined) return false;
+  if (recorded !== m.checksum) {
+    throw new Error(
+      `${engine} migration ${m.version}_${m.name} was changed after it was applied; migrations are forward-only: add a new file instead`,
+    );
+  }
+  return true;
+}
+
+export async function migratePostgres(pg: PgStore, dir = sqlDir('postgres')): Promise<MigrationReport> {
+  const report: MigrationReport = { applied: [], skipped: [] };
+  await pg.tx(async (c) => {
+    // One migrator at a time across processes.
+    await c.query('SELECT pg_advisory_xact_lock(7461234001)');
+    await c.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now())`);
+    const rows = (await c.query<{ version: string; checksum: string }>('SELECT version, checksum FROM schema_migrations')).rows;
+    const done = new Map(rows.map((r) => [r.version, r.checksum]));
+    for (const m of readMigrations(dir)) {
+      if (checkApplied('postgres', m, done.get(m.version))) {
+        report.skipped.push(`${m.version}_${m.name}`);
+        continue;
+      }
+      await c.query(m.sql);
+      await c.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+      report.applied.push(`${m.version}_${m.name}`);
+    }
+  });
+  return report;
+}
+
+/**
+ * ClickHouse DDL is not transactional, so every statement of a migration must be idempotent
+ * (IF NOT EXISTS, ...): a run stopped half-way is completed by the next one.
+ */
+export async function migrateClickHouse(ch: ClickHouseStore, dir = sqlDir('clickhouse')): Promise<MigrationReport> {
+  const report: MigrationReport = { applied: [], skipped: [] };
+  await ch.command(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version String, name String, checksum String, applied_at DateTime('UTC') DEFAULT now()
+  ) ENGINE = ReplacingMergeTree ORDER BY version`);
+  const rows = await ch.query<{ version: string; checksum: string }>(
+    `SELECT version, argMax(checksum, applied_at) AS checksum FROM schema_migrations GROUP BY version`,
+  );
+  const done = new Map(rows.map((r) => [r.version, r.checksum]));
+  for (const m of readMigrations(dir)) {
+    if (checkApplied('clickhouse', m, done.get(m.version))) {
+      report.skipped.push(`${m.version}_${m.name}`);
+      continue;
+    }
+    for (const stmt of splitStatements(m.sql)) {
+      await ch.command(stmt);
+    }
+    await ch.command(
+      `INSERT INTO schema_migrations (version, name, checksum) VALUES ({v:String}, {n:String}, {c:String})`,
+      { v: m.version, n: m.name, c: m.checksum },
+    );
+    report.applied.push(`${m.version}_${m.name}`);
+  }
+  return report;
+}
+

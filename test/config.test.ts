@@ -1,0 +1,114 @@
+import t from 'tap';
+import { loadConfig, ConfigError, SETTINGS, settingsTable } from '../src/config/index.js';
+
+// One value per setting that must be refused, and one that must be accepted.
+const BAD: Record<string, string[]> = {
+  ETHEREUM_JSONRPC_HTTP_URL: ['localhost:8545', 'ftp://node', 'http://'],
+  ETHEREUM_JSONRPC_TRACE_URL: ['node:8545'],
+  ETHEREUM_JSONRPC_VARIANT: ['parity', 'GETH'],
+  CHAIN_ID: ['0', '-1', 'one', '1.5', '99999999999999999999'],
+  COIN: ['E T H', 'a-b', 'ABCDEFGHIJKLMNOPQ'],
+  DATABASE_URL: ['mysql://x', 'localhost:5432'],
+  CLICKHOUSE_URL: ['tcp://x:9000'],
+  CLICKHOUSE_DATABASE: ['1db', 'db-name', 'db;drop'],
+  DATA_DIR: ['a\u0001b'],
+  API_PORT: ['65536', '-1', 'http', '80.5'],
+  UI_PORT: ['99999'],
+  HOST: ['exa mple', 'host_name!'],
+  FIRST_BLOCK: ['-5', 'genesis'],
+  INDEXER_BATCH_BLOCKS: ['0', 'x'],
+  INDEXER_WORKERS: ['-1'],
+  RPC_TIMEOUT_MS: ['0', '1s'],
+  RPC_MAX_RETRIES: ['-2'],
+  RPC_CONCURRENCY: ['0'],
+  RATE_LIMIT_ANON: ['ten'],
+  RATE_LIMIT_KEY: ['-50'],
+  CACHE_MAX_MB: ['0'],
+  LOG_LEVEL: ['verbose'],
+};
+const GOOD: Record<string, [string, string, unknown]> = {
+  ETHEREUM_JSONRPC_HTTP_URL: ['rpcUrl', 'http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
+  ETHEREUM_JSONRPC_TRACE_URL: ['traceUrl', 'https://trace.example.org/key', 'https://trace.example.org/key'],
+  ETHEREUM_JSONRPC_VARIANT: ['variant', 'erigon', 'erigon'],
+  CHAIN_ID: ['chainId', '1', 1],
+  COIN: ['coin', 'xDAI', 'xDAI'],
+  DATABASE_URL: ['databaseUrl', 'postgresql://u:p@db:5432/explorer', 'postgresql://u:p@db:5432/explorer'],
+  CLICKHOUSE_URL: ['clickhouseUrl', 'http://default:@ch:8123', 'http://default:@ch:8123'],
+  CLICKHOUSE_DATABASE: ['clickhouseDatabase', 'chain_1', 'chain_1'],
+  DATA_DIR: ['dataDir', '/var/lib/explorer', '/var/lib/explorer'],
+  API_PORT: ['apiPort', '8080', 8080],
+  UI_PORT: ['uiPort', '0', 0],
+  HOST: ['host', '::1', '::1'],
+  FIRST_BLOCK: ['firstBlock', '18000000', 18000000],
+  INDEXER_BATCH_BLOCKS: ['batchBlocks', '5', 5],
+  INDEXER_WORKERS: ['workers', '2', 2],
+  RPC_TIMEOUT_MS: ['rpcTimeoutMs', '1000', 1000],
+  RPC_MAX_RETRIES: ['rpcMaxRetries', '0', 0],
+  RPC_CONCURRENCY: ['rpcConcurrency', '4', 4],
+  RATE_LIMIT_ANON: ['rateLimitAnon', '0', 0],
+  RATE_LIMIT_KEY: ['rateLimitKey', '100', 100],
+  CACHE_MAX_MB: ['cacheMaxMb', '64', 64],
+  LOG_LEVEL: ['logLevel', 'debug', 'debug'],
+};
+
+t.test('defaults with an empty environment', async (t) => {
+  const c = loadConfig({});
+  t.equal(c.apiPort, 4000);
+  t.equal(c.uiPort, 3000);
+  t.equal(c.variant, 'geth');
+  t.equal(c.coin, 'ETH');
+  t.equal(c.rpcUrl, undefined);
+  t.equal(c.databaseUrl, undefined);
+  t.equal(c.clickhouseUrl, undefined);
+  t.match(c.dataDir, /\/data$/);
+  t.ok(c.dataDir.startsWith('/'), 'data dir is made absolute');
+});
+
+t.test('every setting has bad and good samples', async (t) => {
+  for (const d of SETTINGS) {
+    t.ok(BAD[d.env]?.length, `bad samples for ${d.env}`);
+    t.ok(GOOD[d.env], `good sample for ${d.env}`);
+  }
+});
+
+t.test('each bad value is refused with a message naming setting, value and form', async (t) => {
+  for (const d of SETTINGS) {
+    for (const bad of BAD[d.env] ?? []) {
+      try {
+        loadConfig({ [d.env]: bad });
+        t.fail(`${d.env}=${JSON.stringify(bad)} was accepted`);
+      } catch (e) {
+        t.type(e, ConfigError);
+        const msg = (e as Error).message;
+        t.match(msg, d.env, `names ${d.env}`);
+        t.match(msg, JSON.stringify(bad), 'names the value');
+        t.match(msg, d.expected, 'names the expected form');
+      }
+    }
+  }
+});
+
+t.test('each good value is accepted and typed', async (t) => {
+  for (const [env, [key, raw, want]] of Object.entries(GOOD)) {
+    const c = loadConfig({ [env]: raw }) as unknown as Record<string, unknown>;
+    t.same(c[key], want, env);
+  }
+});
+
+t.test('all problems are reported at once', async (t) => {
+  try {
+    loadConfig({ API_PORT: 'x', COIN: '!!', ETHEREUM_JSONRPC_VARIANT: 'foo' });
+    t.fail('accepted');
+  } catch (e) {
+    t.equal((e as ConfigError).problems.length, 3);
+  }
+});
+
+t.test('blank values mean unset', async (t) => {
+  t.equal(loadConfig({ API_PORT: '  ' }).apiPort, 4000);
+});
+
+t.test('settings table lists every setting', async (t) => {
+  const table = settingsTable();
+  for (const d of SETTINGS) t.match(table, `\`${d.env}\``);
+});
