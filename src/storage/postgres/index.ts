@@ -120,6 +120,14 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   }
 }
 
+/** Adds search (x) permission for others on `dir` and every folder above it that lacks it. */
+function allowTraverse(dir: string): void {
+  for (let d = path.resolve(dir); d !== path.dirname(d); d = path.dirname(d)) {
+    const st = fs.statSync(d);
+    if ((st.mode & 0o001) === 0) fs.chmodSync(d, st.mode | 0o001);
+  }
+}
+
 function run(cmd: string, args: string[], ids: { uid: number; gid: number } | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, args, { ...ids, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
@@ -146,11 +154,10 @@ export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer
   const lockFile = path.join(parent, 'postgres.owner');
   const ids = postgresUser();
   if (ids) {
-    // The server runs as the unprivileged user, which must be able to reach the directory.
-    for (let d = parent; d !== path.dirname(d); d = path.dirname(d)) {
-      const st = fs.statSync(d);
-      if ((st.mode & 0o001) === 0) fs.chmodSync(d, st.mode | 0o005);
-    }
+    // The server runs as the unprivileged user, which must be able to reach its data directory
+    // and its own binaries and libraries (a clone under a 0700 mktemp folder is not reachable).
+    allowTraverse(parent);
+    allowTraverse(path.dirname(bin.postgres));
   }
   await claimOwnership(lockFile, dir);
 
