@@ -33,11 +33,17 @@ t.test('help for the command and each role', async (t) => {
 });
 
 t.test('roles that are not built say so and exit non-zero', async (t) => {
-  for (const role of ['indexer', 'api', 'notifier']) {
+  for (const role of ['api', 'notifier']) {
     const r = run([role]);
     t.not(r.status, 0, `${role} exits non-zero`);
     t.match(r.stderr, 'not built yet', role);
   }
+});
+
+t.test('the indexer role needs a node URL', async (t) => {
+  const r = run(['indexer'], { DATA_DIR: tmpDir(t) });
+  t.equal(r.status, 78);
+  t.match(r.stderr, 'ETHEREUM_JSONRPC_HTTP_URL is not set');
 });
 
 t.test('a bad setting stops the start with a message naming it', async (t) => {
@@ -50,7 +56,7 @@ t.test('migrate applies once and is a no-op the second time', async (t) => {
   const dataDir = tmpDir(t);
   const a = run(['migrate'], { DATA_DIR: dataDir });
   t.equal(a.status, 0, a.stderr);
-  t.match(a.stdout, /postgres_applied=0001_indexer/);
+  t.match(a.stdout, /postgres_applied="?0001_indexer/);
   const b = run(['migrate'], { DATA_DIR: dataDir });
   t.equal(b.status, 0, b.stderr);
   t.match(b.stdout, /postgres_applied=none clickhouse_applied=none/);
@@ -103,6 +109,7 @@ t.test('start with no settings brings everything up, stops it all on a signal, a
     t.equal(await s.exited, 0, `clean exit on ${sig}`);
     t.match(s.log(), /all stopped/);
     t.match(s.log(), /not built yet, not started/, 'parts not built are named');
+    t.match(s.log(), /indexer ready resume_from=\d+/, 'the indexer ran');
     t.notOk(pidAlive(owner.postgresPid), 'postgres stopped');
     t.notOk(pidAlive(anvilPid), 'anvil stopped');
     t.notOk(fs.existsSync(path.join(dataDir, 'postgres.owner')));

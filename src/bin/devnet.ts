@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../log.js';
 import { runScenario, startAnvil, startDemoWorkload } from '../devnet/index.js';
-import type { Running } from './start.js';
+import type { Running } from './lifecycle.js';
 
 const log = createLogger('devnet');
 

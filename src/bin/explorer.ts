@@ -4,6 +4,8 @@ import { ConfigError, loadConfig, settingsTable, type Config } from '../config/i
 import { createLogger, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/index.js';
 import { runStart } from './start.js';
+import { Lifecycle } from './lifecycle.js';
+import { openMigratedStores, startIndexerRole } from './roles.js';
 
 const log = createLogger('explorer');
 
@@ -34,10 +36,12 @@ const COMMANDS: Record<string, Command> = {
     run: (cfg) => runStart(cfg),
   },
   indexer: {
-    summary: 'index the chain into ClickHouse (needs CLICKHOUSE_URL and DATABASE_URL in split mode)',
+    summary: 'index the chain into ClickHouse: catch-up, head following, reorgs, pending pool',
     usage: 'explorer indexer',
-    details: 'Not built yet: block ingest arrives with the indexer issue.',
-    run: notBuilt('indexer', 'the indexer issue'),
+    details:
+      'Needs ETHEREUM_JSONRPC_HTTP_URL. Uses CLICKHOUSE_URL/DATABASE_URL, or the embedded stores under\n' +
+      'DATA_DIR (then no other process may use that directory). Resumes from its checkpoint.',
+    run: runIndexer,
   },
   api: {
     summary: 'serve /api/v2 and /account/api/v1 on API_PORT',
@@ -70,6 +74,22 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+async function runIndexer(cfg: Config): Promise<number> {
+  if (!cfg.rpcUrl) {
+    process.stderr.write('explorer indexer: ETHEREUM_JSONRPC_HTTP_URL is not set (only "explorer start" starts a devnet)\n');
+    return 78;
+  }
+  const life = new Lifecycle();
+  try {
+    const stores = await openMigratedStores(cfg, life);
+    await startIndexerRole(cfg, stores, { url: cfg.rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life);
+  } catch (e) {
+    await life.stopAll('start failed');
+    throw e;
+  }
+  return life.untilStopped();
+}
 
 function mainHelp(): string {
   const w = Math.max(...Object.keys(COMMANDS).map((k) => k.length));

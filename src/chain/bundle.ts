@@ -1,0 +1,445 @@
+// One block with its receipts and traces -> every row of every table, plus the summary the
+// indexer's main thread needs (touched addresses, token contracts, created contracts, value
+// transfers for the watchlist matcher). Pure: no I/O. Consistency between the block, its
+// receipts and its traces is checked first; any mismatch throws ChainDataError.
+
+import { decodeBlock, decodeWithdrawals } from './blocks.js';
+import { ChainDataError } from './errors.js';
+import { hexToBigInt, hexToNumber, lower } from './hex.js';
+import { decodeLog } from './logs.js';
+import type { RowOf, TableName, TokenTransferRow, TokenType } from './tables.js';
+import { TABLE_NAMES } from './tables.js';
+import { decodeTokenTransfers, isTokenTopic, type LogContext } from './tokens.js';
+import { flattenCallFrame, flattenParityTraces, type InternalTransaction, type TxContext } from './traces.js';
+import { decodeTransaction, methodId, type BlockContext } from './transactions.js';
+import type { BlockTraces, RpcBlock, RpcReceipt, RpcTransaction } from './wire.js';
+
+export interface BlockBundle {
+  block: RpcBlock<RpcTransaction>;
+  /** In transaction order; null when receipts were not fetched (rows then lack receipt data). */
+  receipts: RpcReceipt[] | null;
+  traces: BlockTraces | null;
+}
+
+/** Where decoded rows go: TableWriter (encodes at once) or RowCollector (keeps objects). */
+export interface RowSink {
+  add<T extends TableName>(table: T, row: RowOf<T>): void;
+}
+
+/** Keeps row objects per table (tests, small tools). */
+export class RowCollector implements RowSink {
+  readonly rows: { [T in TableName]: RowOf<T>[] };
+  constructor() {
+    this.rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, []])) as unknown as { [T in TableName]: RowOf<T>[] };
+  }
+  add<T extends TableName>(table: T, row: RowOf<T>): void {
+    (this.rows[table] as RowOf<T>[]).push(row);
+  }
+}
+
+export interface BlockInfo {
+  number: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  txCount: number;
+}
+
+export type ValueTransferKind = 'native' | TokenType;
+
+/** One movement of value, for the watchlist matcher. */
+export interface ValueTransfer {
+  kind: ValueTransferKind;
+  from: string;
+  to: string;
+  /** Decimal string (wei or token units; 1 for ERC-721). */
+  value: string;
+  tokenId: string | null;
+  tokenAddress: string | null;
+  txHash: string;
+  blockNumber: number;
+  /** Unix seconds. */
+  timestamp: number;
+  /** Log index for token transfers, null for native. */
+  logIndex: number | null;
+  /** trace_index for internal native transfers, null for a transaction's own value and tokens. */
+  traceIndex: number | null;
+}
+
+export interface IngestSummary {
+  txs: number;
+  logs: number;
+  tokenTransfers: number;
+  /** Internal transactions proper: frames with trace_index > 0. */
+  internalTxs: number;
+  /** Rows per table. */
+  rows: Record<TableName, number>;
+  /** Addresses whose balances may have changed (coin or token); lower-case, distinct. */
+  touchedAddresses: string[];
+  tokenContracts: { address: string; type: TokenType }[];
+  createdContracts: { address: string; txHash: string; blockNumber: number }[];
+  valueTransfers: ValueTransfer[];
+}
+
+export class SummaryBuilder {
+  txs = 0;
+  logs = 0;
+  tokenTransfers = 0;
+  internalTxs = 0;
+  readonly rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
+  readonly touched = new Set<string>();
+  readonly tokens = new Map<string, { address: string; type: TokenType }>();
+  readonly created: { address: string; txHash: string; blockNumber: number }[] = [];
+  readonly valueTransfers: ValueTransfer[] = [];
+
+  touch(address: string): void {
+    if (address) this.touched.add(address);
+  }
+  build(): IngestSummary {
+    return {
+      txs: this.txs,
+      logs: this.logs,
+      tokenTransfers: this.tokenTransfers,
+      internalTxs: this.internalTxs,
+      rows: { ...this.rows },
+      touchedAddresses: [...this.touched],
+      tokenContracts: [...this.tokens.values()],
+      createdContracts: this.created,
+      valueTransfers: this.valueTransfers,
+    };
+  }
+}
+
+/** Counts rows per table on their way to the real sink. */
+class CountingSink implements RowSink {
+  constructor(
+    private readonly inner: RowSink,
+    private readonly counts: Record<TableName, number>,
+  ) {}
+  add<T extends TableName>(table: T, row: RowOf<T>): void {
+    this.counts[table]++;
+    this.inner.add(table, row);
+  }
+}
+
+/** Throws ChainDataError unless the block, its receipts and traces describe the same txs. */
+export function checkBundle(b: BlockBundle): void {
+  const block = b.block;
+  const number = hexToNumber(block.number);
+  const txs = block.transactions;
+  const hash = lower(block.hash);
+  if (!Array.isArray(txs)) throw new ChainDataError('block has no transactions array', number);
+  for (let i = 0; i < txs.length; i++) {
+    const tx = txs[i] as RpcTransaction | string;
+    if (typeof tx !== 'object' || tx === null) {
+      throw new ChainDataError('block was fetched without full transaction objects', number);
+    }
+    if (tx.blockHash && lower(tx.blockHash) !== hash) {
+      throw new ChainDataError(`transaction ${i} belongs to block ${tx.blockHash}, not ${hash}`, number);
+    }
+  }
+  const receipts = b.receipts;
+  if (receipts) {
+    if (receipts.length !== txs.length) {
+      throw new ChainDataError(`${receipts.length} receipts for ${txs.length} transactions`, number);
+    }
+    for (let i = 0; i < txs.length; i++) {
+      const r = receipts[i];
+      if (!r) throw new ChainDataError(`no receipt for transaction ${i} (${txs[i]!.hash})`, number);
+      if (lower(r.transactionHash) !== lower(txs[i]!.hash)) {
+        throw new ChainDataError(
+          `receipt ${i} is for ${r.transactionHash}, transaction ${i} is ${txs[i]!.hash}`,
+          number,
+        );
+      }
+      if (r.blockHash && lower(r.blockHash) !== hash) {
+        throw new ChainDataError(`receipt ${i} is from block ${r.blockHash}, not ${hash} (reorg?)`, number);
+      }
+    }
+  }
+  const traces = b.traces;
+  if (traces) {
+    if (traces.txs.length !== txs.length) {
+      throw new ChainDataError(`traces for ${traces.txs.length} transactions, block has ${txs.length}`, number);
+    }
+    if (traces.format === 'callTracer') {
+      const hs = traces.txHashes;
+      if (hs) {
+        for (let i = 0; i < txs.length; i++) {
+          if (hs[i] && hs[i] !== lower(txs[i]!.hash)) {
+            throw new ChainDataError(`trace ${i} is for ${hs[i]}, transaction ${i} is ${txs[i]!.hash}`, number);
+          }
+        }
+      }
+    } else {
+      for (let i = 0; i < txs.length; i++) {
+        const group = traces.txs[i]!;
+        if (group.length === 0) throw new ChainDataError(`no trace for transaction ${i}`, number);
+        const th = group[0]!.transactionHash;
+        if (th && lower(th) !== lower(txs[i]!.hash)) {
+          throw new ChainDataError(`trace ${i} is for ${th}, transaction ${i} is ${txs[i]!.hash}`, number);
+        }
+        const bh = group[0]!.blockHash;
+        if (bh && lower(bh) !== hash) {
+          throw new ChainDataError(`traces are from block ${bh}, not ${hash} (reorg?)`, number);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Decode one block bundle into `sink`, accumulating the summary. Returns the block's info.
+ * Throws ChainDataError when the parts do not match (nothing should be committed then).
+ */
+export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: SummaryBuilder = new SummaryBuilder()): BlockInfo {
+  checkBundle(b);
+  const sink = new CountingSink(sink_, summary.rows);
+  const block = b.block;
+  const txs = block.transactions;
+  const receipts = b.receipts;
+  const traces = b.traces;
+  const number = hexToNumber(block.number);
+  const hash = lower(block.hash);
+  const timestamp = hexToNumber(block.timestamp);
+  const baseFee = hexToBigInt(block.baseFeePerGas);
+  const bctx: BlockContext = { block_number: number, block_hash: hash, timestamp, base_fee: baseFee };
+  const feeAcc = { total: 0n };
+  let gasUsedSum = 0;
+  const internals: InternalTransaction[] = [];
+  const transfers: TokenTransferRow[] = [];
+
+  for (let i = 0; i < txs.length; i++) {
+    const tx = txs[i]!;
+    const receipt = receipts ? receipts[i]! : null;
+    const txHash = lower(tx.hash);
+    const txIndex = tx.transactionIndex != null ? hexToNumber(tx.transactionIndex) : i;
+    const status = receipt && receipt.status != null ? hexToNumber(receipt.status) : null;
+
+    // Internal transactions first: the tx row needs the top-level error and the count.
+    internals.length = 0;
+    if (traces) {
+      const tctx: TxContext = {
+        block_number: number,
+        block_hash: hash,
+        timestamp,
+        transaction_index: txIndex,
+        transaction_hash: txHash,
+      };
+      if (traces.format === 'callTracer') flattenCallFrame(traces.txs[i]!, tctx, internals);
+      else flattenParityTraces(traces.txs[i]!, tctx, internals);
+    }
+    const topError = internals.length > 0 ? internals[0]!.error : '';
+    const txFailed = status === 0 || topError !== '';
+    for (let k = 0; k < internals.length; k++) {
+      const it = internals[k]!;
+      sink.add('internal_transactions', it);
+      if (it.trace_index === 0) continue;
+      summary.internalTxs++;
+      const from = it.from;
+      const to = it.to;
+      if (from) {
+        sink.add('address_internal_transactions', {
+          address: from,
+          block_number: number,
+          transaction_index: txIndex,
+          trace_index: it.trace_index,
+          is_from: 1,
+          is_to: from === to ? 1 : 0,
+        });
+      }
+      if (to && to !== from) {
+        sink.add('address_internal_transactions', {
+          address: to,
+          block_number: number,
+          transaction_index: txIndex,
+          trace_index: it.trace_index,
+          is_from: 0,
+          is_to: 1,
+        });
+      }
+      if (it.reverted || txFailed) continue;
+      if (it.created_contract_address) {
+        summary.created.push({ address: it.created_contract_address, txHash, blockNumber: number });
+        summary.touch(it.created_contract_address);
+      }
+      if (it.value !== '0') {
+        summary.touch(from);
+        summary.touch(to);
+        summary.valueTransfers.push({
+          kind: 'native',
+          from,
+          to,
+          value: it.value,
+          tokenId: null,
+          tokenAddress: null,
+          txHash,
+          blockNumber: number,
+          timestamp,
+          logIndex: null,
+          traceIndex: it.trace_index,
+        });
+      }
+    }
+
+    // Logs and token transfers.
+    let tokenCount = 0;
+    const logs = receipt ? receipt.logs : null;
+    if (logs && logs.length) {
+      const lctx: LogContext = {
+        block_number: number,
+        block_hash: hash,
+        timestamp,
+        transaction_index: txIndex,
+        transaction_hash: txHash,
+        method_id: methodId(tx.input),
+      };
+      for (let k = 0; k < logs.length; k++) {
+        const log = logs[k]!;
+        const row = decodeLog(log, lctx);
+        sink.add('logs', row);
+        sink.add('address_logs', { address: row.address, block_number: number, log_index: row.log_index });
+        if (!isTokenTopic(row.topic0)) continue;
+        transfers.length = 0;
+        decodeTokenTransfers(log, row.log_index, lctx, transfers);
+        for (let m = 0; m < transfers.length; m++) {
+          const t = transfers[m]!;
+          tokenCount++;
+          sink.add('token_transfers', t);
+          sink.add('token_transfers_by_token', {
+            token_address: t.token_address,
+            block_number: number,
+            log_index: t.log_index,
+            batch_index: t.batch_index,
+            token_id: t.token_id,
+          });
+          sink.add('address_token_transfers', {
+            address: t.from,
+            block_number: number,
+            log_index: t.log_index,
+            batch_index: t.batch_index,
+            token_address: t.token_address,
+            token_type: t.token_type,
+            is_from: 1,
+            is_to: t.from === t.to ? 1 : 0,
+          });
+          if (t.to !== t.from) {
+            sink.add('address_token_transfers', {
+              address: t.to,
+              block_number: number,
+              log_index: t.log_index,
+              batch_index: t.batch_index,
+              token_address: t.token_address,
+              token_type: t.token_type,
+              is_from: 0,
+              is_to: 1,
+            });
+          }
+          const key = t.token_address + t.token_type;
+          if (!summary.tokens.has(key)) summary.tokens.set(key, { address: t.token_address, type: t.token_type as TokenType });
+          summary.touch(t.from);
+          summary.touch(t.to);
+          summary.valueTransfers.push({
+            kind: t.token_type as TokenType,
+            from: t.from,
+            to: t.to,
+            value: t.value,
+            tokenId: t.token_id,
+            tokenAddress: t.token_address,
+            txHash,
+            blockNumber: number,
+            timestamp,
+            logIndex: t.log_index,
+            traceIndex: null,
+          });
+        }
+      }
+      summary.logs += logs.length;
+      summary.tokenTransfers += tokenCount;
+    }
+
+    // The transaction itself.
+    const row = decodeTransaction(
+      tx,
+      receipt,
+      bctx,
+      {
+        error: topError,
+        traced: traces !== null,
+        log_count: logs ? logs.length : 0,
+        token_transfer_count: tokenCount,
+        internal_count: internals.length > 0 ? internals.length - 1 : 0,
+      },
+      feeAcc,
+    );
+    if (receipt) gasUsedSum += hexToNumber(receipt.gasUsed);
+    sink.add('transactions', row);
+    sink.add('hash_index', { hash: txHash, kind: 'transaction', block_number: number, transaction_index: txIndex });
+    const from = row.from;
+    const to = row.to;
+    const created = row.created_contract;
+    sink.add('address_transactions', {
+      address: from,
+      block_number: number,
+      transaction_index: txIndex,
+      hash: txHash,
+      is_from: 1,
+      is_to: from === to || from === created ? 1 : 0,
+    });
+    if (to && to !== from) {
+      sink.add('address_transactions', {
+        address: to,
+        block_number: number,
+        transaction_index: txIndex,
+        hash: txHash,
+        is_from: 0,
+        is_to: 1,
+      });
+    }
+    if (created && created !== from && created !== to) {
+      sink.add('address_transactions', {
+        address: created,
+        block_number: number,
+        transaction_index: txIndex,
+        hash: txHash,
+        is_from: 0,
+        is_to: 1,
+      });
+    }
+    summary.txs++;
+    summary.touch(from);
+    summary.touch(to);
+    const succeeded = row.status !== 0 && !topError;
+    if (created && succeeded) {
+      summary.touch(created);
+      summary.created.push({ address: created, txHash, blockNumber: number });
+    }
+    if (row.value !== '0' && succeeded) {
+      summary.valueTransfers.push({
+        kind: 'native',
+        from,
+        to: to || created,
+        value: row.value,
+        tokenId: null,
+        tokenAddress: null,
+        txHash,
+        blockNumber: number,
+        timestamp,
+        logIndex: null,
+        traceIndex: null,
+      });
+    }
+  }
+
+  // The block, its withdrawals, its hash.
+  const priority = receipts ? feeAcc.total - baseFee * BigInt(gasUsedSum) : 0n;
+  sink.add('blocks', decodeBlock(block, null, priority));
+  sink.add('hash_index', { hash, kind: 'block', block_number: number, transaction_index: 0 });
+  summary.touch(lower(block.miner));
+  const ws = decodeWithdrawals(block);
+  for (let i = 0; i < ws.length; i++) {
+    sink.add('withdrawals', ws[i]!);
+    summary.touch(ws[i]!.address);
+  }
+  return { number, hash, parentHash: lower(block.parentHash), timestamp, txCount: txs.length };
+}

@@ -1,0 +1,409 @@
+// The indexer's main thread: plans block ranges, hands them to the worker pool, and commits the
+// results strictly in chain order: ClickHouse rows first, then (one PostgreSQL transaction) the
+// block hashes of the tail and the checkpoint. Rows above the checkpoint are never trusted: they
+// are deleted before resuming, so a crash anywhere re-indexes the uncommitted range with no gap
+// and no duplicate. Head following compares parent hashes; a mismatch rewinds to the common
+// ancestor (reorg). A node that is behind is reported, not treated as a reorg.
+import { EventEmitter } from 'node:events';
+import type { ClickHouseStore } from '../storage/clickhouse/index.js';
+import type { PgStore } from '../storage/postgres/index.js';
+import { deleteChainRowsFrom, insertChainRows, storedBlockHashes } from '../storage/clickhouse/chain.js';
+import {
+  commitBlocks,
+  getCheckpoint,
+  rewindTo,
+  setFact,
+  type Checkpoint,
+} from '../storage/postgres/indexer.js';
+import { createRpcClient, type RpcClient, type RpcVariant } from '../rpc/client.js';
+import { detectCapabilities, type Capabilities } from '../rpc/capabilities.js';
+import { createLogger, type Logger } from '../log.js';
+import type { IngestResult, IngestTask } from '../../workers/ingest.js';
+import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
+import { createIngestPool, type IngestPool } from './pool.js';
+import { PendingFollower } from './pending.js';
+
+export const LANE = 'blocks';
+
+export interface IndexerOptions {
+  ch: ClickHouseStore;
+  pg: PgStore;
+  rpc: {
+    url: string;
+    traceUrl?: string;
+    variant: RpcVariant;
+    timeoutMs?: number;
+    maxRetries?: number;
+    concurrency?: number;
+    batchSize?: number;
+  };
+  firstBlock?: number;
+  /** Blocks per worker task during catch-up. */
+  batchBlocks?: number;
+  /** Worker threads (0 = CPUs). Ignored when `pool` is given. */
+  workers?: number;
+  pool?: IngestPool;
+  /** Head poll interval. */
+  pollMs?: number;
+  /** Follow the node's pending pool. */
+  pending?: boolean;
+  log?: Logger;
+}
+
+export interface BlockEvent {
+  from: number;
+  to: number;
+  blocks: BlockInfo[];
+  summary: IngestSummary;
+}
+
+export interface ReorgEvent {
+  /** Last block both branches share (null: none within the stored chain). */
+  ancestor: number | null;
+  /** Highest orphaned block that had been committed. */
+  orphanedTo: number;
+}
+
+export interface IndexerStats {
+  head: number | null;
+  committed: number | null;
+  blocks: number;
+  txs: number;
+  reorgs: number;
+  startedAt: number;
+}
+
+export declare interface Indexer {
+  on(event: 'block', fn: (e: BlockEvent) => void): this;
+  on(event: 'reorg', fn: (e: ReorgEvent) => void): this;
+  on(event: 'error', fn: (e: Error) => void): this;
+}
+
+class ReorgDetected extends Error {}
+
+export class Indexer extends EventEmitter {
+  readonly ch: ClickHouseStore;
+  readonly pg: PgStore;
+  readonly rpc: RpcClient;
+  readonly firstBlock: number;
+  readonly batchBlocks: number;
+  readonly pollMs: number;
+  caps: Capabilities | undefined;
+  readonly stats: IndexerStats = { head: null, committed: null, blocks: 0, txs: 0, reorgs: 0, startedAt: Date.now() };
+  private readonly opts: IndexerOptions;
+  private readonly log: Logger;
+  private pool: IngestPool | undefined;
+  private ownsPool: boolean;
+  private cp: Checkpoint | null = null;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private lagReported = false;
+  private pendingFollower: PendingFollower | undefined;
+
+  constructor(opts: IndexerOptions) {
+    super();
+    this.opts = opts;
+    this.ch = opts.ch;
+    this.pg = opts.pg;
+    this.firstBlock = opts.firstBlock ?? 0;
+    this.batchBlocks = opts.batchBlocks ?? 20;
+    this.pollMs = opts.pollMs ?? 1000;
+    this.log = opts.log ?? createLogger('indexer');
+    this.rpc = createRpcClient({
+      url: opts.rpc.url,
+      traceUrl: opts.rpc.traceUrl,
+      variant: opts.rpc.variant,
+      timeoutMs: opts.rpc.timeoutMs,
+      maxRetries: opts.rpc.maxRetries,
+      concurrency: opts.rpc.concurrency,
+      onRetry: (i) => this.log.warn('rpc retry', { method: i.method, attempt: i.attempt, delay_ms: i.delayMs, reason: i.reason }),
+    });
+    this.pool = opts.pool;
+    this.ownsPool = !opts.pool;
+  }
+
+  /** Committed height (null before the first commit). */
+  get committed(): number | null {
+    return this.cp?.blockNumber ?? null;
+  }
+
+  /** Prepares (capabilities, clean-up of uncommitted rows) and starts the loop in the background. */
+  async start(): Promise<void> {
+    await this.init();
+    this.loop = this.run().catch((e: Error) => {
+      this.log.error('indexer stopped on an error', { error: e.message });
+      this.emit('error', e);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await this.pendingFollower?.stop();
+    if (this.ownsPool) await this.pool?.destroy();
+    this.pool = undefined;
+  }
+
+  /** Resolves when the committed height reaches `height` (for tests and tools). */
+  waitFor(height: number, timeoutMs = 60_000): Promise<void> {
+    if ((this.committed ?? -1) >= height) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('block', onBlock);
+        reject(new Error(`indexer did not reach block ${height} within ${timeoutMs} ms (at ${this.committed})`));
+      }, timeoutMs);
+      const onBlock = () => {
+        if ((this.committed ?? -1) >= height) {
+          clearTimeout(timer);
+          this.off('block', onBlock);
+          resolve();
+        }
+      };
+      this.on('block', onBlock);
+    });
+  }
+
+  private async init(): Promise<void> {
+    this.caps = await detectCapabilities(this.rpc, this.opts.rpc.variant);
+    for (const note of this.caps.notes) this.log.warn(note);
+    if (this.caps.traces === 'off') {
+      this.log.warn('internal transactions are OFF: the node answers no trace method', { trace_url: this.rpc.traceUrl });
+    }
+    await setFact(this.pg, 'capabilities', {
+      traces: this.caps.traces,
+      traceMethod: this.caps.traceMethod,
+      receipts: this.caps.receipts,
+      notes: this.caps.notes,
+      firstBlock: this.firstBlock,
+    });
+    this.cp = await getCheckpoint(this.pg, LANE);
+    // Whatever lies above the checkpoint was never committed: remove it before resuming.
+    await deleteChainRowsFrom(this.ch, this.nextHeight());
+    this.stats.committed = this.committed;
+    if (!this.pool) this.pool = createIngestPool(this.opts.workers ?? 0);
+    if (this.opts.pending !== false) this.pendingFollower = new PendingFollower(this.rpc, this.pg, this.log);
+    this.log.info('indexer ready', {
+      resume_from: this.nextHeight(),
+      traces: this.caps.traces,
+      receipts: this.caps.receipts,
+      workers: this.pool.threads,
+    });
+  }
+
+  private nextHeight(): number {
+    return this.cp ? this.cp.blockNumber + 1 : this.firstBlock;
+  }
+
+  private async run(): Promise<void> {
+    let lastProgress = Date.now();
+    let lastBlocks = 0;
+    while (!this.stopped) {
+      try {
+        const head = Number(await this.rpc.request<string>('eth_blockNumber'));
+        this.stats.head = head;
+        await setFact(this.pg, 'head', { number: head, at: new Date().toISOString() });
+        const next = this.nextHeight();
+        if (head >= next) {
+          this.lagReported = false;
+          await this.catchUp(next, head);
+        } else {
+          await this.checkTip(head);
+          await this.pendingFollower?.poll().catch((e: Error) => this.log.warn('pending pool poll failed', { error: e.message }));
+          await this.sleep(this.pollMs);
+        }
+      } catch (e) {
+        if (this.stopped) break;
+        this.log.error('indexing step failed; retrying', { error: (e as Error).message });
+        await this.sleep(Math.min(30_000, this.pollMs * 5));
+      }
+      if (Date.now() - lastProgress >= 10_000) {
+        const secs = (Date.now() - lastProgress) / 1000;
+        this.log.info('progress', {
+          committed: this.committed,
+          head: this.stats.head,
+          lag: this.stats.head != null && this.committed != null ? this.stats.head - this.committed : undefined,
+          blocks_per_s: ((this.stats.blocks - lastBlocks) / secs).toFixed(1),
+        });
+        lastProgress = Date.now();
+        lastBlocks = this.stats.blocks;
+      }
+    }
+  }
+
+  /** Nothing new at the node: make sure our tip is still on its chain. */
+  private async checkTip(head: number): Promise<void> {
+    if (!this.cp) return;
+    const h = Math.min(head, this.cp.blockNumber);
+    if (h < this.firstBlock) return;
+    const nodeHash = await this.blockHash(h);
+    const stored = h === this.cp.blockNumber ? this.cp.blockHash : (await storedBlockHashes(this.ch, h, h)).get(h);
+    if (nodeHash && stored && nodeHash !== stored) {
+      await this.handleReorg();
+      return;
+    }
+    if (head < this.cp.blockNumber && !this.lagReported) {
+      this.lagReported = true;
+      this.log.warn('node head is behind the indexed height: waiting for the node (syncing or lagging), not a reorg', {
+        node_head: head,
+        indexed: this.cp.blockNumber,
+      });
+    }
+  }
+
+  private task(from: number, to: number): IngestTask {
+    const caps = this.caps!;
+    return {
+      from,
+      to,
+      rpc: this.opts.rpc,
+      traces: caps.traces,
+      receipts: caps.receipts,
+    };
+  }
+
+  /** Runs a range until it succeeds (or the indexer stops). */
+  private async runRange(from: number, to: number): Promise<IngestResult | undefined> {
+    let attempt = 0;
+    while (!this.stopped) {
+      try {
+        return await this.pool!.run(this.task(from, to));
+      } catch (e) {
+        attempt++;
+        const delay = Math.min(30_000, 500 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2);
+        this.log.error('range failed; retrying', { from, to, attempt, delay_ms: Math.round(delay), error: (e as Error).message });
+        await this.sleep(delay);
+      }
+    }
+    return undefined;
+  }
+
+  private async catchUp(from: number, head: number): Promise<void> {
+    const size = this.batchBlocks;
+    const window = Math.max(2, this.pool!.threads * 2);
+    const ranges: [number, number][] = [];
+    for (let a = from; a <= head; a += size) ranges.push([a, Math.min(head, a + size - 1)]);
+    const inflight: Promise<IngestResult | undefined>[] = [];
+    let started = 0;
+    const fill = () => {
+      while (started < ranges.length && inflight.length < window) {
+        const [a, b] = ranges[started++];
+        const p = this.runRange(a, b);
+        p.catch(() => undefined);
+        inflight.push(p);
+      }
+    };
+    fill();
+    try {
+      while (inflight.length && !this.stopped) {
+        const result = await inflight.shift()!;
+        fill();
+        if (!result || this.stopped) return;
+        await this.commit(result);
+      }
+    } catch (e) {
+      if (e instanceof ReorgDetected) {
+        await this.handleReorg();
+        return;
+      }
+      throw e;
+    } finally {
+      // Results still on their way are dropped; their ranges are fetched again.
+      this.stopInflight(inflight);
+    }
+  }
+
+  private stopInflight(inflight: Promise<unknown>[]): void {
+    for (const p of inflight) p.catch(() => undefined);
+  }
+
+  private async commit(result: IngestResult): Promise<void> {
+    const blocks = result.blocks;
+    if (!blocks.length) return;
+    const first = blocks[0];
+    if (first.number !== this.nextHeight()) {
+      throw new Error(`internal: range starts at ${first.number}, expected ${this.nextHeight()}`);
+    }
+    if (this.cp && first.parentHash !== this.cp.blockHash) throw new ReorgDetected();
+    for (let i = 1; i < blocks.length; i++) {
+      if (blocks[i].parentHash !== blocks[i - 1].hash || blocks[i].number !== blocks[i - 1].number + 1) {
+        // The node changed under the worker mid-range: fetch it again.
+        throw new Error(`range ${first.number}-${blocks[blocks.length - 1].number} is not a chain (node reorganised while fetching)`);
+      }
+    }
+    try {
+      await insertChainRows(this.ch, result.tables);
+    } catch (e) {
+      // Some tables may hold the range now: remove them so the retry does not double them.
+      await deleteChainRowsFrom(this.ch, first.number).catch(() => undefined);
+      throw e;
+    }
+    await commitBlocks(this.pg, LANE, blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })));
+    const last = blocks[blocks.length - 1];
+    this.cp = { blockNumber: last.number, blockHash: last.hash };
+    this.stats.committed = last.number;
+    this.stats.blocks += blocks.length;
+    this.stats.txs += result.summary.txs;
+    this.log.debug('committed', { from: first.number, to: last.number, txs: result.summary.txs });
+    this.emit('block', { from: first.number, to: last.number, blocks, summary: result.summary } satisfies BlockEvent);
+  }
+
+  private async blockHash(n: number): Promise<string | null> {
+    const b = await this.rpc.request<{ hash: string } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    return b?.hash?.toLowerCase() ?? null;
+  }
+
+  /**
+   * Our tip is not on the node's chain: walk back to the last block both agree on, rewind the
+   * checkpoint there (PostgreSQL first: a crash after it leaves only uncommitted rows, removed at
+   * resume), delete the orphaned rows and emit `reorg`. Catch-up then indexes the new branch.
+   */
+  private async handleReorg(): Promise<void> {
+    const orphanedTo = this.cp!.blockNumber;
+    let ancestor: Checkpoint | null = null;
+    const STEP = 64;
+    for (let hi = orphanedTo; hi >= this.firstBlock && !ancestor; hi -= STEP) {
+      const lo = Math.max(this.firstBlock, hi - STEP + 1);
+      const stored = await storedBlockHashes(this.ch, lo, hi);
+      const calls = [];
+      for (let n = hi; n >= lo; n--) calls.push({ method: 'eth_getBlockByNumber', params: [`0x${n.toString(16)}`, false] });
+      const nodeBlocks = await this.rpc.batchOrThrow<{ hash: string } | null>(calls);
+      for (let i = 0; i < nodeBlocks.length; i++) {
+        const n = hi - i;
+        const nodeHash = nodeBlocks[i]?.hash?.toLowerCase();
+        if (nodeHash && stored.get(n) === nodeHash) {
+          ancestor = { blockNumber: n, blockHash: nodeHash };
+          break;
+        }
+      }
+    }
+    this.log.warn('reorg: rewinding to the common ancestor', {
+      ancestor: ancestor?.blockNumber ?? 'none',
+      orphaned_to: orphanedTo,
+      depth: orphanedTo - (ancestor?.blockNumber ?? this.firstBlock - 1),
+    });
+    await rewindTo(this.pg, LANE, ancestor);
+    this.cp = ancestor;
+    await deleteChainRowsFrom(this.ch, this.nextHeight());
+    this.stats.committed = this.committed;
+    this.stats.reorgs++;
+    this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+export function createIndexer(opts: IndexerOptions): Indexer {
+  return new Indexer(opts);
+}

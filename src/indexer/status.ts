@@ -1,0 +1,66 @@
+// Indexing status computed from what is really stored: committed blocks counted in ClickHouse
+// against the node's head as last seen, never a guess. Internal transactions are indexed in the
+// same pass as their blocks, so their ratio is the blocks' ratio when traces are on, and null
+// (with the reason) when the node has no trace method.
+import type { ClickHouseStore } from '../storage/clickhouse/index.js';
+import type { PgStore } from '../storage/postgres/index.js';
+import { storedBlockCounts } from '../storage/clickhouse/chain.js';
+import { getCheckpoint, getFact } from '../storage/postgres/indexer.js';
+import { LANE } from './index.js';
+
+export interface IndexingStatus {
+  finished_indexing_blocks: boolean;
+  finished_indexing: boolean;
+  /** Decimal string, as Blockscout encodes it. */
+  indexed_blocks_ratio: string;
+  /** Decimal string; null while traces are off or unknown. */
+  indexed_internal_transactions_ratio: string | null;
+  /** Ours: the figures behind the ratios. */
+  details: {
+    first_block: number;
+    committed_block: number | null;
+    node_head: number | null;
+    node_head_seen_at: string | null;
+    stored_blocks: number;
+    internal_transactions: 'on' | 'off' | 'unknown';
+    notes: string[];
+  };
+}
+
+/** A ratio as a decimal string, floored (never rounded up to look finished). */
+export function ratio(done: number, total: number): string {
+  if (total <= 0) return '1.00';
+  const r = Math.min(1, Math.max(0, done / total));
+  return (Math.floor(r * 10000) / 10000).toFixed(4).replace(/0{1,2}$/, '');
+}
+
+export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
+  const [cp, head, caps] = await Promise.all([
+    getCheckpoint(pg, LANE),
+    getFact<{ number: number; at: string }>(pg, 'head'),
+    getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
+  ]);
+  const firstBlock = caps?.firstBlock ?? 0;
+  const committed = cp?.blockNumber ?? null;
+  const counts = await storedBlockCounts(ch, committed ?? -1 >= 0 ? committed! : 0);
+  const stored = committed == null ? 0 : counts.blocks;
+  const total = head ? Math.max(0, head.number - firstBlock + 1) : 0;
+  const blocksRatio = head ? ratio(stored, total) : '0.00';
+  const finishedBlocks = !!head && stored >= total;
+  const traces = caps ? (caps.traces === 'off' ? 'off' : 'on') : 'unknown';
+  return {
+    finished_indexing_blocks: finishedBlocks,
+    finished_indexing: finishedBlocks,
+    indexed_blocks_ratio: blocksRatio,
+    indexed_internal_transactions_ratio: traces === 'on' ? blocksRatio : null,
+    details: {
+      first_block: firstBlock,
+      committed_block: committed,
+      node_head: head?.number ?? null,
+      node_head_seen_at: head?.at ?? null,
+      stored_blocks: stored,
+      internal_transactions: traces,
+      notes: caps?.notes ?? [],
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Chain tables in ClickHouse: inserts of the worker's encoded rows, removal of uncommitted or
+// orphaned rows, and the few reads the indexer itself needs.
+import { TABLE_NAMES, TABLES, type TableName } from '../../chain/tables.js';
+import type { ClickHouseStore } from './index.js';
+
+const heightColumn = (t: TableName): string => (t === 'blocks' ? 'number' : 'block_number');
+
+/**
+ * Inserts one committed range's rows. `blocks` goes last, so a block row is only ever present
+ * with all of its other rows (readers may use blocks as the "is it there" table).
+ */
+export async function insertChainRows(ch: ClickHouseStore, tables: Partial<Record<TableName, Uint8Array>>): Promise<void> {
+  const order = TABLE_NAMES.filter((t) => t !== 'blocks');
+  await Promise.all(order.map((t) => (tables[t]?.byteLength ? ch.insertRaw(t, tables[t]!, TABLES[t]) : undefined)));
+  if (tables.blocks?.byteLength) await ch.insertRaw('blocks', tables.blocks, TABLES.blocks);
+}
+
+/** Removes every row at or above `from` (uncommitted rows at resume; orphaned rows on a reorg). */
+export async function deleteChainRowsFrom(ch: ClickHouseStore, from: number): Promise<void> {
+  // blocks first: from here on nothing at or above `from` looks present.
+  for (const t of ['blocks' as TableName, ...TABLE_NAMES.filter((x) => x !== 'blocks')]) {
+    await ch.command(`DELETE FROM ${t} WHERE ${heightColumn(t)} >= {h:UInt64}`, { h: from });
+  }
+}
+
+/** Stored block hashes for heights in [from, to]. */
+export async function storedBlockHashes(ch: ClickHouseStore, from: number, to: number): Promise<Map<number, string>> {
+  const rows = await ch.query<{ number: string; hash: string }>(
+    'SELECT number, hash FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}',
+    { a: from, b: to },
+  );
+  return new Map(rows.map((r) => [Number(r.number), r.hash]));
+}
+
+export interface StoredCounts {
+  blocks: number;
+  minBlock: number | null;
+  maxBlock: number | null;
+}
+
+/** Blocks really stored up to `height` (for an honest indexing status). */
+export async function storedBlockCounts(ch: ClickHouseStore, height: number): Promise<StoredCounts> {
+  const [r] = await ch.query<{ n: string; lo: string | null; hi: string | null }>(
+    'SELECT count() AS n, if(n = 0, NULL, min(number)) AS lo, if(n = 0, NULL, max(number)) AS hi FROM blocks WHERE number <= {h:UInt64}',
+    { h: height },
+  );
+  return { blocks: Number(r?.n ?? 0), minBlock: r?.lo == null ? null : Number(r.lo), maxBlock: r?.hi == null ? null : Number(r.hi) };
+}

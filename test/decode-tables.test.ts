@@ -1,0 +1,128 @@
+// The column lists in src/chain/tables.ts must match sql/clickhouse/0001_chain.sql exactly, and
+// the compiled encoders must put every value in its column's position with the right JSON type.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/chain/tables.js';
+import { encodeRow, encodeRows, TableWriter, ownedBuffer } from '../src/chain/encode.js';
+import { PROJECT_ROOT } from './helpers/fixtures.js';
+
+/** Split on commas outside parentheses and quotes. */
+function splitTop(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quote = false;
+  let cur = '';
+  for (const c of s) {
+    if (c === "'") quote = !quote;
+    if (!quote && c === '(') depth++;
+    if (!quote && c === ')') depth--;
+    if (!quote && depth === 0 && c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  if (cur.trim()) out.push(cur);
+  return out;
+}
+
+export function parseCreateTables(sql: string): Map<string, [string, string][]> {
+  const noComments = sql.replace(/--[^\n]*/g, '');
+  const re = /CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?`?(\w+)`?\s*\(([\s\S]*?)\)\s*ENGINE/gi;
+  const tables = new Map<string, [string, string][]>();
+  for (const m of noComments.matchAll(re)) {
+    const cols = splitTop(m[2]!)
+      .map((c) => c.trim())
+      .filter((c) => c && !/^(INDEX|PROJECTION|CONSTRAINT)\b/i.test(c))
+      .map((c) => {
+        const mm = /^`?(\w+)`?\s+(.+)$/s.exec(c);
+        if (!mm) throw new Error(`cannot parse column: ${c}`);
+        // Drop DEFAULT/CODEC/COMMENT clauses, normalize whitespace.
+        const type = mm[2]!.replace(/\s+(DEFAULT|MATERIALIZED|ALIAS|CODEC|COMMENT|TTL)\b[\s\S]*$/i, '').replace(/\s+/g, ' ').trim();
+        return [mm[1]!, type] as [string, string];
+      });
+    tables.set(m[1]!, cols);
+  }
+  return tables;
+}
+
+const sqlPath = join(PROJECT_ROOT, 'sql', 'clickhouse', '0001_chain.sql');
+
+t.test('column lists match the CREATE TABLE statements exactly', async (t) => {
+  const parsed = parseCreateTables(readFileSync(sqlPath, 'utf8'));
+  t.ok(parsed.size >= 12, `parsed ${parsed.size} tables`);
+  t.same([...parsed.keys()].sort(), [...TABLE_NAMES].sort(), 'same set of tables');
+  for (const name of TABLE_NAMES) {
+    const sqlCols = parsed.get(name);
+    t.ok(sqlCols, `${name} is in the SQL file`);
+    if (!sqlCols) continue;
+    t.same(TABLES[name], sqlCols.map((c) => c[0]), `${name}: names and order`);
+    t.same(
+      TABLE_COLUMNS[name].map((c) => [c[0], c[1]]),
+      sqlCols,
+      `${name}: types`,
+    );
+  }
+});
+
+t.test('the parser itself notices a drift', async (t) => {
+  const sql = readFileSync(sqlPath, 'utf8').replace('  miner String,\n', '  miner String,\n  extra_col UInt8,\n');
+  const parsed = parseCreateTables(sql);
+  t.not(parsed.get('blocks')!.length, TABLES.blocks.length);
+});
+
+/** A distinctive value for column #i of a type, and what JSON.parse should give back. */
+function sample(type: string, i: number): [unknown, unknown] {
+  const nullable = /^Nullable\((.*)\)$/.exec(type);
+  if (nullable) return i % 2 === 0 ? [null, null] : sample(nullable[1]!, i);
+  const lc = /^LowCardinality\((.*)\)$/.exec(type);
+  if (lc) return sample(lc[1]!, i);
+  if (type === 'UInt8' || type === 'UInt32') return [i, i];
+  if (type === 'UInt64') return i % 3 === 0 ? ['18446744073709551615', '18446744073709551615'] : [1000 + i, 1000 + i];
+  if (type === 'UInt256') return [`1${'0'.repeat(40)}${i}`, `1${'0'.repeat(40)}${i}`];
+  if (type.startsWith('DateTime')) return [1_700_000_000 + i, 1_700_000_000 + i];
+  if (type.startsWith('Enum8')) return ['transaction', 'transaction'];
+  if (type === 'String') return [`s${i} "quoted" \\ \n`, `s${i} "quoted" \\ \n`];
+  if (type === 'Array(String)') return [[`a${i}`, 'b'], [`a${i}`, 'b']];
+  if (type === 'Array(UInt32)') return [[i, 0, 7], [i, 0, 7]];
+  throw new Error(`no sample for ${type}`);
+}
+
+t.test('encoders emit every column in order with the right JSON type', async (t) => {
+  for (const name of TABLE_NAMES) {
+    const cols = TABLE_COLUMNS[name] as readonly (readonly [string, string])[];
+    const row: Record<string, unknown> = {};
+    const expected: unknown[] = [];
+    cols.forEach(([c, type], i) => {
+      const [v, e] = sample(type, i);
+      row[c] = v;
+      expected.push(e);
+    });
+    const line = encodeRow(name as TableName, row as never);
+    t.notOk(line.includes('\n'), `${name}: one line`);
+    const parsed = JSON.parse(line) as unknown[];
+    t.equal(parsed.length, cols.length, `${name}: one value per column`);
+    t.same(parsed, expected, `${name}: values in column order`);
+    // UInt256 always quoted, big UInt64 quoted.
+    cols.forEach(([, type], i) => {
+      if (type === 'UInt256') t.type(parsed[i], 'string', `${name}[${i}] UInt256 is a string`);
+    });
+  }
+});
+
+t.test('encodeRows / TableWriter / ownedBuffer', async (t) => {
+  const row = { address: '0xabc', block_number: 5, log_index: 2 };
+  t.equal(encodeRows('address_logs', [row, row]), '["0xabc",5,2]\n["0xabc",5,2]\n');
+  t.equal(encodeRows('address_logs', []), '');
+  const w = new TableWriter();
+  w.add('address_logs', row);
+  const bufs = w.toBuffers();
+  t.equal(bufs.address_logs.toString(), '["0xabc",5,2]\n');
+  t.equal(bufs.blocks.length, 0);
+  for (const name of TABLE_NAMES) {
+    t.equal(bufs[name].buffer.byteLength, bufs[name].length, `${name} owns its ArrayBuffer`);
+  }
+  const small = ownedBuffer('héllo');
+  t.equal(small.buffer.byteLength, 6);
+  t.equal(small.toString(), 'héllo');
+});

@@ -1,0 +1,121 @@
+// Piscina task: fetch a block range from the node, check it, decode it, encode the rows.
+// No database. Runs in a worker thread; also callable directly (`ingest`).
+//
+// Transfer: the default export returns the result wrapped with Piscina.move(), listing the
+// ArrayBuffer of every table's bytes, so they move to the main thread without a copy. On the
+// main thread each `tables[name]` then arrives as a Uint8Array (structured clone turns a Buffer
+// into a plain Uint8Array); use `Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength)` for a
+// Buffer view. Every table's bytes own their ArrayBuffer (never Node's shared pool).
+
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
+import { TableWriter } from '../src/chain/encode.js';
+import type { TableName } from '../src/chain/tables.js';
+import { TABLE_NAMES } from '../src/chain/tables.js';
+import { createRpcClient, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
+import { fetchBlockRange } from '../src/rpc/fetch.js';
+
+export interface IngestRpcConfig {
+  url: string;
+  traceUrl?: string;
+  variant: RpcVariant;
+  timeoutMs?: number;
+  maxRetries?: number;
+  batchSize?: number;
+  concurrency?: number;
+}
+
+export interface IngestTask {
+  /** First block, inclusive. */
+  from: number;
+  /** Last block, inclusive. */
+  to: number;
+  rpc: IngestRpcConfig;
+  /** callTracer = debug_traceBlockByNumber; parity = trace_block; parity-replay = trace_replayBlockTransactions. */
+  traces: 'callTracer' | 'parity' | 'parity-replay' | 'off';
+  /** 'block' = eth_getBlockReceipts, falling back to per-tx receipts when the node lacks it. */
+  receipts: 'block' | 'transaction';
+}
+
+export interface IngestResult {
+  /** JSONCompactEachRow bytes per table (column order of src/chain/tables.ts). */
+  tables: Record<TableName, Uint8Array>;
+  /** In block order. */
+  blocks: BlockInfo[];
+  summary: IngestSummary;
+  /** Milliseconds spent fetching (RPC + JSON parsing) and decoding+encoding. */
+  timings: { fetchMs: number; decodeMs: number };
+  /** True when eth_getBlockReceipts was missing and per-transaction receipts were used. */
+  receiptsFellBack: boolean;
+}
+
+// One client per RPC config per thread: keeps HTTP connections alive between tasks.
+const clients = new Map<string, RpcClient>();
+function clientFor(cfg: IngestRpcConfig): RpcClient {
+  const key = JSON.stringify([cfg.url, cfg.traceUrl, cfg.variant, cfg.timeoutMs, cfg.maxRetries, cfg.batchSize, cfg.concurrency]);
+  let c = clients.get(key);
+  if (!c) {
+    c = createRpcClient({
+      url: cfg.url,
+      traceUrl: cfg.traceUrl,
+      variant: cfg.variant,
+      timeoutMs: cfg.timeoutMs,
+      maxRetries: cfg.maxRetries,
+      batchSize: cfg.batchSize,
+      concurrency: cfg.concurrency,
+    });
+    clients.set(key, c);
+  }
+  return c;
+}
+
+/**
+ * Fetch, check, decode and encode blocks task.from..task.to. Throws (RpcError,
+ * ChainDataError) when anything is missing or inconsistent: the range must then be retried as
+ * a whole, nothing partial is returned.
+ */
+export async function ingest(task: IngestTask): Promise<IngestResult> {
+  const t0 = performance.now();
+  const client = clientFor(task.rpc);
+  const { bundles, receiptsFellBack } = await fetchBlockRange(client, task.from, task.to, {
+    receipts: task.receipts,
+    traces: task.traces,
+  });
+  const t1 = performance.now();
+  const writer = new TableWriter();
+  const summary = new SummaryBuilder();
+  const blocks: BlockInfo[] = new Array(bundles.length);
+  for (let i = 0; i < bundles.length; i++) {
+    blocks[i] = decodeBlockBundle(bundles[i]!, writer, summary);
+    bundles[i] = undefined as never; // let the wire objects go early
+  }
+  const tables = writer.toBuffers();
+  const t2 = performance.now();
+  return {
+    tables,
+    blocks,
+    summary: summary.build(),
+    timings: { fetchMs: Math.round(t1 - t0), decodeMs: Math.round(t2 - t1) },
+    receiptsFellBack,
+  };
+}
+
+/** The ArrayBuffers of a result's tables, for a transfer list. */
+export function transferList(result: IngestResult): ArrayBuffer[] {
+  return TABLE_NAMES.map((t) => result.tables[t].buffer as ArrayBuffer);
+}
+
+/** Piscina entry point: `ingest`, with the table buffers moved (not copied) to the caller. */
+export default async function ingestTask(task: IngestTask): Promise<IngestResult> {
+  const result = await ingest(task);
+  const list = transferList(result);
+  const movable = {
+    get [transferableSymbol]() {
+      return list;
+    },
+    get [valueSymbol]() {
+      return result;
+    },
+  };
+  return move(movable as never) as unknown as IngestResult;
+}
