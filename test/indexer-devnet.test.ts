@@ -2,22 +2,13 @@
 // log, token transfer and internal transaction the node reports is stored exactly once.
 import t from 'tap';
 import { withDevnet } from './helpers/devnet.js';
+import { rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
 import { createIndexer } from '../src/indexer/index.js';
 import { indexingStatus } from '../src/indexer/status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 interface NodeTx { hash: string; from: string; to: string | null; value: string; blockNumber: string; transactionIndex: string }
 interface NodeReceipt { transactionHash: string; status: string; gasUsed: string; effectiveGasPrice: string; logs: { logIndex: string; address: string }[]; contractAddress: string | null }

@@ -2,15 +2,10 @@
 // rows disappear, the new branch is indexed, nothing is doubled.
 import t, { type Test } from 'tap';
 import { withAnvil } from './helpers/devnet.js';
+import { rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/index.js';
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const send = (url: string, to: string, value: number) =>

@@ -47,6 +47,8 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     firstBlock: cfg.firstBlock,
     batchBlocks: cfg.batchBlocks,
     workers: cfg.workers,
+    // Test-only fault injection (see IndexerOptions.crashAfterInsert); not a setting.
+    crashAfterInsert: Number(process.env.EXPLORER_TEST_CRASH_AFTER_INSERT) || undefined,
   });
   await indexer.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });

@@ -47,6 +47,11 @@ export interface IndexerOptions {
   pollMs?: number;
   /** Follow the node's pending pool. */
   pending?: boolean;
+  /**
+   * Test hook: kill this process with SIGKILL right after the ClickHouse insert of the n-th
+   * commit, before its checkpoint: the exact window a crash can hit.
+   */
+  crashAfterInsert?: number;
   log?: Logger;
 }
 
@@ -99,6 +104,7 @@ export class Indexer extends EventEmitter {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private lagReported = false;
+  private commits = 0;
   private pendingFollower: PendingFollower | undefined;
 
   constructor(opts: IndexerOptions) {
@@ -334,6 +340,7 @@ export class Indexer extends EventEmitter {
     }
     try {
       await insertChainRows(this.ch, result.tables);
+      if (this.opts.crashAfterInsert && ++this.commits === this.opts.crashAfterInsert) process.kill(process.pid, 'SIGKILL');
     } catch (e) {
       // Some tables may hold the range now: remove them so the retry does not double them.
       await deleteChainRowsFrom(this.ch, first.number).catch(() => undefined);

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Project root (this file is build/test/helpers/fixtures.js or test/helpers/fixtures.ts). */
+// (kept local: fixtures must be found the same way from src and build)
 function projectRoot(): string {
   let d = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
