@@ -25,6 +25,7 @@ const BAD: Record<string, string[]> = {
   RATE_LIMIT_KEY: ['-50'],
   CACHE_MAX_MB: ['0'],
   LOG_LEVEL: ['verbose'],
+  IPFS_GATEWAY: ['ipfs.io/ipfs/'],
 };
 const GOOD: Record<string, [string, string, unknown]> = {
   ETHEREUM_JSONRPC_HTTP_URL: ['rpcUrl', 'http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
@@ -49,6 +50,7 @@ const GOOD: Record<string, [string, string, unknown]> = {
   RATE_LIMIT_KEY: ['rateLimitKey', '100', 100],
   CACHE_MAX_MB: ['cacheMaxMb', '64', 64],
   LOG_LEVEL: ['logLevel', 'debug', 'debug'],
+  IPFS_GATEWAY: ['ipfsGateway', 'http://127.0.0.1:8080/ipfs/', 'http://127.0.0.1:8080/ipfs/'],
 };
 
 t.test('defaults with an empty environment', async (t) => {

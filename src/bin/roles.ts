@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import { createLogger } from '../log.js';
 import { migrateAll, openStores, type Stores } from '../storage/index.js';
 import { createIndexer } from '../indexer/index.js';
+import { createDerived } from '../derived/index.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RpcVariant } from '../rpc/client.js';
 
@@ -50,8 +51,18 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     // Test-only fault injection (see IndexerOptions.crashAfterInsert); not a setting.
     crashAfterInsert: Number(process.env.EXPLORER_TEST_CRASH_AFTER_INSERT) || undefined,
   });
+  const derived = createDerived({
+    pg: stores.pg,
+    ch: stores.ch,
+    rpc: indexer.rpc,
+    firstBlock: cfg.firstBlock,
+    ipfsGateway: cfg.ipfsGateway,
+  });
+  derived.attach(indexer);
   await indexer.start();
+  derived.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });
+  life.add({ name: 'derived data lanes', stop: () => derived.stop() });
   return indexer;
 }
 

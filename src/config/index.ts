@@ -46,6 +46,7 @@ export const ConfigSchema = Type.Object({
   rateLimitAnon: NonNegInt,
   rateLimitKey: NonNegInt,
   cacheMaxMb: PosInt,
+  ipfsGateway: HttpUrl,
   logLevel: Type.Union(LOG_LEVELS.map((v) => Type.Literal(v))),
 });
 
@@ -97,6 +98,8 @@ export const SETTINGS: readonly SettingDef[] = [
     'Public API limit per API key (0 = off).', 50),
   def('CACHE_MAX_MB', 'cacheMaxMb', 'int', 'a positive integer (MiB)',
     'Memory bound of the API response cache.', 256),
+  def('IPFS_GATEWAY', 'ipfsGateway', 'url', 'an http(s) URL',
+    'Gateway for ipfs:// NFT metadata (the CID and path are appended).', 'https://ipfs.io/ipfs/'),
   def('LOG_LEVEL', 'logLevel', 'enum', `one of ${LOG_LEVELS.join(', ')}`, 'Log verbosity.', 'info'),
 ];
 

@@ -5,6 +5,7 @@
 // and no duplicate. Head following compares parent hashes; a mismatch rewinds to the common
 // ancestor (reorg). A node that is behind is reported, not treated as a reorg.
 import { EventEmitter } from 'node:events';
+import type pg from 'pg';
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
 import { deleteChainRowsFrom, insertChainRows, storedBlockHashes } from '../storage/clickhouse/chain.js';
@@ -106,6 +107,7 @@ export class Indexer extends EventEmitter {
   private lagReported = false;
   private commits = 0;
   private pendingFollower: PendingFollower | undefined;
+  private readonly rewindHooks: ((c: pg.PoolClient, ancestor: Checkpoint | null) => Promise<void>)[] = [];
 
   constructor(opts: IndexerOptions) {
     super();
@@ -127,6 +129,14 @@ export class Indexer extends EventEmitter {
     });
     this.pool = opts.pool;
     this.ownsPool = !opts.pool;
+  }
+
+  /**
+   * Work that must be undone in the same PostgreSQL transaction as a rewind (derived lanes whose
+   * cursors may stand above the ancestor).
+   */
+  addRewindHook(fn: (c: pg.PoolClient, ancestor: Checkpoint | null) => Promise<void>): void {
+    this.rewindHooks.push(fn);
   }
 
   /** Committed height (null before the first commit). */
@@ -390,7 +400,9 @@ export class Indexer extends EventEmitter {
       orphaned_to: orphanedTo,
       depth: orphanedTo - (ancestor?.blockNumber ?? this.firstBlock - 1),
     });
-    await rewindTo(this.pg, LANE, ancestor);
+    await rewindTo(this.pg, LANE, ancestor, async (c) => {
+      for (const h of this.rewindHooks) await h(c, ancestor);
+    });
     this.cp = ancestor;
     await deleteChainRowsFrom(this.ch, this.nextHeight());
     this.stats.committed = this.committed;

@@ -3,7 +3,10 @@
 import { TABLE_NAMES, TABLES, type TableName } from '../../chain/tables.js';
 import type { ClickHouseStore } from './index.js';
 
-const heightColumn = (t: TableName): string => (t === 'blocks' ? 'number' : 'block_number');
+const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_number');
+
+/** Tables whose rows belong to a block: the chain tables and derived history. */
+const BLOCK_TABLES: readonly string[] = ['blocks', ...TABLE_NAMES.filter((x) => x !== 'blocks'), 'coin_balance_history'];
 
 /**
  * Inserts one committed range's rows. `blocks` goes last, so a block row is only ever present
@@ -18,7 +21,7 @@ export async function insertChainRows(ch: ClickHouseStore, tables: Partial<Recor
 /** Removes every row at or above `from` (uncommitted rows at resume; orphaned rows on a reorg). */
 export async function deleteChainRowsFrom(ch: ClickHouseStore, from: number): Promise<void> {
   // blocks first: from here on nothing at or above `from` looks present.
-  for (const t of ['blocks' as TableName, ...TABLE_NAMES.filter((x) => x !== 'blocks')]) {
+  for (const t of BLOCK_TABLES) {
     await ch.command(`DELETE FROM ${t} WHERE ${heightColumn(t)} >= {h:UInt64}`, { h: from });
   }
 }

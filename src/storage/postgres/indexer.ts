@@ -54,8 +54,16 @@ export async function commitBlocks(
   });
 }
 
-/** Moves the checkpoint back to `to` (a common ancestor) and forgets the tail above it. */
-export async function rewindTo(pgs: PgStore, lane: string, to: Checkpoint | null): Promise<void> {
+/**
+ * Moves the checkpoint back to `to` (a common ancestor) and forgets the tail above it. `also`
+ * runs in the same transaction (derived lanes unwind there, so they never stand on an orphan).
+ */
+export async function rewindTo(
+  pgs: PgStore,
+  lane: string,
+  to: Checkpoint | null,
+  also?: (c: pg.PoolClient) => Promise<void>,
+): Promise<void> {
   await pgs.tx(async (c) => {
     if (to) {
       await c.query('DELETE FROM recent_blocks WHERE number > $1', [to.blockNumber]);
@@ -68,6 +76,7 @@ export async function rewindTo(pgs: PgStore, lane: string, to: Checkpoint | null
       await c.query('DELETE FROM recent_blocks');
       await c.query('DELETE FROM indexer_checkpoints WHERE lane = $1', [lane]);
     }
+    if (also) await also(c);
   });
 }
 

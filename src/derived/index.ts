@@ -1,0 +1,372 @@
+// Derived data lanes. Each runs on its own loop so none holds back block ingest or another lane;
+// pending work lives in PostgreSQL (it survives a restart); RPC work is batched, bounded and
+// retried with backoff.
+//   accounting   committed ranges from ClickHouse -> balances, holders, NFT owners, counters,
+//                first-seen addresses/tokens/instances, contracts; journaled for reorgs
+//   tokens       name/symbol/decimals/totalSupply/type by eth_call and ERC-165
+//   supply       totalSupply again after mints and burns
+//   nft          tokenURI/uri metadata (data:, http(s), ipfs via a gateway)
+//   code         deployed bytecode of created contracts
+//   coin         native balances by eth_getBalance at each block an address was touched
+//   checks       a sample of token balances compared with balanceOf, corrected where they differ
+import { encodeFunctionData, decodeAbiParameters, parseAbi, type Hex } from 'viem';
+import type { ClickHouseStore } from '../storage/clickhouse/index.js';
+import type { PgStore } from '../storage/postgres/index.js';
+import type { RpcClient } from '../rpc/client.js';
+import { RpcError } from '../rpc/errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { blockTimestamps, deleteCoinBalances, insertCoinBalances, latestCoinBalances, readRangeFacts, type CoinBalanceEntry } from '../storage/clickhouse/derived.js';
+import { storedBlockHashes } from '../storage/clickhouse/chain.js';
+import { ACCOUNTING, applyAccounting, applyBalanceCheck, getLaneCursor, unwindAccounting } from '../storage/postgres/derived.js';
+import { getCheckpoint, TAIL_LENGTH } from '../storage/postgres/indexer.js';
+import * as lanes from '../storage/postgres/lanes.js';
+import { accountingChanges } from './accounting.js';
+import { fetchBalanceOf, fetchTokenMetadata, fetchTotalSupply } from './token-metadata.js';
+import { fetchNftMetadata } from './nft-metadata.js';
+import { LANE as CHAIN_LANE, type Indexer } from '../indexer/index.js';
+
+export interface DerivedOptions {
+  pg: PgStore;
+  ch: ClickHouseStore;
+  rpc: RpcClient;
+  firstBlock?: number;
+  /** Blocks per accounting step. */
+  rangeBlocks?: number;
+  pollMs?: number;
+  ipfsGateway?: string;
+  /** Let NFT metadata fetches reach private/loopback hosts (tests, private deployments). */
+  allowPrivateMetadataHosts?: boolean;
+  nftTimeoutMs?: number;
+  nftMaxAttempts?: number;
+  /** Balances per accounting step compared with balanceOf. */
+  sampleSize?: number;
+  log?: Logger;
+}
+
+type Step = () => Promise<number>;
+
+export class Derived {
+  private readonly o: Required<Omit<DerivedOptions, 'log' | 'allowPrivateMetadataHosts'>> & { allowPrivate: boolean };
+  private readonly log: Logger;
+  private stopped = false;
+  private loops: Promise<void>[] = [];
+  private wakers = new Set<() => void>();
+  /** Steps running now, and a counter bumped whenever one starts or ends (for settle()). */
+  private busy = 0;
+  private generation = 0;
+  /** Items processed per lane since start (observability, tests). */
+  readonly counts: Record<string, number> = {};
+
+  constructor(opts: DerivedOptions) {
+    this.o = {
+      pg: opts.pg,
+      ch: opts.ch,
+      rpc: opts.rpc,
+      firstBlock: opts.firstBlock ?? 0,
+      rangeBlocks: opts.rangeBlocks ?? 200,
+      pollMs: opts.pollMs ?? 500,
+      ipfsGateway: opts.ipfsGateway ?? 'https://ipfs.io/ipfs/',
+      allowPrivate: opts.allowPrivateMetadataHosts ?? false,
+      nftTimeoutMs: opts.nftTimeoutMs ?? 10_000,
+      nftMaxAttempts: opts.nftMaxAttempts ?? 8,
+      sampleSize: opts.sampleSize ?? 8,
+    };
+    this.log = opts.log ?? createLogger('derived');
+  }
+
+  /** Registers the accounting unwind inside the indexer's rewind transaction and wakes on blocks. */
+  attach(indexer: Indexer): void {
+    indexer.addRewindHook((c, ancestor) => unwindAccounting(c, ancestor));
+    indexer.on('block', () => this.wake());
+    indexer.on('reorg', () => this.wake());
+  }
+
+  start(): void {
+    const run = (name: string, step: Step) => this.loops.push(this.loop(name, step));
+    run('accounting', () => this.accountingStep());
+    run('coin', () => this.coinStep());
+    run('tokens', () => this.tokenStep());
+    run('supply', () => this.supplyStep());
+    run('nft', () => this.nftStep());
+    run('code', () => this.codeStep());
+    run('checks', () => this.checkStep());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await Promise.all(this.loops);
+  }
+
+  wake(): void {
+    for (const w of this.wakers) w();
+  }
+
+  /** Resolves once every lane has nothing due (for tests and tools). */
+  async settle(timeoutMs = 60_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const gen = this.generation;
+      const [cp, cur] = await Promise.all([getCheckpoint(this.o.pg, CHAIN_LANE), getLaneCursor(this.o.pg.pool, ACCOUNTING)]);
+      const [due] = await this.o.pg.query<{ n: number }>(
+        `SELECT (SELECT count(*) FROM tokens WHERE metadata_next_at <= now() OR supply_stale AND metadata_fetched_at IS NOT NULL)
+              + (SELECT count(*) FROM nft_instances WHERE metadata_next_at <= now())
+              + (SELECT count(*) FROM contracts WHERE code_next_at <= now())
+              + (SELECT count(*) FROM coin_balance_pending WHERE next_at <= now())
+              + (SELECT count(*) FROM balance_checks WHERE next_at <= now())
+              + (SELECT count(*) FROM addresses WHERE coin_balance_block = -1) AS n`,
+      );
+      // Claimed work is leased (not due) while a step runs: settled only if no step ran meanwhile.
+      if ((cp?.blockNumber ?? -1) === (cur?.blockNumber ?? -1) && Number(due.n) === 0 && this.busy === 0 && gen === this.generation) return;
+      if (Date.now() > end) throw new Error(`derived lanes did not settle (cursor ${cur?.blockNumber}, checkpoint ${cp?.blockNumber}, due ${due.n})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private async loop(name: string, step: Step): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let n = 0;
+      this.busy++;
+      this.generation++;
+      try {
+        n = await step();
+        failures = 0;
+        this.counts[name] = (this.counts[name] ?? 0) + n;
+      } catch (e) {
+        failures++;
+        this.log.warn(`${name} lane step failed`, { error: (e as Error).message, failures });
+      } finally {
+        this.busy--;
+        this.generation++;
+      }
+      if (n === 0 || failures) await this.sleep(failures ? Math.min(30_000, this.o.pollMs * 2 ** failures) : this.o.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+    });
+  }
+
+  // ---- accounting ---------------------------------------------------------------------------
+
+  private async accountingStep(): Promise<number> {
+    const { pg, ch } = this.o;
+    // Coin balances a reorg invalidated come back from the surviving history first.
+    await this.restoreCoinBalances();
+    const [cp, cur] = await Promise.all([getCheckpoint(pg, CHAIN_LANE), getLaneCursor(pg.pool, ACCOUNTING)]);
+    const next = cur ? cur.blockNumber + 1 : this.o.firstBlock;
+    if (!cp || cp.blockNumber < next) return 0;
+    const to = Math.min(cp.blockNumber, next + this.o.rangeBlocks - 1);
+    const facts = await readRangeFacts(ch, next, to);
+    const hashes = await storedBlockHashes(ch, to, to);
+    const toHash = hashes.get(to);
+    if (facts.blocks.length !== to - next + 1 || !toHash) return 0; // being rewritten by a reorg: later
+    const changes = accountingChanges(facts, { blockNumber: to, blockHash: toHash }, this.o.sampleSize);
+    const applied = await pg.tx(async (c) => {
+      // Serialize with a rewind: it must update this row, so it waits for us (or we see it).
+      const chk = await c.query<{ block_number: string }>(
+        'SELECT block_number FROM indexer_checkpoints WHERE lane = $1 FOR SHARE',
+        [CHAIN_LANE],
+      );
+      if (!chk.rows[0] || Number(chk.rows[0].block_number) < to) return false;
+      const tail = await c.query<{ hash: string }>('SELECT hash FROM recent_blocks WHERE number = $1', [to]);
+      if (tail.rows[0] && tail.rows[0].hash !== toHash) return false;
+      const now = await getLaneCursor(c, ACCOUNTING, true);
+      if ((now?.blockNumber ?? -1) !== (cur?.blockNumber ?? -1)) return false;
+      await applyAccounting(c, changes, TAIL_LENGTH);
+      return true;
+    });
+    if (applied) this.wake();
+    return applied ? to - next + 1 : 0;
+  }
+
+  // ---- coin balances ------------------------------------------------------------------------
+
+  private async restoreCoinBalances(): Promise<void> {
+    const { pg, ch } = this.o;
+    for (;;) {
+      const list = await lanes.coinBalancesToRestore(pg, 500);
+      if (!list.length) return;
+      const cur = await getLaneCursor(pg.pool, ACCOUNTING);
+      const latest = await latestCoinBalances(ch, list, cur?.blockNumber ?? 0);
+      await lanes.restoreCoinBalances(
+        pg,
+        // No entry at or below the cursor: it was read and never changed from zero.
+        list.map((a) => ({ address: a, value: latest.get(a)?.value ?? '0', block: latest.get(a)?.block_number ?? null })),
+      );
+    }
+  }
+
+  private async coinStep(): Promise<number> {
+    const { pg, ch, rpc } = this.o;
+    const cur = await getLaneCursor(pg.pool, ACCOUNTING);
+    if (!cur) return 0;
+    const due = await lanes.claimCoinBalances(pg, cur.blockNumber, 200);
+    if (!due.length) return 0;
+    const outcomes = await rpc.batch<string>(
+      due.map((d) => ({ method: 'eth_getBalance', params: [d.address, `0x${Number(d.block_number).toString(16)}`] })),
+    );
+    const prev = await lanes.currentCoinBalances(pg, [...new Set(due.map((d) => d.address))]);
+    const ts = await blockTimestamps(ch, due.map((d) => Number(d.block_number)));
+    const entries: CoinBalanceEntry[] = [];
+    const done: { address: string; block: number; value: string; changed: boolean }[] = [];
+    for (let i = 0; i < due.length; i++) {
+      const d = due[i];
+      const o = outcomes[i];
+      const block = Number(d.block_number);
+      if (!o.ok) {
+        if (o.error.kind !== 'rpc') throw o.error;
+        await lanes.failCoinBalance(pg, d.address, block, d.attempts);
+        continue;
+      }
+      const value = BigInt(o.result).toString();
+      // The current balance is the value after its last change; a first reading of zero is no change.
+      const before = prev.get(d.address)?.value ?? '0';
+      const changed = value !== before;
+      if (changed) {
+        entries.push({ address: d.address, block_number: block, value, delta: (BigInt(value) - BigInt(before)).toString(), timestamp: ts.get(block) ?? 0 });
+      }
+      done.push({ address: d.address, block, value, changed });
+    }
+    await insertCoinBalances(ch, entries);
+    const kept = await lanes.saveCoinBalances(pg, done);
+    // A reorg that removed the pending row meanwhile orphaned the entry just written: take it back.
+    const orphaned = entries.filter((e) => !kept.has(`${e.address}|${e.block_number}`));
+    if (orphaned.length) await deleteCoinBalances(ch, orphaned);
+    return done.length;
+  }
+
+  // ---- tokens -------------------------------------------------------------------------------
+
+  private async tokenStep(): Promise<number> {
+    const { pg, rpc } = this.o;
+    const due = await lanes.claimTokensForMetadata(pg, 16);
+    await Promise.all(
+      due.map(async (t) => {
+        try {
+          const m = await fetchTokenMetadata(rpc, t.address, { shapeType: t.type as 'ERC-20' });
+          await lanes.saveTokenMetadata(pg, t.address, m);
+        } catch (e) {
+          await lanes.failTokenMetadata(pg, t.address, t.attempts, (e as Error).message);
+        }
+      }),
+    );
+    return due.length;
+  }
+
+  private async supplyStep(): Promise<number> {
+    const { pg, rpc } = this.o;
+    const due = await lanes.claimStaleSupplies(pg, 32);
+    await Promise.all(
+      due.map(async (a) => {
+        try {
+          await lanes.saveSupply(pg, a, await fetchTotalSupply(rpc, a), false);
+        } catch {
+          await lanes.saveSupply(pg, a, null, true);
+        }
+      }),
+    );
+    return due.length;
+  }
+
+  private async nftStep(): Promise<number> {
+    const { pg, rpc } = this.o;
+    const due = await lanes.claimNftsForMetadata(pg, 8);
+    await Promise.all(
+      due.map(async (n) => {
+        try {
+          const r = await fetchNftMetadata(rpc, { address: n.token, type: n.type as 'ERC-721' }, n.token_id, {
+            ipfsGateway: this.o.ipfsGateway,
+            timeoutMs: this.o.nftTimeoutMs,
+            allowPrivate: this.o.allowPrivate,
+          });
+          await lanes.saveNftMetadata(pg, n.token, n.token_id, r, n.attempts, this.o.nftMaxAttempts);
+        } catch (e) {
+          const error = (e as Error).message;
+          await lanes.saveNftMetadata(pg, n.token, n.token_id, { tokenUri: null, metadata: null, image: null, error, retryable: true }, n.attempts, this.o.nftMaxAttempts);
+        }
+      }),
+    );
+    return due.length;
+  }
+
+  private async codeStep(): Promise<number> {
+    const { pg, rpc } = this.o;
+    const due = await lanes.claimContractsForCode(pg, 50);
+    if (!due.length) return 0;
+    const outcomes = await rpc.batch<string>(due.map((d) => ({ method: 'eth_getCode', params: [d.address, 'latest'] })));
+    for (let i = 0; i < due.length; i++) {
+      const o = outcomes[i];
+      await lanes.saveContractCode(pg, due[i].address, o.ok ? String(o.result).toLowerCase() : null, due[i].attempts);
+    }
+    return due.length;
+  }
+
+  // ---- balance checks -----------------------------------------------------------------------
+
+  private async checkStep(): Promise<number> {
+    const { pg, rpc } = this.o;
+    const cur = await getLaneCursor(pg.pool, ACCOUNTING);
+    if (!cur) return 0;
+    const due = await lanes.claimBalanceChecks(pg, 32);
+    let corrected = 0;
+    for (const d of due) {
+      const tag = `0x${cur.blockNumber.toString(16)}`;
+      let value: string | null;
+      try {
+        value = d.type === 'ERC-1155' ? await balanceOf1155(rpc, d.token, d.holder, d.token_id, tag) : await fetchBalanceOf(rpc, d.token, d.holder, tag);
+      } catch (e) {
+        if (!(e instanceof RpcError)) throw e;
+        await lanes.failBalanceCheck(pg, d.token, d.holder, d.token_id, d.attempts);
+        continue;
+      }
+      if (value === null) {
+        // The contract does not answer balanceOf: nothing to compare with.
+        await pg.query('DELETE FROM balance_checks WHERE token = $1 AND holder = $2 AND token_id = $3', [d.token, d.holder, d.token_id]);
+        continue;
+      }
+      const delta = await pg.tx((c) => applyBalanceCheck(c, { token: d.token, holder: d.holder, tokenId: d.token_id }, cur.blockNumber, BigInt(value!)));
+      if (delta === null) {
+        // The cursor moved on while we asked: ask again at the new height.
+        await lanes.retryBalanceCheckNow(pg, d.token, d.holder, d.token_id);
+        continue;
+      }
+      if (delta !== 0n) {
+        corrected++;
+        this.log.warn('token balance corrected by balanceOf', { token: d.token, holder: d.holder, token_id: d.token_id || undefined, delta: delta.toString() });
+      }
+    }
+    this.counts.corrections = (this.counts.corrections ?? 0) + corrected;
+    return due.length;
+  }
+}
+
+const ERC1155 = parseAbi(['function balanceOf(address account, uint256 id) view returns (uint256)']);
+
+async function balanceOf1155(rpc: RpcClient, token: string, holder: string, id: string, tag: string): Promise<string | null> {
+  const data = encodeFunctionData({ abi: ERC1155, functionName: 'balanceOf', args: [holder as Hex, BigInt(id)] });
+  const [o] = await rpc.batch<string>([{ method: 'eth_call', params: [{ to: token, data }, tag] }]);
+  if (!o.ok) {
+    if (o.error.kind !== 'rpc') throw o.error;
+    return null;
+  }
+  try {
+    return (decodeAbiParameters([{ type: 'uint256' }], o.result as Hex)[0] as bigint).toString();
+  } catch {
+    return null;
+  }
+}
+
+export function createDerived(opts: DerivedOptions): Derived {
+  return new Derived(opts);
+}

@@ -1,0 +1,449 @@
+// NFT instance metadata: tokenURI(id) (ERC-721) or uri(id) (ERC-1155, `{id}` substituted), then
+// the JSON document it points to: `data:` (base64 or percent-encoded), `http(s)://` (timeout,
+// size cap, at most 3 redirects, SSRF guard) or `ipfs://` through the configured gateway.
+//
+// Never throws for a bad URI or a bad server: the result carries `error` and whether a later
+// retry can help (`retryable`: network errors, timeouts, HTTP 5xx/429). Throws only when the
+// eth_call itself fails at the transport level (RpcError kind != 'rpc'), like token-metadata.
+
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { encodeFunctionData, parseAbi } from 'viem';
+import type { RpcClient } from '../rpc/client.js';
+import { decodeStringLoose } from './abi-decode.js';
+import { ethCall } from './token-metadata.js';
+
+export interface NftMetadataResult {
+  /** The URI the contract returned (ERC-1155: with `{id}` substituted); null when none. */
+  tokenUri: string | null;
+  /** The metadata document (a JSON object). */
+  metadata: Record<string, unknown> | null;
+  /** Resolved http(s) URL or data: URI of the image; ipfs:// mapped through the gateway. */
+  image: string | null;
+  error: string | null;
+  /** True when trying again later may succeed (network error, timeout, HTTP 5xx/429). */
+  retryable: boolean;
+}
+
+export interface FetchNftMetadataOptions {
+  /** IPFS gateway base URL, e.g. `https://ipfs.io/ipfs/` (`ipfs://<cid>/<path>` -> base + `<cid>/<path>`). */
+  ipfsGateway: string;
+  /** Whole fetch (all redirects and the body). Default 10 s. */
+  timeoutMs?: number;
+  /** Largest metadata document accepted over http(s)/ipfs. Default 1 MiB. */
+  maxBytes?: number;
+  fetchImpl?: typeof fetch;
+  /** Allow http(s) hosts that resolve to loopback/private/link-local/metadata addresses. */
+  allowPrivate?: boolean;
+  /** Block tag of the eth_call. Default 'latest'. */
+  blockTag?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BYTES = 1024 * 1024;
+export const MAX_REDIRECTS = 3;
+
+const ABI = parseAbi([
+  'function tokenURI(uint256 tokenId) view returns (string)',
+  'function uri(uint256 id) view returns (string)',
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Addresses (SSRF)
+
+function parseIPv4(ip: string): number[] | null {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return null;
+  const out: number[] = [];
+  for (const p of parts) {
+    if (!/^\d{1,3}$/.test(p)) return null;
+    const n = Number(p);
+    if (n > 255) return null;
+    out.push(n);
+  }
+  return out;
+}
+
+/** IPv6 text -> 8 groups of 16 bits (embedded dotted IPv4 tail allowed); null when invalid. */
+function parseIPv6(ip: string): number[] | null {
+  let s = ip;
+  const zone = s.indexOf('%');
+  if (zone >= 0) s = s.slice(0, zone);
+  if (s.startsWith('[') && s.endsWith(']')) s = s.slice(1, -1);
+  if (isIP(s) !== 6) return null;
+  // Dotted IPv4 tail -> two hex groups.
+  const lastColon = s.lastIndexOf(':');
+  const tail = s.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const v4 = parseIPv4(tail);
+    if (!v4) return null;
+    s = `${s.slice(0, lastColon + 1)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  }
+  const halves = s.split('::');
+  if (halves.length > 2) return null;
+  const grp = (h: string) => (h === '' ? [] : h.split(':').map((g) => parseInt(g, 16)));
+  const head = grp(halves[0]!);
+  const rest = halves.length === 2 ? grp(halves[1]!) : [];
+  const fill = 8 - head.length - rest.length;
+  if (halves.length === 1 ? head.length !== 8 : fill < 0) return null;
+  const groups = [...head, ...new Array<number>(halves.length === 2 ? fill : 0).fill(0), ...rest];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+function privateV4(o: number[]): boolean {
+  const [a, b, c] = o as [number, number, number, number];
+  return (
+    a === 0 || // "this network" (0.0.0.0 reaches the local host)
+    a === 10 ||
+    (a === 100 && b >= 64 && b <= 127) || // CGNAT 100.64/10 (incl. 100.100.100.200 cloud metadata)
+    a === 127 ||
+    (a === 169 && b === 254) || // link-local, 169.254.169.254 metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 0 && c === 0) || // IETF protocol assignments
+    (a === 192 && b === 0 && c === 2) || // TEST-NET-1
+    (a === 192 && b === 168) ||
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) || // TEST-NET-2
+    (a === 203 && b === 0 && c === 113) || // TEST-NET-3
+    a >= 224 // multicast 224/4, reserved 240/4, broadcast
+  );
+}
+
+/**
+ * True when `ip` is not a public unicast address: loopback, private (RFC 1918, fc00::/7),
+ * link-local (169.254/16 incl. the 169.254.169.254 metadata service, fe80::/10), CGNAT,
+ * unspecified, multicast, reserved and documentation ranges, and IPv6 forms that embed such an
+ * IPv4 address (::ffff:0:0/96 mapped, ::/96 compatible, 64:ff9b::/96 NAT64, 2002::/16 6to4;
+ * Teredo 2001::/32 always). Anything that is not an IP address counts as private (fail closed).
+ */
+export function isPrivateAddress(ip: string): boolean {
+  const s = ip.trim();
+  const v4 = parseIPv4(s);
+  if (v4) return privateV4(v4);
+  const g = parseIPv6(s);
+  if (!g) return true;
+  const embedded = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  // ::/128, ::1, ::ffff:a.b.c.d, ::a.b.c.d (deprecated compatible form)
+  if (zeros(5) && (g[5] === 0 || g[5] === 0xffff)) {
+    if (g[5] === 0 && g[6] === 0) return true; // ::, ::1 and the rest of ::/112
+    return privateV4(embedded(g[6]!, g[7]!));
+  }
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return privateV4(embedded(g[6]!, g[7]!));
+  if (g[0] === 0x2002) return privateV4(embedded(g[1]!, g[2]!));
+  if (g[0] === 0x2001 && g[1] === 0) return true; // Teredo
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
+  if (g[0] === 0x0100 && g.slice(1, 4).every((x) => x === 0)) return true; // discard 100::/64
+  const top = g[0]!;
+  if ((top & 0xfe00) === 0xfc00) return true; // unique local fc00::/7 (incl. fd00:ec2::254)
+  if ((top & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
+  if ((top & 0xffc0) === 0xfec0) return true; // site-local fec0::/10 (deprecated)
+  if ((top & 0xff00) === 0xff00) return true; // multicast
+  return false;
+}
+
+/** Refuse a URL whose host is, or resolves to, a private address; returns why, or null. */
+async function privateHostReason(url: URL): Promise<string | null> {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (isIP(host)) return isPrivateAddress(host) ? `refused: ${host} is a private address` : null;
+  const addrs = await lookup(host, { all: true, verbatim: true });
+  const bad = addrs.find((a) => isPrivateAddress(a.address));
+  return bad ? `refused: ${host} resolves to private address ${bad.address}` : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// URIs
+
+/** ERC-1155 `{id}`: the id as 64 lower-case hex digits, zero-padded, no 0x. */
+export function substituteId(uri: string, tokenId: bigint): string {
+  return uri.includes('{id}') ? uri.split('{id}').join(tokenId.toString(16).padStart(64, '0')) : uri;
+}
+
+/** ipfs://<cid>/<path>, ipfs://ipfs/<cid>/<path> (and ipfs:/ipfs/...) -> gateway URL; null when not ipfs. */
+export function ipfsToGateway(uri: string, gateway: string): string | null {
+  const m = /^ipfs:(.*)$/i.exec(uri.trim());
+  if (!m) return null;
+  let rest = m[1]!.replace(/^\/+/, '');
+  if (/^ipfs\//i.test(rest)) rest = rest.slice(5).replace(/^\/+/, '');
+  if (rest === '') return null;
+  return (gateway.endsWith('/') ? gateway : `${gateway}/`) + rest;
+}
+
+const BARE_CID_RE = /^(Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{58,})(\/.*)?$/;
+
+/**
+ * The image of a metadata document as something a browser can load: http(s) URL or data: URI;
+ * ipfs:// (and a bare CID) through the gateway; a relative path against an http(s) metadata URL;
+ * OpenSea's `image_data` (inline SVG) as a data: URI. null when absent or unusable.
+ */
+export function resolveImage(metadata: Record<string, unknown>, gateway: string, baseUrl: string | null, tokenId?: bigint): string | null {
+  const pick = (k: string) => (typeof metadata[k] === 'string' && (metadata[k] as string).trim() !== '' ? (metadata[k] as string).trim() : null);
+  let img = pick('image') ?? pick('image_url');
+  if (img !== null) {
+    if (tokenId !== undefined) img = substituteId(img, tokenId);
+    if (/^data:/i.test(img)) return img;
+    const ipfs = ipfsToGateway(img, gateway);
+    if (ipfs) return ipfs;
+    if (BARE_CID_RE.test(img)) return (gateway.endsWith('/') ? gateway : `${gateway}/`) + img;
+    try {
+      const u = baseUrl && /^https?:/i.test(baseUrl) ? new URL(img, baseUrl) : new URL(img);
+      if (u.protocol === 'http:' || u.protocol === 'https:') return u.href;
+    } catch {
+      /* not a URL */
+    }
+  }
+  const svg = pick('image_data');
+  if (svg !== null && /^<svg[\s>]/i.test(svg)) return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+  return null;
+}
+
+type Fetched = { ok: true; doc: Record<string, unknown> } | { ok: false; error: string; retryable: boolean };
+
+function parseJsonObject(text: string): Fetched {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    return { ok: false, error: `metadata is not JSON: ${(e as Error).message.slice(0, 120)}`, retryable: false };
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    return { ok: false, error: 'metadata is not a JSON object', retryable: false };
+  }
+  return { ok: true, doc: doc as Record<string, unknown> };
+}
+
+/** data:[<mediatype>][;base64],<data> -> the JSON object it holds. */
+export function parseDataUri(uri: string): Fetched {
+  const comma = uri.indexOf(',');
+  if (comma < 0) return { ok: false, error: 'malformed data: URI (no comma)', retryable: false };
+  const meta = uri.slice(5, comma);
+  const payload = uri.slice(comma + 1);
+  const params = meta.split(';').map((p) => p.trim().toLowerCase());
+  if (params.includes('base64')) {
+    const clean = decodeURIComponentSafe(payload).replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/_-]*=*$/.test(clean)) return { ok: false, error: 'malformed data: URI (bad base64)', retryable: false };
+    return parseJsonObject(Buffer.from(clean, 'base64').toString('utf8'));
+  }
+  // Percent-encoded per RFC 2397; many contracts put raw JSON after `;utf8,` instead.
+  const decoded = decodeURIComponentSafe(payload);
+  const first = parseJsonObject(decoded);
+  if (first.ok || decoded === payload) return first;
+  const raw = parseJsonObject(payload);
+  return raw.ok ? raw : first;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+function errorCode(err: unknown): string {
+  let e = err as { cause?: unknown; code?: string; message?: string } | undefined;
+  for (let i = 0; i < 5 && e; i++) {
+    if (e.code) return e.code;
+    e = e.cause as typeof e;
+  }
+  return (err as Error)?.message ?? String(err);
+}
+
+/** `p`, or a rejection as soon as `signal` aborts (DNS lookups cannot be cancelled). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+async function readCapped(res: Response, maxBytes: number): Promise<{ text: string } | { tooLarge: true }> {
+  const len = Number(res.headers.get('content-length'));
+  if (Number.isFinite(len) && len > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    return { tooLarge: true };
+  }
+  if (!res.body) return { text: '' };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') };
+}
+
+async function fetchJson(
+  startUrl: string,
+  opts: { timeoutMs: number; maxBytes: number; fetchImpl: typeof fetch; allowPrivate: boolean; trustedPrefix: string | null },
+): Promise<Fetched & { finalUrl?: string }> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), opts.timeoutMs);
+  let url = startUrl;
+  try {
+    for (let hop = 0; ; hop++) {
+      let u: URL;
+      try {
+        u = new URL(url);
+      } catch {
+        return { ok: false, error: `invalid URL: ${url.slice(0, 200)}`, retryable: false };
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+        return { ok: false, error: `redirect to unsupported scheme ${u.protocol}`, retryable: false };
+      }
+      if (!opts.allowPrivate && !(opts.trustedPrefix && u.href.startsWith(opts.trustedPrefix))) {
+        let why: string | null;
+        try {
+          why = await abortable(privateHostReason(u), ac.signal);
+        } catch (e) {
+          if (ac.signal.aborted) return { ok: false, error: `timed out after ${opts.timeoutMs} ms`, retryable: true };
+          return { ok: false, error: `cannot resolve ${u.hostname}: ${errorCode(e)}`, retryable: true };
+        }
+        if (why) return { ok: false, error: why, retryable: false };
+      }
+      let res: Response;
+      try {
+        res = await opts.fetchImpl(u.href, {
+          redirect: 'manual',
+          signal: ac.signal,
+          headers: { accept: 'application/json, */*;q=0.5' },
+        });
+      } catch (e) {
+        if (ac.signal.aborted) return { ok: false, error: `timed out after ${opts.timeoutMs} ms`, retryable: true };
+        return { ok: false, error: `fetch failed: ${errorCode(e)}`, retryable: true };
+      }
+      const status = res.status;
+      if (status >= 300 && status < 400 && status !== 304) {
+        await res.body?.cancel().catch(() => undefined);
+        const loc = res.headers.get('location');
+        if (!loc) return { ok: false, error: `HTTP ${status} without Location`, retryable: false };
+        if (hop >= MAX_REDIRECTS) return { ok: false, error: `more than ${MAX_REDIRECTS} redirects`, retryable: false };
+        try {
+          url = new URL(loc, u).href;
+        } catch {
+          return { ok: false, error: `HTTP ${status} with invalid Location`, retryable: false };
+        }
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        await res.body?.cancel().catch(() => undefined);
+        return { ok: false, error: `HTTP ${status}`, retryable: status === 429 || status >= 500 };
+      }
+      let body: Awaited<ReturnType<typeof readCapped>>;
+      try {
+        body = await readCapped(res, opts.maxBytes);
+      } catch (e) {
+        if (ac.signal.aborted) return { ok: false, error: `timed out after ${opts.timeoutMs} ms`, retryable: true };
+        return { ok: false, error: `reading body failed: ${errorCode(e)}`, retryable: true };
+      }
+      if ('tooLarge' in body) return { ok: false, error: `metadata larger than ${opts.maxBytes} bytes`, retryable: false };
+      return { ...parseJsonObject(body.text), finalUrl: u.href };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Metadata of one NFT instance. Throws only an RpcError of a transport failure of the eth_call;
+ * every other problem is in `error` (with `retryable`).
+ */
+export async function fetchNftMetadata(
+  client: RpcClient,
+  token: { address: string; type: 'ERC-721' | 'ERC-1155' },
+  tokenId: string,
+  opts: FetchNftMetadataOptions,
+): Promise<NftMetadataResult> {
+  const fail = (error: string, retryable: boolean, tokenUri: string | null = null): NftMetadataResult => ({
+    tokenUri,
+    metadata: null,
+    image: null,
+    error,
+    retryable,
+  });
+  let id: bigint;
+  try {
+    id = BigInt(tokenId);
+    if (id < 0n || id >= 2n ** 256n) throw new RangeError('out of range');
+  } catch {
+    return fail(`invalid token id: ${String(tokenId).slice(0, 80)}`, false);
+  }
+  const is1155 = token.type === 'ERC-1155';
+  const data = is1155
+    ? encodeFunctionData({ abi: ABI, functionName: 'uri', args: [id] })
+    : encodeFunctionData({ abi: ABI, functionName: 'tokenURI', args: [id] });
+  const fn = is1155 ? 'uri' : 'tokenURI';
+  const [o] = await client.batch<unknown>([ethCall(token.address, data, opts.blockTag ?? 'latest')]);
+  if (!o!.ok) {
+    if (o!.error.kind !== 'rpc') throw o!.error;
+    return fail(`${fn} call failed: ${o!.error.detail.slice(0, 200)}`, false);
+  }
+  const r = o!.result;
+  const decoded = typeof r === 'string' ? decodeStringLoose(r) : null;
+  if (!decoded || decoded.value === null) {
+    return fail(`${fn} returned ${decoded?.encoding === 'empty' || r === '0x' ? 'no data' : 'no usable URI'}`, false);
+  }
+  let uri = decoded.value;
+  if (is1155) uri = substituteId(uri, id);
+
+  const gateway = opts.ipfsGateway;
+  let doc: Fetched & { finalUrl?: string };
+  let base: string | null = null;
+  if (/^data:/i.test(uri)) {
+    doc = parseDataUri(uri);
+  } else {
+    const ipfs = ipfsToGateway(uri, gateway);
+    let url: string;
+    if (ipfs) url = ipfs;
+    else if (/^https?:\/\//i.test(uri)) url = uri;
+    else return fail(`unsupported URI scheme: ${uri.slice(0, 80)}`, false, uri);
+    let trustedPrefix: string | null = null;
+    try {
+      const g = new URL(gateway);
+      if (g.protocol !== 'http:' && g.protocol !== 'https:') throw new TypeError('not http(s)');
+      trustedPrefix = g.href.endsWith('/') ? g.href : `${g.href}/`;
+    } catch {
+      if (ipfs) return fail(`invalid IPFS gateway URL: ${gateway}`, false, uri);
+    }
+    doc = await fetchJson(url, {
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+      fetchImpl: opts.fetchImpl ?? fetch,
+      allowPrivate: opts.allowPrivate ?? false,
+      // URLs under the operator's gateway (e.g. a local IPFS node) are trusted; the rest is checked.
+      trustedPrefix,
+    });
+    base = doc.finalUrl ?? url;
+  }
+  if (!doc.ok) return fail(doc.error, doc.retryable, uri);
+  return {
+    tokenUri: uri,
+    metadata: doc.doc,
+    image: resolveImage(doc.doc, gateway, base, is1155 ? id : undefined),
+    error: null,
+    retryable: false,
+  };
+}
