@@ -1,0 +1,118 @@
+// Token-bucket rate limits, pure (the clock is injected): one bucket per client IP for anonymous
+// requests and one per API key, each refilled continuously at its rate with a small burst.
+// Memory is bounded: buckets live in an LRU, and a bucket that fell out is simply full again.
+import { LRUCache } from 'lru-cache';
+
+export interface Clock {
+  /** Milliseconds. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => performance.timeOrigin + performance.now() };
+
+export interface Decision {
+  allowed: boolean;
+  /** Requests per second of the bucket (x-ratelimit-limit); -1 when limits are off. */
+  limit: number;
+  /** Whole tokens left after this request (x-ratelimit-remaining). */
+  remaining: number;
+  /** Milliseconds until the bucket is full again (x-ratelimit-reset, as Blockscout: ms). */
+  resetMs: number;
+  /** Seconds to wait before a retry can pass (Retry-After), 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class TokenBuckets {
+  readonly rate: number;
+  readonly capacity: number;
+  private readonly buckets: LRUCache<string, Bucket>;
+
+  constructor(
+    opts: { ratePerSecond: number; burst?: number; maxKeys?: number },
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.rate = opts.ratePerSecond;
+    // A small burst: half a second's worth on top of the steady rate, at least one request.
+    this.capacity = Math.max(1, opts.burst ?? Math.ceil(this.rate * 1.5));
+    this.buckets = new LRUCache({ max: opts.maxKeys ?? 100_000 });
+  }
+
+  take(key: string, cost = 1): Decision {
+    const now = this.clock.now();
+    let b = this.buckets.get(key);
+    if (!b) {
+      b = { tokens: this.capacity, at: now };
+      this.buckets.set(key, b);
+    } else if (now > b.at) {
+      b.tokens = Math.min(this.capacity, b.tokens + ((now - b.at) / 1000) * this.rate);
+      b.at = now;
+    }
+    const allowed = b.tokens >= cost;
+    if (allowed) b.tokens -= cost;
+    const missing = this.capacity - b.tokens;
+    return {
+      allowed,
+      limit: this.rate,
+      remaining: Math.max(0, Math.floor(b.tokens)),
+      resetMs: Math.ceil((missing / this.rate) * 1000),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(((cost - b.tokens) / this.rate))),
+    };
+  }
+}
+
+export interface RateLimiterOptions {
+  /** Requests per second per client IP without a key (0 = no limit). */
+  anonymousPerSecond: number;
+  /** Requests per second per API key (0 = no limit). */
+  keyPerSecond: number;
+  clock?: Clock;
+  maxKeys?: number;
+}
+
+const OFF: Decision = { allowed: true, limit: -1, remaining: -1, resetMs: -1, retryAfterSeconds: 0 };
+
+export class RateLimiter {
+  private readonly anon: TokenBuckets | null;
+  private readonly keyed: TokenBuckets | null;
+
+  constructor(opts: RateLimiterOptions) {
+    const clock = opts.clock ?? systemClock;
+    this.anon = opts.anonymousPerSecond > 0 ? new TokenBuckets({ ratePerSecond: opts.anonymousPerSecond, maxKeys: opts.maxKeys }, clock) : null;
+    this.keyed = opts.keyPerSecond > 0 ? new TokenBuckets({ ratePerSecond: opts.keyPerSecond, maxKeys: opts.maxKeys }, clock) : null;
+  }
+
+  /** A request by `ip`, with `keyId` when it carried a valid API key (its own, dedicated bucket). */
+  check(ip: string, keyId?: string | null): Decision {
+    if (keyId) return this.keyed ? this.keyed.take(`k:${keyId}`) : OFF;
+    return this.anon ? this.anon.take(`ip:${ip}`) : OFF;
+  }
+}
+
+export const TOO_MANY_REQUESTS = { message: 'Too many requests' } as const;
+
+/** The headers every response carries, and Retry-After on a refusal. */
+export function rateLimitHeaders(d: Decision): Record<string, string> {
+  const h: Record<string, string> = {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': String(d.resetMs),
+  };
+  if (!d.allowed) h['retry-after'] = String(d.retryAfterSeconds);
+  return h;
+}
+
+/**
+ * The client's IP: the socket's, or (only when the socket is a trusted proxy) the right-most
+ * X-Forwarded-For entry that is not itself a trusted proxy.
+ */
+export function clientIp(socketIp: string, forwardedFor: string | undefined, trustedProxies: ReadonlySet<string>): string {
+  if (!forwardedFor || !trustedProxies.has(socketIp)) return socketIp;
+  const hops = forwardedFor.split(',').map((s) => s.trim()).filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.has(hops[i])) return hops[i];
+  return socketIp;
+}
