@@ -33,7 +33,7 @@ t.test('help for the command and each role', async (t) => {
 });
 
 t.test('roles that are not built say so and exit non-zero', async (t) => {
-  for (const role of ['api', 'notifier']) {
+  for (const role of ['notifier']) {
     const r = run([role]);
     t.not(r.status, 0, `${role} exits non-zero`);
     t.match(r.stderr, 'not built yet', role);
@@ -63,7 +63,7 @@ t.test('migrate applies once and is a no-op the second time', async (t) => {
 });
 
 function startExplorer(t: Test, dataDir: string) {
-  const child = spawn(process.execPath, [CLI, 'start'], { env: cleanEnv({ DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'start'], { env: cleanEnv({ DATA_DIR: dataDir, API_PORT: '0', HOST: '127.0.0.1' }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -103,6 +103,11 @@ t.test('start with no settings brings everything up, stops it all on a signal, a
     t.ok(pidAlive(owner.postgresPid), 'postgres runs');
     const anvilPid = Number(/anvil devnet listening/.test(log) && findChildPid(s.child.pid!, 'anvil'));
     t.ok(anvilPid > 0 && pidAlive(anvilPid), 'anvil runs');
+    const port = Number(/API listening host=\S+ port=(\d+)/.exec(log)?.[1]);
+    t.ok(port > 0, 'the API listens');
+    const res = await fetch(`http://127.0.0.1:${port}/api/v2/main-page/indexing-status`);
+    t.equal(res.status, 200, 'and answers');
+    t.match(await res.json(), { finished_indexing_blocks: Boolean, indexed_blocks_ratio: String });
     if (sig === 'SIGINT') t.match(log, /fresh devnet: running the demo scenario/);
     else t.match(log, /devnet state restored head=\d+/, 'the second start continues the same chain');
     s.child.kill(sig);

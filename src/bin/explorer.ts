@@ -5,7 +5,7 @@ import { createLogger, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/index.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, startIndexerRole } from './roles.js';
+import { openMigratedStores, startApiRole, startIndexerRole } from './roles.js';
 
 const log = createLogger('explorer');
 
@@ -44,10 +44,12 @@ const COMMANDS: Record<string, Command> = {
     run: runIndexer,
   },
   api: {
-    summary: 'serve /api/v2 and /account/api/v1 on API_PORT',
+    summary: 'serve the public API /api/v2 on API_PORT',
     usage: 'explorer api',
-    details: 'Not built yet: the API server arrives with the public API issue.',
-    run: notBuilt('api', 'the public API issue'),
+    details:
+      'Reads what the indexer stored. Uses CLICKHOUSE_URL/DATABASE_URL, or the embedded stores under\n' +
+      'DATA_DIR (then no other process may use that directory). The Account API is not built yet.',
+    run: runApi,
   },
   notifier: {
     summary: 'deliver watchlist notifications (webhooks, e-mail)',
@@ -84,6 +86,18 @@ async function runIndexer(cfg: Config): Promise<number> {
   try {
     const stores = await openMigratedStores(cfg, life);
     await startIndexerRole(cfg, stores, { url: cfg.rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life);
+  } catch (e) {
+    await life.stopAll('start failed');
+    throw e;
+  }
+  return life.untilStopped();
+}
+
+async function runApi(cfg: Config): Promise<number> {
+  const life = new Lifecycle();
+  try {
+    const stores = await openMigratedStores(cfg, life);
+    await startApiRole(cfg, stores, life);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;

@@ -4,6 +4,8 @@ import { createLogger } from '../log.js';
 import { migrateAll, openStores, type Stores } from '../storage/index.js';
 import { createIndexer } from '../indexer/index.js';
 import { createDerived } from '../derived/index.js';
+import { startApi } from '../api/index.js';
+import type { EventEmitter } from 'node:events';
 import type { Lifecycle } from './lifecycle.js';
 import type { RpcVariant } from '../rpc/client.js';
 
@@ -64,6 +66,21 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   life.add({ name: 'indexer', stop: () => indexer.stop() });
   life.add({ name: 'derived data lanes', stop: () => derived.stop() });
   return indexer;
+}
+
+/** The public API (and, in this process, the indexer's events to keep its cache fresh). */
+export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter) {
+  const api = await startApi({
+    ch: stores.ch,
+    pg: stores.pg,
+    host: cfg.host,
+    port: cfg.apiPort,
+    cacheMaxMb: cfg.cacheMaxMb,
+    log: createLogger('api'),
+    events,
+  });
+  life.add({ name: 'API server', stop: () => api.close() });
+  return api;
 }
 
 /** URLs in logs without their passwords. */

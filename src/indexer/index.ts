@@ -108,6 +108,7 @@ export class Indexer extends EventEmitter {
   private commits = 0;
   private pendingFollower: PendingFollower | undefined;
   private readonly rewindHooks: ((c: pg.PoolClient, ancestor: Checkpoint | null) => Promise<void>)[] = [];
+  private readonly commitHooks: ((c: pg.PoolClient, result: IngestResult) => Promise<void>)[] = [];
 
   constructor(opts: IndexerOptions) {
     super();
@@ -137,6 +138,14 @@ export class Indexer extends EventEmitter {
    */
   addRewindHook(fn: (c: pg.PoolClient, ancestor: Checkpoint | null) => Promise<void>): void {
     this.rewindHooks.push(fn);
+  }
+
+  /**
+   * Work that must commit atomically with a range's checkpoint (the watchlist outbox): it runs
+   * inside the checkpoint's PostgreSQL transaction, so an event is never lost nor enqueued twice.
+   */
+  addCommitHook(fn: (c: pg.PoolClient, result: IngestResult) => Promise<void>): void {
+    this.commitHooks.push(fn);
   }
 
   /** Committed height (null before the first commit). */
@@ -356,7 +365,16 @@ export class Indexer extends EventEmitter {
       await deleteChainRowsFrom(this.ch, first.number).catch(() => undefined);
       throw e;
     }
-    await commitBlocks(this.pg, LANE, blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })));
+    await commitBlocks(
+      this.pg,
+      LANE,
+      blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })),
+      this.commitHooks.length
+        ? async (c) => {
+            for (const h of this.commitHooks) await h(c, result);
+          }
+        : undefined,
+    );
     const last = blocks[blocks.length - 1];
     this.cp = { blockNumber: last.number, blockHash: last.hash };
     this.stats.committed = last.number;

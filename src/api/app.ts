@@ -1,0 +1,109 @@
+// The public API v2 as a plain function from ApiRequest to ApiReply: CORS, routing, parameter
+// validation, the response cache, and the error bodies. src/api/server.ts puts it on a socket.
+import type { EventEmitter } from 'node:events';
+import { ResponseCache, type CachedResponse } from '../cache/index.js';
+import { ApiContext, type ApiDeps } from './context.js';
+import { ApiError, INTERNAL_ERROR_BODY, NOT_FOUND_BODY, NotFoundError, UNKNOWN_ACTION_BODY } from './errors.js';
+import { CORS_HEADERS, JSON_TYPE, type ApiReply, type ApiRequest } from './http.js';
+import { canonicalParams, castParams } from './params.js';
+import { Router, type RouteDef } from './router.js';
+import { blockRoutes } from './routes/blocks.js';
+import { transactionRoutes } from './routes/transactions.js';
+import { addressRoutes } from './routes/addresses.js';
+import { listRoutes } from './routes/lists.js';
+import { statsRoutes } from './routes/stats.js';
+
+export const API_PREFIX = '/api/v2';
+
+export const ROUTES: readonly RouteDef[] = [...statsRoutes, ...blockRoutes, ...transactionRoutes, ...addressRoutes, ...listRoutes];
+
+export interface ApiAppOptions extends ApiDeps {
+  /** Memory bound of the response cache (CACHE_MAX_MB). 0 disables caching. */
+  cacheMaxMb?: number;
+  routes?: readonly RouteDef[];
+}
+
+export interface ApiApp {
+  handle(req: ApiRequest): Promise<ApiReply>;
+  /** Follows an indexer's 'block' and 'reorg' events; returns a function that detaches. */
+  attach(events: EventEmitter): () => void;
+  readonly cache: ResponseCache | null;
+  readonly ctx: ApiContext;
+  readonly router: Router;
+}
+
+/** Volatile entries without indexer events in this process: a block may come at any time. */
+const UNATTACHED_VOLATILE_TTL_MS = 1000;
+
+function reply(status: number, body: Buffer | string, head = false): ApiReply {
+  return { status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS }, body: head ? '' : body };
+}
+
+const json = (v: unknown) => Buffer.from(JSON.stringify(v));
+
+export function createApiApp(opts: ApiAppOptions): ApiApp {
+  const ctx = new ApiContext(opts);
+  const router = new Router(opts.routes ?? ROUTES);
+  const maxBytes = Math.floor((opts.cacheMaxMb ?? 256) * 1024 * 1024);
+  const cache = maxBytes > 0 ? new ResponseCache({ maxBytes, volatileTtlMs: UNATTACHED_VOLATILE_TTL_MS }) : null;
+  const log = opts.log;
+
+  async function compute(def: RouteDef, path: Record<string, never>, query: Record<string, never>): Promise<CachedResponse> {
+    try {
+      const r = await def.handler({ path, query, ctx });
+      return { status: r.status ?? 200, body: json(r.body), policy: r.policy };
+    } catch (e) {
+      if (e instanceof ApiError) {
+        // A missing block or transaction may appear with the next block (or sooner: see NotFoundError).
+        return { status: e.status, body: json(e.body), policy: e instanceof NotFoundError ? e.cache : 'none' };
+      }
+      throw e;
+    }
+  }
+
+  async function handle(req: ApiRequest): Promise<ApiReply> {
+    const method = req.method.toUpperCase();
+    const rawPath = req.path || '/';
+    const inApi = rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
+    if (!inApi) return reply(404, json(NOT_FOUND_BODY));
+    if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
+    const head = method === 'HEAD';
+    if (method !== 'GET' && !head) return reply(400, json(UNKNOWN_ACTION_BODY));
+    const segments = rawPath.slice(API_PREFIX.length).split('/').filter(Boolean);
+    const match = router.match(segments);
+    if (!match) return reply(400, json(UNKNOWN_ACTION_BODY), head);
+    try {
+      const params = castParams(match.pathValues, match.def.path ?? {}, req.query, match.def.query ?? {});
+      const run = () => compute(match.def, params.path as Record<string, never>, params.query as Record<string, never>);
+      const r = cache ? await cache.get(`${match.def.pattern} ${canonicalParams(params)}`, run) : await run();
+      return reply(r.status, r.body, head);
+    } catch (e) {
+      if (e instanceof ApiError) return reply(e.status, json(e.body), head);
+      log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
+      return reply(500, json(INTERNAL_ERROR_BODY), head);
+    }
+  }
+
+  function attach(events: EventEmitter): () => void {
+    cache?.setVolatileTtl(undefined);
+    ctx.setAttached(true);
+    const onBlock = () => {
+      ctx.onChainChange('block');
+      cache?.invalidate('block');
+    };
+    const onReorg = () => {
+      ctx.onChainChange('reorg');
+      cache?.invalidate('reorg');
+    };
+    events.on('block', onBlock);
+    events.on('reorg', onReorg);
+    return () => {
+      events.off('block', onBlock);
+      events.off('reorg', onReorg);
+      cache?.setVolatileTtl(UNATTACHED_VOLATILE_TTL_MS);
+      ctx.setAttached(false);
+    };
+  }
+
+  return { handle, attach, cache, ctx, router };
+}

@@ -1,0 +1,184 @@
+// What route handlers share: the stores, and small facts about the chain that many responses
+// need (the stored head, whether traces are indexed), plus the batch lookups that turn a page of
+// rows into Blockscout objects (address facts, base fees, failed internal frames...).
+import type { Hex } from 'viem';
+import { recoverAuthorizationAddress } from 'viem/utils';
+import { LRUCache } from 'lru-cache';
+import type { ClickHouseStore } from '../storage/clickhouse/index.js';
+import type { PgStore } from '../storage/postgres/index.js';
+import { getFact } from '../storage/postgres/indexer.js';
+import { latestBlockNumber, baseFees } from '../storage/clickhouse/reads/blocks.js';
+import { addressFacts, tokenTypes, type AddressFacts } from '../storage/clickhouse/reads/addresses.js';
+import { transactionsWithInternalErrors } from '../storage/clickhouse/reads/transactions.js';
+import type { TransactionRead } from '../storage/clickhouse/reads/transactions.js';
+import type { Logger } from '../log.js';
+import { checksum } from './serializers/common.js';
+import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
+
+export interface ApiDeps {
+  ch: ClickHouseStore;
+  pg: PgStore;
+  log: Logger;
+  /** Native coin symbol (COIN). */
+  coin?: string;
+}
+
+/** How long chain facts are trusted when no indexer events arrive (split roles). */
+const FACT_TTL_MS = 1000;
+
+export class ApiContext {
+  readonly ch: ClickHouseStore;
+  readonly pg: PgStore;
+  readonly log: Logger;
+  private headValue: { at: number; value: bigint | null } | undefined;
+  private tracesValue: { at: number; value: boolean | null } | undefined;
+  /**
+   * Address facts. Proven ones (contract or not) are kept until a reorg; an unknown one only
+   * until the next block (new evidence arrives only with blocks), or FACT_TTL_MS when no indexer
+   * events reach this process.
+   */
+  private readonly facts = new LRUCache<string, { f: AddressFacts; gen: number; at: number }>({ max: 200_000 });
+  /** Bumped by every block and reorg. */
+  private chainGen = 0;
+  private eventsAttached = false;
+
+  constructor(deps: ApiDeps) {
+    this.ch = deps.ch;
+    this.pg = deps.pg;
+    this.log = deps.log;
+  }
+
+  /** Whether indexer events reach this process (then cached chain facts live until the next event). */
+  setAttached(attached: boolean): void {
+    this.eventsAttached = attached;
+    this.headValue = undefined;
+  }
+
+  /** Called by the app when the indexer reports new blocks or a reorg. */
+  onChainChange(kind: 'block' | 'reorg'): void {
+    this.headValue = undefined;
+    this.chainGen++;
+    if (kind === 'reorg') {
+      this.facts.clear();
+      this.tracesValue = undefined;
+    }
+  }
+
+  private fresh(at: number): boolean {
+    return this.eventsAttached || Date.now() - at < FACT_TTL_MS;
+  }
+
+  /** Highest stored block number (null on an empty store). */
+  async head(): Promise<bigint | null> {
+    if (this.headValue && this.fresh(this.headValue.at)) return this.headValue.value;
+    const value = await latestBlockNumber(this.ch);
+    this.headValue = { at: Date.now(), value };
+    return value;
+  }
+
+  /** Whether internal transactions are indexed (null: the indexer has not said yet). */
+  async tracesOn(): Promise<boolean | null> {
+    if (this.tracesValue && Date.now() - this.tracesValue.at < 10_000) return this.tracesValue.value;
+    const caps = await getFact<{ traces: string }>(this.pg, 'capabilities');
+    const value = caps ? caps.traces !== 'off' : null;
+    this.tracesValue = { at: Date.now(), value };
+    return value;
+  }
+
+  /** `withCreation`: also the creating transaction of contracts (an address page; not cached). */
+  async addressFacts(addresses: Iterable<string>, opts: { withCreation?: boolean } = {}): Promise<Map<string, AddressFacts>> {
+    const out = new Map<string, AddressFacts>();
+    const ask: string[] = [];
+    for (const a of addresses) {
+      if (!a || out.has(a)) continue;
+      const known = opts.withCreation ? undefined : this.facts.get(a);
+      const usable = known && (known.f.isContract !== null || (this.eventsAttached ? known.gen === this.chainGen : Date.now() - known.at < FACT_TTL_MS));
+      if (known && usable) out.set(a, known.f);
+      else {
+        out.set(a, { isContract: null, creation: null });
+        ask.push(a);
+      }
+    }
+    if (ask.length) {
+      const gen = this.chainGen;
+      for (const [a, f] of await addressFacts(this.ch, ask, opts)) {
+        out.set(a, f);
+        // Contract-ness, once proven, does not change but by a reorg (which clears this cache).
+        if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now() });
+      }
+    }
+    return out;
+  }
+
+  /** Everything transactionJson needs for these rows. */
+  async txLookups(rows: readonly TransactionRead[], extraAddresses: Iterable<string> = []): Promise<TxLookups> {
+    const addrs = new Set<string>(extraAddresses);
+    for (const r of rows) {
+      addrs.add(r.from);
+      if (r.to) addrs.add(r.to);
+      if (r.created_contract) addrs.add(r.created_contract);
+    }
+    const keys = rows.filter((r) => r.internal_count > 0).map((r) => ({ block: BigInt(r.block_number), index: BigInt(r.transaction_index) }));
+    const reverted = rows.filter((r) => r.status === 0);
+    const creations = rows.filter((r) => r.created_contract && r.status === 1).map((r) => r.created_contract);
+    const withAuth = rows.filter((r) => r.authorization_list && r.authorization_list !== '[]');
+    const [facts, fees, traces, head, tokenSet, revertOutputs, authorizations] = await Promise.all([
+      this.addressFacts(addrs),
+      baseFees(this.ch, rows.map((r) => BigInt(r.block_number))),
+      this.tracesOn(),
+      this.head(),
+      creations.length ? tokenTypes(this.ch, creations).then((m) => new Set(m.keys())) : Promise.resolve(new Set<string>()),
+      this.revertOutputs(reverted),
+      this.authorizations(withAuth),
+    ]);
+    const internalErrors = traces === false ? null : await transactionsWithInternalErrors(this.ch, keys);
+    return { facts, baseFees: fees, internalErrors, revertOutputs, tokens: tokenSet, authorizations, head };
+  }
+
+  private async revertOutputs(rows: readonly TransactionRead[]): Promise<Map<string, string>> {
+    if (!rows.length) return new Map();
+    const found = await this.ch.query<{ block_number: string; transaction_index: number; output: string }>(
+      'SELECT block_number, transaction_index, output FROM internal_transactions WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({bs:Array(UInt64)}, {is:Array(UInt32)}), (block_number, transaction_index)) AND trace_index = 0',
+      { bs: rows.map((r) => BigInt(r.block_number)), is: rows.map((r) => r.transaction_index) },
+    );
+    return new Map(found.filter((f) => f.output && f.output !== '0x').map((f) => [txKey(f.block_number, f.transaction_index), f.output]));
+  }
+
+  /** EIP-7702 authorizations with their signer recovered (an unrecoverable one is left out). */
+  private async authorizations(rows: readonly TransactionRead[]): Promise<Map<string, SignedAuthorizationJson[]>> {
+    const out = new Map<string, SignedAuthorizationJson[]>();
+    for (const r of rows) {
+      let list: { chainId: string; address: string; nonce: string; yParity?: string; v?: string; r: string; s: string }[];
+      try {
+        list = JSON.parse(r.authorization_list);
+      } catch {
+        continue;
+      }
+      if (!Array.isArray(list)) continue;
+      const items: SignedAuthorizationJson[] = [];
+      for (const a of list) {
+        try {
+          const yParity = Number(BigInt(a.yParity ?? a.v ?? '0'));
+          const authority = await recoverAuthorizationAddress({
+            authorization: { chainId: Number(BigInt(a.chainId)), address: a.address as Hex, nonce: Number(BigInt(a.nonce)), r: a.r as Hex, s: a.s as Hex, yParity },
+          });
+          items.push({
+            address_hash: checksum(a.address.toLowerCase()),
+            authority: checksum(authority.toLowerCase()),
+            chain_id: Number(BigInt(a.chainId)),
+            nonce: BigInt(a.nonce).toString(),
+            r: BigInt(a.r).toString(),
+            s: BigInt(a.s).toString(),
+            v: yParity,
+            // Validity against the chain state at the time is not checked yet.
+            status: null,
+          });
+        } catch {
+          // unrecoverable signature: not shown
+        }
+      }
+      out.set(txKey(r.block_number, r.transaction_index), items);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,46 @@
+// The API role in one call: the app (routes, cache) on a uWS server, following the indexer's
+// events when it runs in the same process. `explorer api` and `explorer start` call this.
+import type { EventEmitter } from 'node:events';
+import type { ClickHouseStore } from '../storage/clickhouse/index.js';
+import type { PgStore } from '../storage/postgres/index.js';
+import type { Logger } from '../log.js';
+import { createApiApp, type ApiApp } from './app.js';
+import { startServer } from './server.js';
+
+export { createApiApp, type ApiApp } from './app.js';
+export { startServer, type RunningServer } from './server.js';
+
+export interface ApiOptions {
+  ch: ClickHouseStore;
+  pg: PgStore;
+  /** HOST */
+  host: string;
+  /** API_PORT (0: a free port; the bound one is returned). */
+  port: number;
+  /** CACHE_MAX_MB */
+  cacheMaxMb: number;
+  log: Logger;
+  /** The indexer (its 'block' and 'reorg' events), when it runs in this process. */
+  events?: EventEmitter;
+}
+
+export interface RunningApi {
+  app: ApiApp;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startApi(o: ApiOptions): Promise<RunningApi> {
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb });
+  const detach = o.events ? app.attach(o.events) : () => undefined;
+  const server = await startServer({ handle: app.handle, host: o.host, port: o.port, log: o.log });
+  o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb });
+  return {
+    app,
+    port: server.port,
+    async close() {
+      detach();
+      await server.close();
+    },
+  };
+}

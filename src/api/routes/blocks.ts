@@ -1,0 +1,109 @@
+// /blocks, /blocks/{id}, /blocks/{id}/transactions, /main-page/blocks.
+import { blockByHash, blockByNumber, listBlocks, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
+import { blockTransactions, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
+import { blockInternalCount } from '../../storage/clickhouse/reads/internal-transactions.js';
+import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
+import { NotFoundError } from '../errors.js';
+import type { ApiContext } from '../context.js';
+import type { BlockId } from '../params.js';
+import { key2, makePage, pageSize } from '../paging.js';
+import type { RouteDef } from '../router.js';
+import { blockJson } from '../serializers/block.js';
+import { BLOCK_NUMBER, INDEX, ITEMS_COUNT, transactionsPage, txCursor } from './common.js';
+import { int } from '../serializers/common.js';
+
+const BLOCK_PATH = { block_hash_or_number_param: { kind: 'blockId' } } as const;
+
+async function findBlock(ctx: ApiContext, id: BlockId): Promise<BlockRead> {
+  const b = 'hash' in id ? await blockByHash(ctx.ch, id.hash) : await blockByNumber(ctx.ch, id.number);
+  if (!b) throw new NotFoundError();
+  return b;
+}
+
+async function blocksList(ctx: ApiContext, rows: BlockRead[]) {
+  return ctx.addressFacts(rows.map((b) => b.miner));
+}
+
+/** Block-transaction `type` filters Blockscout offers, proven per row. */
+const TX_TYPES = ['coin_transfer', 'contract_call', 'contract_creation', 'token_transfer', 'token_creation'] as const;
+
+export const blockRoutes: RouteDef[] = [
+  {
+    pattern: '/blocks',
+    query: { type: { kind: 'enum', values: ['block', 'uncle', 'reorg'] }, block_number: BLOCK_NUMBER, items_count: ITEMS_COUNT },
+    async handler({ query, ctx }) {
+      // Uncle and orphaned (reorg) blocks are not stored: those lists are empty.
+      if (query.type === 'uncle' || query.type === 'reorg') return { body: { items: [], next_page_params: null }, policy: 'volatile' };
+      const size = pageSize(query);
+      const before = typeof query.block_number === 'bigint' ? query.block_number : undefined;
+      const rows = await listBlocks(ctx.ch, before, size + 1);
+      const facts = await blocksList(ctx, rows.slice(0, size));
+      const page = makePage(rows, size, (rs) => rs.map((b) => blockJson(b, facts)), (b) => ({ block_number: int(b.number) }));
+      return { body: page, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/main-page/blocks',
+    async handler({ ctx }) {
+      const rows = await listBlocks(ctx.ch, undefined, 4);
+      const facts = await blocksList(ctx, rows);
+      return { body: rows.map((b) => blockJson(b, facts)), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/blocks/:block_hash_or_number_param',
+    path: BLOCK_PATH,
+    async handler({ path, ctx }) {
+      const b = await findBlock(ctx, path.block_hash_or_number_param as BlockId);
+      const [facts, internalCount] = await Promise.all([ctx.addressFacts([b.miner]), blockInternalCount(ctx.ch, BigInt(b.number))]);
+      return { body: blockJson(b, facts, { internalCount }), policy: 'stable' };
+    },
+  },
+  {
+    pattern: '/blocks/:block_hash_or_number_param/transactions',
+    path: BLOCK_PATH,
+    query: { type: { kind: 'enum', values: TX_TYPES }, block_number: BLOCK_NUMBER, index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const b = await findBlock(ctx, path.block_hash_or_number_param as BlockId);
+      const size = pageSize(query);
+      const number = BigInt(b.number);
+      const k = key2(query);
+      // Ascending keyset (block_number, index): a cursor in an earlier block is before every
+      // transaction of this one, a cursor in a later block after all of them.
+      const after = k ? (k.block === number ? k.index : k.block < number ? undefined : null) : undefined;
+      if (after === null) return { body: { items: [], next_page_params: null }, policy: 'volatile' };
+      let rows: TransactionRead[];
+      if (typeof query.type === 'string') {
+        // Filters are decided per row from proven facts: read the block's remaining transactions
+        // (a block is bounded) and keep the matching ones.
+        const all = await blockTransactions(ctx.ch, number, after, b.transaction_count + 1);
+        rows = await filterByType(ctx, all, query.type);
+      } else {
+        rows = await blockTransactions(ctx.ch, number, after, size + 1);
+      }
+      return { body: await transactionsPage(ctx, rows, size, txCursor), policy: 'volatile' };
+    },
+  },
+];
+
+async function filterByType(ctx: ApiContext, rows: TransactionRead[], type: string): Promise<TransactionRead[]> {
+  switch (type) {
+    case 'coin_transfer':
+      return rows.filter((r) => r.value !== '0');
+    case 'contract_creation':
+      return rows.filter((r) => !r.to);
+    case 'token_transfer':
+      return rows.filter((r) => r.token_transfer_count > 0);
+    case 'contract_call': {
+      const facts = await ctx.addressFacts(rows.filter((r) => r.to).map((r) => r.to));
+      return rows.filter((r) => r.to && facts.get(r.to)?.isContract === true);
+    }
+    case 'token_creation': {
+      const created = rows.filter((r) => r.created_contract && r.status === 1);
+      const tokens = await tokenTypes(ctx.ch, created.map((r) => r.created_contract));
+      return created.filter((r) => tokens.has(r.created_contract));
+    }
+    default:
+      return rows;
+  }
+}

@@ -1,0 +1,184 @@
+// /transactions, /transactions/{hash} and its sub-lists, /main-page/transactions.
+import { listTransactions, transactionByHash, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
+import { transactionTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
+import { transactionFrames, transactionInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
+import { transactionLogs } from '../../storage/clickhouse/reads/logs.js';
+import { baseFees, blockMiner } from '../../storage/clickhouse/reads/blocks.js';
+import { listPending, pendingByHash, type PendingRead } from '../../storage/postgres/pending.js';
+import { NotFoundError } from '../errors.js';
+import type { ApiContext } from '../context.js';
+import { echo, key2, makePage, pageSize, PAGE_SIZE } from '../paging.js';
+import type { RouteDef } from '../router.js';
+import { pendingTransactionJson, transactionJson } from '../serializers/transaction.js';
+import { tokenTransferJson } from '../serializers/token-transfer.js';
+import { logJson } from '../serializers/log.js';
+import { stateChanges } from '../state-changes.js';
+import {
+  BLOCK_NUMBER,
+  FULL_HASH,
+  INDEX,
+  ITEMS_COUNT,
+  TOKEN_TYPES,
+  TRANSFER_PAGING,
+  TX_PATH,
+  internalTransactionsPage,
+  tokenTransfersPage,
+  transactionsPage,
+  transferKey,
+  txCursor,
+} from './common.js';
+
+/** The collated transaction, or the pending one, or 404. */
+async function findTransaction(ctx: ApiContext, hash: string): Promise<{ tx: TransactionRead } | { pending: PendingRead }> {
+  const tx = await transactionByHash(ctx.ch, hash);
+  if (tx) return { tx };
+  const pending = await pendingByHash(ctx.pg, hash);
+  if (pending) return { pending };
+  // It may enter the pending pool at any moment, without a block: not cached.
+  throw new NotFoundError('none');
+}
+
+async function pendingPage(ctx: ApiContext, rows: PendingRead[], size: number) {
+  const facts = await ctx.addressFacts(rows.slice(0, size).flatMap((p) => (p.to ? [p.from, p.to] : [p.from])));
+  return makePage(rows, size, (rs) => rs.map((p) => pendingTransactionJson(p, facts)), (p) => ({ inserted_at: p.inserted_at, hash: p.hash }), {
+    echo: { filter: 'pending' },
+  });
+}
+
+const EMPTY_PAGE = { items: [], next_page_params: null };
+
+export const transactionRoutes: RouteDef[] = [
+  {
+    pattern: '/transactions',
+    query: {
+      // 'error' (failed transactions) is the mission's filter; Blockscout has validated/pending.
+      filter: { kind: 'enum', values: ['validated', 'pending', 'error'] },
+      type: { kind: 'enum', values: ['blob_transaction'] },
+      block_number: BLOCK_NUMBER,
+      index: INDEX,
+      items_count: ITEMS_COUNT,
+      hash: FULL_HASH,
+      inserted_at: { kind: 'datetime' },
+    },
+    async handler({ query, ctx }) {
+      const size = pageSize(query);
+      if (query.filter === 'pending') {
+        const after =
+          typeof query.inserted_at === 'string' && typeof query.hash === 'string' ? { insertedAt: query.inserted_at, hash: query.hash } : undefined;
+        const rows = await listPending(ctx.pg, { after, txType: query.type === 'blob_transaction' ? 3 : undefined, limit: size + 1 });
+        // The pool changes without blocks: never cached.
+        return { body: await pendingPage(ctx, rows, size), policy: 'none' };
+      }
+      const rows = await listTransactions(ctx.ch, {
+        before: key2(query),
+        failedOnly: query.filter === 'error',
+        txType: query.type === 'blob_transaction' ? 3 : undefined,
+        limit: size + 1,
+      });
+      return { body: await transactionsPage(ctx, rows, size, txCursor, echo(query, ['filter'])), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/main-page/transactions',
+    async handler({ ctx }) {
+      const rows = await listTransactions(ctx.ch, { limit: 6 });
+      const lookups = await ctx.txLookups(rows);
+      return { body: rows.map((r) => transactionJson(r, lookups)), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/transactions/:transaction_hash_param',
+    path: TX_PATH,
+    async handler({ path, ctx }) {
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      if ('pending' in found) {
+        const facts = await ctx.addressFacts([found.pending.from, found.pending.to ?? '']);
+        return { body: pendingTransactionJson(found.pending, facts), policy: 'none' };
+      }
+      const tx = found.tx;
+      const transfers = await transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 });
+      const lookups = await ctx.txLookups([tx], transfers.flatMap((t) => [t.from, t.to]));
+      const tokenTransfers = transfers.map((t) => tokenTransferJson(t, lookups.facts));
+      // `confirmations` grows with every block: volatile.
+      return { body: transactionJson(tx, lookups, { tokenTransfers }), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/transactions/:transaction_hash_param/token-transfers',
+    path: TX_PATH,
+    query: { type: TOKEN_TYPES, ...TRANSFER_PAGING },
+    async handler({ path, query, ctx }) {
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      if ('pending' in found) return { body: EMPTY_PAGE, policy: 'none' };
+      const tx = found.tx;
+      const size = pageSize(query);
+      const k = transferKey(query);
+      const block = BigInt(tx.block_number);
+      // Ascending keyset: a cursor in an earlier block is before every item, a later one after all.
+      if (k && k.block > block) return { body: EMPTY_PAGE, policy: 'stable' };
+      const rows = await transactionTokenTransfers(ctx.ch, block, tx.transaction_index, {
+        after: k && k.block === block ? k : undefined,
+        types: query.type as string[] | undefined,
+        limit: size + 1,
+      });
+      return { body: await tokenTransfersPage(ctx, rows, size), policy: 'stable' };
+    },
+  },
+  {
+    pattern: '/transactions/:transaction_hash_param/internal-transactions',
+    path: TX_PATH,
+    query: { block_number: BLOCK_NUMBER, transaction_index: INDEX, index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      if ('pending' in found) return { body: EMPTY_PAGE, policy: 'none' };
+      const tx = found.tx;
+      const size = pageSize(query);
+      const after = typeof query.index === 'bigint' ? query.index : undefined;
+      const rows = await transactionInternalTransactions(ctx.ch, BigInt(tx.block_number), tx.transaction_index, after, size + 1);
+      return { body: await internalTransactionsPage(ctx, rows, size), policy: 'stable' };
+    },
+  },
+  {
+    pattern: '/transactions/:transaction_hash_param/logs',
+    path: TX_PATH,
+    query: { block_number: BLOCK_NUMBER, index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      if ('pending' in found) return { body: EMPTY_PAGE, policy: 'none' };
+      const tx = found.tx;
+      const size = pageSize(query);
+      const after = typeof query.index === 'bigint' ? query.index : undefined;
+      const rows = await transactionLogs(ctx.ch, BigInt(tx.block_number), tx.transaction_index, after, size + 1);
+      const facts = await ctx.addressFacts(rows.slice(0, size).map((l) => l.address));
+      const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), (l) => ({ block_number: Number(l.block_number), index: l.log_index }));
+      return { body, policy: 'stable' };
+    },
+  },
+  {
+    pattern: '/transactions/:transaction_hash_param/state-changes',
+    path: TX_PATH,
+    // Here items_count is Blockscout's cumulative count of items already shown (no maximum).
+    query: { state_changes: { kind: 'nullableString' }, items_count: { kind: 'int', min: 1n } },
+    async handler({ path, query, ctx }) {
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      if ('pending' in found) return { body: EMPTY_PAGE, policy: 'none' };
+      const tx = found.tx;
+      const block = BigInt(tx.block_number);
+      const [traces, miner, fees, frames, transfers] = await Promise.all([
+        ctx.tracesOn(),
+        blockMiner(ctx.ch, block),
+        baseFees(ctx.ch, [block]),
+        transactionFrames(ctx.ch, block, tx.transaction_index),
+        transactionTokenTransfers(ctx.ch, block, tx.transaction_index, { limit: 1_000_000 }),
+      ]);
+      const baseFee = fees.get(tx.block_number) ?? null;
+      const input = { tx, miner, baseFee: baseFee === null ? null : BigInt(baseFee), frames: traces === false ? null : frames, transfers };
+      const facts = await ctx.addressFacts([tx.from, miner, ...frames.flatMap((f) => [f.from, f.to]), ...transfers.flatMap((t) => [t.from, t.to])]);
+      const all = stateChanges(input, facts);
+      const skip = typeof query.items_count === 'bigint' ? (query.items_count > BigInt(all.length) ? all.length : Number(query.items_count)) : 0;
+      const items = all.slice(skip, skip + PAGE_SIZE);
+      const next = skip + PAGE_SIZE < all.length ? { items_count: skip + PAGE_SIZE, state_changes: null } : null;
+      return { body: { items, next_page_params: next }, policy: 'stable' };
+    },
+  },
+];

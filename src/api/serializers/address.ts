@@ -1,0 +1,94 @@
+// The Address object embedded wherever an address appears (Blockscout's AddressParam, §1.3 of
+// the spec page): every key the OpenAPI schema requires, tag arrays always present. What is not
+// indexed yet is null (name, ENS, metadata, proxy type), never guessed.
+import type { AddressFacts } from '../../storage/clickhouse/reads/addresses.js';
+import { checksum } from './common.js';
+
+export interface AddressJson {
+  hash: string;
+  implementations: { address_hash: string; name: string | null }[];
+  is_contract: boolean | null;
+  is_scam: boolean;
+  is_verified: boolean | null;
+  name: string | null;
+  ens_domain_name: string | null;
+  metadata: null;
+  private_tags: never[];
+  public_tags: never[];
+  watchlist_names: never[];
+  proxy_type: string | null;
+  reputation: 'ok' | 'scam';
+}
+
+export type FactsLookup = ReadonlyMap<string, AddressFacts>;
+
+/**
+ * `address` lower-case; '' (absent) → null. `is_verified` is false for every address: this
+ * instance has no verified sources yet (unknown contract-ness stays null).
+ */
+export function addressObject(address: string, facts: FactsLookup): AddressJson | null {
+  if (!address) return null;
+  const f = facts.get(address);
+  const isContract = f ? f.isContract : null;
+  return {
+    hash: checksum(address),
+    implementations: [],
+    is_contract: isContract,
+    // No scam list exists here: nothing carries the badge.
+    is_scam: false,
+    is_verified: isContract === null ? null : false,
+    name: null,
+    ens_domain_name: null,
+    metadata: null,
+    private_tags: [],
+    public_tags: [],
+    watchlist_names: [],
+    proxy_type: null,
+    reputation: 'ok',
+  };
+}
+
+/**
+ * For fields the schema requires (from, miner, a log's address...): the stored address is never
+ * absent there; if a node ever left one out (a bare self-destruct frame of old geth), it is null
+ * rather than an invented address.
+ */
+export function requiredAddress(address: string, facts: FactsLookup): AddressJson {
+  return addressObject(address, facts) as AddressJson;
+}
+
+export interface TokenJson {
+  address_hash: string;
+  type: string | null;
+  name: string | null;
+  symbol: string | null;
+  decimals: string | null;
+  holders_count: string | null;
+  exchange_rate: string | null;
+  volume_24h: string | null;
+  total_supply: string | null;
+  icon_url: string | null;
+  circulating_market_cap: string | null;
+  reputation: 'ok' | 'scam' | null;
+}
+
+/**
+ * A token as known from its transfers alone: the standard is proven by the logs; metadata
+ * (name, symbol, decimals, supply, holders) is not indexed yet, so null.
+ */
+export function tokenObject(address: string, type: string | null): TokenJson {
+  return {
+    address_hash: checksum(address),
+    type,
+    name: null,
+    symbol: null,
+    decimals: null,
+    holders_count: null,
+    exchange_rate: null,
+    volume_24h: null,
+    total_supply: null,
+    icon_url: null,
+    circulating_market_cap: null,
+    reputation: 'ok',
+  };
+}

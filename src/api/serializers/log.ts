@@ -1,0 +1,33 @@
+// Log JSON (Blockscout's transaction_view prepare_log). Not decoded yet (no ABIs): decoded null;
+// smart_contract is null on /transactions/{h}/logs in Blockscout too.
+import type { LogRead } from '../../storage/clickhouse/reads/logs.js';
+import { requiredAddress, type AddressJson, type FactsLookup } from './address.js';
+import { int, isoTimestamp, orNull } from './common.js';
+
+export interface LogJson {
+  transaction_hash: string;
+  address: AddressJson;
+  topics: (string | null)[];
+  data: string;
+  index: number;
+  decoded: null;
+  smart_contract: AddressJson | null;
+  block_number: number;
+  block_hash: string;
+  block_timestamp: string | null;
+}
+
+export function logJson(l: LogRead, facts: FactsLookup): LogJson {
+  return {
+    transaction_hash: l.transaction_hash,
+    address: requiredAddress(l.address, facts),
+    topics: [orNull(l.topic0), orNull(l.topic1), orNull(l.topic2), orNull(l.topic3)],
+    data: l.data || '0x',
+    index: l.log_index,
+    decoded: null,
+    smart_contract: null,
+    block_number: int(l.block_number),
+    block_hash: l.block_hash,
+    block_timestamp: isoTimestamp(l.ts),
+  };
+}

@@ -1,0 +1,237 @@
+// Transaction JSON (Blockscout's transaction_view prepare_transaction; schemas Transaction and
+// TransactionResponse of the OpenAPI document, which share one field set). Prices are null (no
+// price source), decoded input is null (no ABIs yet), `method` is the 4-byte selector.
+import { decodeAbiParameters, type Hex } from 'viem';
+import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
+import type { PendingRead } from '../../storage/postgres/pending.js';
+import { addressObject, requiredAddress, type AddressJson, type FactsLookup } from './address.js';
+import { int, isoTimestamp } from './common.js';
+import type { TokenTransferJson } from './token-transfer.js';
+
+export interface DecodedInputJson {
+  method_id: string | null;
+  method_call: string | null;
+  parameters: { name: string; type: string; value: string }[];
+}
+
+export interface SignedAuthorizationJson {
+  address_hash: string;
+  authority: string;
+  chain_id: number;
+  nonce: string;
+  r: string;
+  s: string;
+  v: number;
+  status: null;
+}
+
+export interface TransactionJson {
+  hash: string;
+  result: string;
+  status: 'ok' | 'error' | null;
+  block_number: number | null;
+  timestamp: string | null;
+  from: AddressJson;
+  to: AddressJson | null;
+  created_contract: AddressJson | null;
+  confirmations: number;
+  confirmation_duration: number[];
+  value: string;
+  fee: { type: 'actual' | 'maximum'; value: string | null };
+  gas_price: string | null;
+  type: number | null;
+  gas_used: string | null;
+  gas_limit: string;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  base_fee_per_gas: string | null;
+  priority_fee: string | null;
+  transaction_burnt_fee: string | null;
+  nonce: number;
+  position: number | null;
+  revert_reason: DecodedInputJson | { raw: string | null } | null;
+  raw_input: string;
+  decoded_input: null;
+  token_transfers: TokenTransferJson[] | null;
+  token_transfers_overflow: boolean | null;
+  actions: never[];
+  exchange_rate: null;
+  historic_exchange_rate: null;
+  method: string | null;
+  transaction_types: string[];
+  transaction_tag: null;
+  has_error_in_internal_transactions: boolean | null;
+  authorization_list: SignedAuthorizationJson[];
+  is_pending_update: boolean;
+}
+
+/** What a page of transactions needs besides the rows (see src/api/enrich.ts). */
+export interface TxLookups {
+  facts: FactsLookup;
+  /** Block number → base fee (null before London). */
+  baseFees: ReadonlyMap<string, string | null>;
+  /** "block:index" of transactions with a failed internal frame; null when traces are off. */
+  internalErrors: ReadonlySet<string> | null;
+  /** "block:index" → output of the top-level frame of a reverted transaction. */
+  revertOutputs: ReadonlyMap<string, string>;
+  /** Addresses that are token contracts seen in transfers. */
+  tokens: ReadonlySet<string>;
+  /** "block:index" → recovered EIP-7702 authorizations. */
+  authorizations: ReadonlyMap<string, SignedAuthorizationJson[]>;
+  /** Highest stored block. */
+  head: bigint | null;
+}
+
+export interface TxDetail {
+  /** The transaction's first (up to 10) token transfers. */
+  tokenTransfers: TokenTransferJson[];
+}
+
+export const txKey = (block: string | bigint, index: number | bigint) => `${block}:${index}`;
+
+/** Blockscout's `result`: "success", the error text, or "awaiting_internal_transactions" when the error is unknown. */
+function result(t: TransactionRead): string {
+  if (t.status === 1) return 'success';
+  if (t.status === 0) return t.error || 'awaiting_internal_transactions';
+  return t.error || 'awaiting_internal_transactions';
+}
+
+const ERROR_SELECTOR = '0x08c379a0';
+const PANIC_SELECTOR = '0x4e487b71';
+
+/** Decodes Error(string) and Panic(uint256) revert data; anything else is returned raw. */
+export function decodeRevert(raw: string): DecodedInputJson | { raw: string } {
+  try {
+    if (raw.startsWith(ERROR_SELECTOR) && raw.length >= 10 + 128) {
+      const [reason] = decodeAbiParameters([{ type: 'string' }], `0x${raw.slice(10)}` as Hex);
+      return { method_id: ERROR_SELECTOR.slice(2), method_call: 'Error(string reason)', parameters: [{ name: 'reason', type: 'string', value: reason }] };
+    }
+    if (raw.startsWith(PANIC_SELECTOR) && raw.length === 10 + 64) {
+      const [code] = decodeAbiParameters([{ type: 'uint256' }], `0x${raw.slice(10)}` as Hex);
+      return { method_id: PANIC_SELECTOR.slice(2), method_call: 'Panic(uint256 code)', parameters: [{ name: 'code', type: 'uint256', value: code.toString() }] };
+    }
+  } catch {
+    // malformed revert data: shown raw
+  }
+  return { raw };
+}
+
+export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDetail): TransactionJson {
+  const key = txKey(t.block_number, t.transaction_index);
+  const block = BigInt(t.block_number);
+  const baseFeeStr = l.baseFees.get(t.block_number) ?? null;
+  const baseFee = baseFeeStr === null ? null : BigInt(baseFeeStr);
+  const gasUsed = BigInt(t.gas_used);
+  const egp = BigInt(t.effective_gas_price);
+  const creation = !t.to;
+  const res = result(t);
+  const types: string[] = [];
+  if (t.token_transfer_count > 0) types.push('token_transfer');
+  if (t.created_contract && t.status === 1 && l.tokens.has(t.created_contract)) types.push('token_creation');
+  if (creation) types.push('contract_creation');
+  if (!creation && l.facts.get(t.to)?.isContract === true) types.push('contract_call');
+  if (t.value !== '0') types.push('coin_transfer');
+  if (t.type === 3) types.push('blob_transaction');
+  if (t.type === 4) types.push('set_code_transaction');
+  types.reverse();
+  let revert: TransactionJson['revert_reason'] = null;
+  if (/reverted/i.test(res)) {
+    const raw = l.revertOutputs.get(key);
+    revert = raw ? (detail ? decodeRevert(raw) : { raw }) : null;
+  }
+  return {
+    hash: t.hash,
+    result: res,
+    status: t.status === 1 ? 'ok' : t.status === 0 ? 'error' : null,
+    block_number: int(t.block_number),
+    timestamp: isoTimestamp(t.ts),
+    from: requiredAddress(t.from, l.facts),
+    to: addressObject(t.to, l.facts),
+    created_contract: t.created_contract && t.status !== 0 ? addressObject(t.created_contract, l.facts) : null,
+    confirmations: l.head === null || l.head < block ? 0 : Number(l.head - block + 1n),
+    // When the transaction was first seen is not kept once it is mined: unknown, so empty.
+    confirmation_duration: [],
+    value: t.value,
+    fee: { type: 'actual', value: t.fee },
+    gas_price: t.gas_price ?? t.effective_gas_price,
+    type: t.type,
+    gas_used: t.gas_used,
+    gas_limit: t.gas,
+    max_fee_per_gas: t.max_fee_per_gas,
+    max_priority_fee_per_gas: t.max_priority_fee_per_gas,
+    base_fee_per_gas: baseFeeStr,
+    // Paid above the base fee (to the miner) and burnt, per unit of gas used.
+    priority_fee: baseFee === null || egp < baseFee ? null : ((egp - baseFee) * gasUsed).toString(),
+    transaction_burnt_fee: baseFee === null ? null : (baseFee * gasUsed).toString(),
+    nonce: int(t.nonce),
+    position: t.transaction_index,
+    revert_reason: revert,
+    raw_input: t.input || '0x',
+    decoded_input: null,
+    token_transfers: detail ? detail.tokenTransfers : null,
+    token_transfers_overflow: detail ? t.token_transfer_count > detail.tokenTransfers.length : null,
+    actions: [],
+    exchange_rate: null,
+    historic_exchange_rate: null,
+    method: !creation && t.method_id ? t.method_id : null,
+    transaction_types: types,
+    transaction_tag: null,
+    has_error_in_internal_transactions: l.internalErrors === null ? null : l.internalErrors.has(key),
+    authorization_list: l.authorizations.get(key) ?? [],
+    is_pending_update: false,
+  };
+}
+
+/** A transaction still in the node's pool (stored by the indexer's pending follower). */
+export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): TransactionJson {
+  const creation = !p.to;
+  const price = p.max_fee_per_gas ?? p.gas_price;
+  const types: string[] = [];
+  if (creation) types.push('contract_creation');
+  if (!creation && facts.get(p.to!)?.isContract === true) types.push('contract_call');
+  if (p.value !== '0') types.push('coin_transfer');
+  if (p.type === 3) types.push('blob_transaction');
+  if (p.type === 4) types.push('set_code_transaction');
+  types.reverse();
+  const selector = !creation && p.input.length >= 10 ? p.input.slice(0, 10).toLowerCase() : null;
+  return {
+    hash: p.hash,
+    result: 'pending',
+    status: null,
+    block_number: null,
+    timestamp: null,
+    from: requiredAddress(p.from, facts),
+    to: p.to ? addressObject(p.to, facts) : null,
+    created_contract: null,
+    confirmations: 0,
+    confirmation_duration: [],
+    value: p.value,
+    // The most it can cost: gas limit times the highest price it accepts.
+    fee: { type: 'maximum', value: price === null ? null : (BigInt(p.gas) * BigInt(price)).toString() },
+    gas_price: p.gas_price,
+    type: p.type,
+    gas_used: null,
+    gas_limit: p.gas,
+    max_fee_per_gas: p.max_fee_per_gas,
+    max_priority_fee_per_gas: p.max_priority_fee_per_gas,
+    base_fee_per_gas: null,
+    priority_fee: null,
+    transaction_burnt_fee: null,
+    nonce: int(p.nonce),
+    position: null,
+    revert_reason: null,
+    raw_input: p.input || '0x',
+    decoded_input: null,
+    token_transfers: null,
+    token_transfers_overflow: null,
+    actions: [],
+    exchange_rate: null,
+    historic_exchange_rate: null,
+    method: selector,
+    transaction_types: types,
+    transaction_tag: null,
+    has_error_in_internal_transactions: null,
+    authorization_list: [],
+    is_pending_update: false,
+  };
+}

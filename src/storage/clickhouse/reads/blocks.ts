@@ -1,0 +1,76 @@
+// Block reads for the API. `blocks` is ordered by number: lists are a reverse key range, a
+// height is a point read, a hash goes through hash_index first.
+import type { ClickHouseStore } from '../index.js';
+import { clampU64 } from './common.js';
+
+export interface BlockRead {
+  number: string;
+  hash: string;
+  parent_hash: string;
+  /** Unix seconds. */
+  ts: number;
+  miner: string;
+  size: string;
+  gas_limit: string;
+  gas_used: string;
+  base_fee_per_gas: string | null;
+  difficulty: string;
+  total_difficulty: string | null;
+  nonce: string;
+  uncles: string[];
+  transaction_count: number;
+  withdrawal_count: number;
+  burnt_fees: string;
+  priority_fees: string;
+}
+
+const COLUMNS = `number, hash, parent_hash, toUnixTimestamp(timestamp) AS ts, miner, size, gas_limit, gas_used,
+  base_fee_per_gas, difficulty, total_difficulty, nonce, uncles, transaction_count, withdrawal_count, burnt_fees, priority_fees`;
+
+/** Highest stored block number, or null when nothing is stored. */
+export async function latestBlockNumber(ch: ClickHouseStore): Promise<bigint | null> {
+  const rows = await ch.query<{ number: string }>('SELECT number FROM blocks ORDER BY number DESC LIMIT 1');
+  return rows.length ? BigInt(rows[0].number) : null;
+}
+
+/** Blocks below `before` (all when undefined), newest first. */
+export async function listBlocks(ch: ClickHouseStore, before: bigint | undefined, limit: number): Promise<BlockRead[]> {
+  if (before !== undefined && before <= 0n) return [];
+  const where = before === undefined ? '' : 'WHERE number < {before:UInt64}';
+  return ch.query<BlockRead>(`SELECT ${COLUMNS} FROM blocks ${where} ORDER BY number DESC LIMIT {limit:UInt32}`, {
+    before: before === undefined ? undefined : clampU64(before),
+    limit,
+  });
+}
+
+export async function blockByNumber(ch: ClickHouseStore, n: bigint): Promise<BlockRead | null> {
+  if (n < 0n || n > clampU64(n)) return null;
+  const rows = await ch.query<BlockRead>(`SELECT ${COLUMNS} FROM blocks WHERE number = {n:UInt64} LIMIT 1`, { n });
+  return rows[0] ?? null;
+}
+
+export async function blockByHash(ch: ClickHouseStore, hash: string): Promise<BlockRead | null> {
+  const rows = await ch.query<BlockRead>(
+    `SELECT ${COLUMNS} FROM blocks
+     WHERE number IN (SELECT block_number FROM hash_index WHERE hash = {h:String} AND kind = 'block') AND hash = {h:String}
+     LIMIT 1`,
+    { h: hash },
+  );
+  return rows[0] ?? null;
+}
+
+/** Base fee per block number (null before London), for the transactions of a page. */
+export async function baseFees(ch: ClickHouseStore, numbers: readonly bigint[]): Promise<Map<string, string | null>> {
+  if (!numbers.length) return new Map();
+  const rows = await ch.query<{ number: string; base_fee_per_gas: string | null }>(
+    'SELECT number, base_fee_per_gas FROM blocks WHERE number IN {ns:Array(UInt64)}',
+    { ns: [...new Set(numbers)] },
+  );
+  return new Map(rows.map((r) => [r.number, r.base_fee_per_gas]));
+}
+
+/** Miner of a block ('' when the block is not stored). */
+export async function blockMiner(ch: ClickHouseStore, n: bigint): Promise<string> {
+  const rows = await ch.query<{ miner: string }>('SELECT miner FROM blocks WHERE number = {n:UInt64} LIMIT 1', { n: clampU64(n) });
+  return rows[0]?.miner ?? '';
+}

@@ -1,0 +1,110 @@
+// Token transfer reads for the API. Items are one per (log, batch position): an ERC-1155
+// TransferBatch gives one item per id, in batch order. Lists are newest first by (block, log) and
+// in batch order inside a log; a transaction's transfers are in log order.
+import type { ClickHouseStore } from '../index.js';
+import { U32_MAX, clampIdx, clampU64, directionSql, type Direction, type TransferKey } from './common.js';
+
+export interface TokenTransferRead {
+  block_number: string;
+  log_index: number;
+  batch_index: number;
+  transaction_index: number;
+  transaction_hash: string;
+  block_hash: string;
+  /** Unix seconds. */
+  ts: number;
+  token_address: string;
+  token_type: string;
+  from: string;
+  to: string;
+  value: string;
+  token_id: string | null;
+  kind: string;
+  method_id: string;
+  /** Number of ids in this item's log (1 unless an ERC-1155 batch). */
+  batch_size: number;
+}
+
+const COLUMNS = `block_number, log_index, batch_index, transaction_index, transaction_hash, block_hash, toUnixTimestamp(timestamp) AS ts,
+  token_address, token_type, "from", "to", value, token_id, kind, method_id`;
+
+// batch_size of each row's log, computed over the same block range (a window over the log).
+const WITH_BATCH = `count() OVER (PARTITION BY block_number, log_index) AS batch_size`;
+
+function keyParams(k: TransferKey | undefined): Record<string, unknown> {
+  if (!k) return {};
+  return {
+    kb: clampU64(k.block),
+    kl: clampIdx(k.logIndex),
+    // A whole log already shown: every position of it counts as shown.
+    kx: k.batchIndex === undefined ? U32_MAX + 1n : clampIdx(k.batchIndex),
+  };
+}
+
+/** Strictly after `k` in (block desc, log desc, batch asc) order. */
+const AFTER_DESC = `(block_number < {kb:UInt64} OR (block_number = {kb:UInt64} AND (log_index < {kl:Int64} OR (log_index = {kl:Int64} AND batch_index > {kx:Int64}))))`;
+/** Strictly after `k` in (log asc, batch asc) order inside one block. */
+const AFTER_ASC = `(log_index > {kl:Int64} OR (log_index = {kl:Int64} AND batch_index > {kx:Int64}))`;
+
+function typeFilter(types: readonly string[] | undefined): string {
+  return types && types.length ? ' AND token_type IN {types:Array(String)}' : '';
+}
+
+/** One transaction's transfers, in log order. */
+export async function transactionTokenTransfers(
+  ch: ClickHouseStore,
+  block: bigint,
+  txIndex: number,
+  o: { after?: TransferKey; types?: readonly string[]; limit: number },
+): Promise<TokenTransferRead[]> {
+  return ch.query<TokenTransferRead>(
+    `SELECT * FROM (
+       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
+       WHERE block_number = {b:UInt64} AND transaction_index = {t:UInt32})
+     WHERE 1${o.after ? ` AND ${AFTER_ASC}` : ''}${typeFilter(o.types)}
+     ORDER BY log_index, batch_index LIMIT {limit:UInt32}`,
+    { b: clampU64(block), t: txIndex, ...keyParams(o.after), types: o.types, limit: o.limit },
+  );
+}
+
+/** Every transfer, newest first. */
+export async function listTokenTransfers(
+  ch: ClickHouseStore,
+  o: { after?: TransferKey; types?: readonly string[]; limit: number },
+): Promise<TokenTransferRead[]> {
+  // The page's rows are chosen first (a key range read in reverse), then batch sizes are counted
+  // over just the blocks they come from.
+  return ch.query<TokenTransferRead>(
+    `WITH page AS (
+       SELECT block_number, log_index, batch_index FROM token_transfers
+       WHERE 1${o.after ? ` AND ${AFTER_DESC}` : ''}${typeFilter(o.types)}
+       ORDER BY block_number DESC, log_index DESC, batch_index LIMIT {limit:UInt32})
+     SELECT * FROM (
+       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
+       WHERE block_number IN (SELECT block_number FROM page))
+     WHERE (block_number, log_index, batch_index) IN (SELECT * FROM page)
+     ORDER BY block_number DESC, log_index DESC, batch_index`,
+    { ...keyParams(o.after), types: o.types, limit: o.limit },
+  );
+}
+
+/** An address's transfers (either side unless `direction`), newest first. */
+export async function addressTokenTransfers(
+  ch: ClickHouseStore,
+  address: string,
+  o: { direction: Direction; token?: string; after?: TransferKey; types?: readonly string[]; limit: number },
+): Promise<TokenTransferRead[]> {
+  const token = o.token ? ' AND token_address = {token:String}' : '';
+  return ch.query<TokenTransferRead>(
+    `WITH page AS (
+       SELECT block_number, log_index, batch_index FROM address_token_transfers
+       WHERE address = {a:String}${directionSql(o.direction)}${token}${o.after ? ` AND ${AFTER_DESC}` : ''}${typeFilter(o.types)}
+       ORDER BY block_number DESC, log_index DESC, batch_index LIMIT {limit:UInt32})
+     SELECT * FROM (
+       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
+       WHERE block_number IN (SELECT block_number FROM page))
+     WHERE (block_number, log_index, batch_index) IN (SELECT * FROM page)
+     ORDER BY block_number DESC, log_index DESC, batch_index`,
+    { a: address, token: o.token, ...keyParams(o.after), types: o.types, limit: o.limit },
+  );
+}

@@ -1,0 +1,174 @@
+// Transaction reads for the API. `transactions` is ordered by (block_number, transaction_index):
+// newest-first lists and a block's transactions are key ranges; a hash resolves through
+// hash_index; an address's history is a key range of address_transactions whose keys then select
+// the rows by primary key.
+import type { ClickHouseStore } from '../index.js';
+import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction } from './common.js';
+
+export interface TransactionRead {
+  block_number: string;
+  transaction_index: number;
+  hash: string;
+  block_hash: string;
+  /** Unix seconds. */
+  ts: number;
+  from: string;
+  to: string;
+  nonce: string;
+  value: string;
+  gas: string;
+  gas_price: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  type: number;
+  input: string;
+  method_id: string;
+  status: number | null;
+  gas_used: string;
+  effective_gas_price: string;
+  fee: string;
+  created_contract: string;
+  error: string;
+  authorization_list: string;
+  blob_gas_used: string | null;
+  blob_gas_price: string | null;
+  log_count: number;
+  token_transfer_count: number;
+  internal_count: number;
+}
+
+const COLUMNS = `block_number, transaction_index, hash, block_hash, toUnixTimestamp(timestamp) AS ts, "from", "to", nonce, value, gas,
+  gas_price, max_fee_per_gas, max_priority_fee_per_gas, type, input, method_id, status, gas_used, effective_gas_price, fee,
+  created_contract, error, authorization_list, blob_gas_used, blob_gas_price, log_count, token_transfer_count, internal_count`;
+
+/** `(block_number, transaction_index)` strictly before `k` in descending order. */
+const BEFORE = '(block_number < {cb:UInt64} OR (block_number = {cb:UInt64} AND transaction_index < {ci:Int64}))';
+
+function keyParams(k: BlockIndexKey | undefined): Record<string, unknown> {
+  return k ? { cb: clampU64(k.block), ci: clampIdx(k.index) } : {};
+}
+
+export interface ListOptions {
+  before?: BlockIndexKey;
+  /** Only failed transactions (status 0). */
+  failedOnly?: boolean;
+  /** Only this EIP-2718 type. */
+  txType?: number;
+  limit: number;
+}
+
+/** All collated transactions, newest first. */
+export async function listTransactions(ch: ClickHouseStore, o: ListOptions): Promise<TransactionRead[]> {
+  const conds: string[] = [];
+  if (o.before) conds.push(BEFORE);
+  if (o.failedOnly) conds.push('status = 0');
+  if (o.txType !== undefined) conds.push('type = {tt:UInt8}');
+  const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
+  return ch.query<TransactionRead>(
+    `SELECT ${COLUMNS} FROM transactions ${where} ORDER BY block_number DESC, transaction_index DESC LIMIT {limit:UInt32}`,
+    { ...keyParams(o.before), tt: o.txType, limit: o.limit },
+  );
+}
+
+/** A block's transactions in index order, after `afterIndex`. */
+export async function blockTransactions(ch: ClickHouseStore, block: bigint, afterIndex: bigint | undefined, limit: number): Promise<TransactionRead[]> {
+  return ch.query<TransactionRead>(
+    `SELECT ${COLUMNS} FROM transactions WHERE block_number = {b:UInt64} AND transaction_index > {ai:Int64}
+     ORDER BY transaction_index LIMIT {limit:UInt32}`,
+    { b: clampU64(block), ai: afterIndex === undefined ? -1n : clampIdx(afterIndex), limit },
+  );
+}
+
+export async function transactionByHash(ch: ClickHouseStore, hash: string): Promise<TransactionRead | null> {
+  const rows = await ch.query<TransactionRead>(
+    `SELECT ${COLUMNS} FROM transactions
+     WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash = {h:String} AND kind = 'transaction')
+       AND hash = {h:String}
+     LIMIT 1`,
+    { h: hash },
+  );
+  return rows[0] ?? null;
+}
+
+export interface AddressTxOptions {
+  direction: Direction;
+  /** Sort column (Blockscout's `sort`): chain order, or the amount moved or paid. */
+  sort: 'block_number' | 'value' | 'fee';
+  order: 'asc' | 'desc';
+  /** Position after which the page starts; `amount` is the sort value when sorting by value/fee. */
+  after?: { block: bigint; index: bigint; amount?: bigint };
+  limit: number;
+}
+
+const U256_MAX = (1n << 256n) - 1n;
+
+/**
+ * Transactions an address sent, received or created. Chain order reads one key range of
+ * address_transactions; value/fee order has to look at all of the address's transactions.
+ */
+export async function addressTransactions(ch: ClickHouseStore, address: string, o: AddressTxOptions): Promise<TransactionRead[]> {
+  const dir = o.order === 'asc' ? 'ASC' : 'DESC';
+  const cmp = o.order === 'asc' ? '>' : '<';
+  const keyBound = `(block_number ${cmp} {cb:UInt64} OR (block_number = {cb:UInt64} AND transaction_index ${cmp} {ci:Int64}))`;
+  const params: Record<string, unknown> = { a: address, limit: o.limit };
+  if (o.after) {
+    params.cb = clampU64(o.after.block);
+    params.ci = clampIdx(o.after.index);
+  }
+  if (o.sort === 'block_number') {
+    return ch.query<TransactionRead>(
+      `SELECT ${COLUMNS} FROM transactions
+       WHERE (block_number, transaction_index) IN (
+         SELECT block_number, transaction_index FROM address_transactions
+         WHERE address = {a:String}${directionSql(o.direction)}${o.after ? ` AND ${keyBound}` : ''}
+         ORDER BY block_number ${dir}, transaction_index ${dir} LIMIT {limit:UInt32})
+       ORDER BY block_number ${dir}, transaction_index ${dir}`,
+      params,
+    );
+  }
+  const col = o.sort === 'value' ? 'value' : 'fee';
+  let bound = '';
+  if (o.after && o.after.amount !== undefined) {
+    const amt = o.after.amount;
+    params.am = amt < 0n ? 0n : amt > U256_MAX ? U256_MAX : amt;
+    // An amount outside the column's range orders before/after every row.
+    if (amt < 0n) bound = o.order === 'asc' ? '' : ' AND 0';
+    else if (amt > U256_MAX) bound = o.order === 'asc' ? ' AND 0' : '';
+    else bound = ` AND (${col} ${cmp} {am:UInt256} OR (${col} = {am:UInt256} AND ${keyBound}))`;
+  }
+  return ch.query<TransactionRead>(
+    `SELECT ${COLUMNS} FROM transactions
+     WHERE (block_number, transaction_index) IN (
+       SELECT block_number, transaction_index FROM address_transactions WHERE address = {a:String}${directionSql(o.direction)})${bound}
+     ORDER BY ${col} ${dir}, block_number ${dir}, transaction_index ${dir} LIMIT {limit:UInt32}`,
+    params,
+  );
+}
+
+/**
+ * Of the given transactions, those with a failed internal transaction (a frame with an error
+ * below the top level). Keys as "block:index".
+ */
+export async function transactionsWithInternalErrors(ch: ClickHouseStore, keys: readonly BlockIndexKey[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await ch.query<{ block_number: string; transaction_index: number }>(
+    `SELECT block_number, transaction_index FROM internal_transactions
+     WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({bs:Array(UInt64)}, {is:Array(UInt32)}), (block_number, transaction_index))
+       AND trace_index > 0 AND error != ''
+     GROUP BY block_number, transaction_index`,
+    { bs: keys.map((k) => k.block), is: keys.map((k) => Number(k.index)) },
+  );
+  return new Set(rows.map((r) => `${r.block_number}:${r.transaction_index}`));
+}
+
+/** Whether a transaction exists at these keys with status 1 (keys as "block:index"). */
+export async function successfulTransactions(ch: ClickHouseStore, keys: readonly BlockIndexKey[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await ch.query<{ block_number: string; transaction_index: number }>(
+    `SELECT block_number, transaction_index FROM transactions
+     WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({bs:Array(UInt64)}, {is:Array(UInt32)}), (block_number, transaction_index))
+       AND status = 1`,
+    { bs: keys.map((k) => k.block), is: keys.map((k) => Number(k.index)) },
+  );
+  return new Set(rows.map((r) => `${r.block_number}:${r.transaction_index}`));
+}
