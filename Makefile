@@ -28,7 +28,7 @@ migrate: build
 bench: bench-ingest bench-api
 
 bench-ingest: build
-	@if [ -f build/bench/ingest.js ]; then node build/bench/ingest.js; else echo "bench-ingest: not built yet (indexer issue)"; exit 2; fi
+	node build/bench/ingest.js
 
 bench-api: build
 	@if [ -f build/bench/api.js ]; then node build/bench/api.js; else echo "bench-api: not built yet (public API issue)"; exit 2; fi

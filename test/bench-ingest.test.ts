@@ -1,0 +1,237 @@
+// The ingest benchmark (bench/): the synthetic chain is well formed and deterministic, the replay
+// server answers single and batch calls from its pre-serialized bytes, the real worker and the
+// real indexer accept the chain and store exactly what was generated (so the benchmark measures
+// a correct ingest), and `node build/bench/ingest.js` runs tiny and prints its figures.
+// Behaviour only: no timing is asserted anywhere.
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { generateChain, type ChainCounts } from '../bench/synth.js';
+import { blockKey, buildResponseStore, lookup } from '../bench/responses.js';
+import { startReplayServer } from '../bench/replay-server.js';
+import { decodeBlockBundle, RowCollector, SummaryBuilder } from '../src/chain/bundle.js';
+import { groupTraces } from '../src/rpc/fetch.js';
+import { ingest } from '../workers/ingest.js';
+import { createIndexer } from '../src/indexer/index.js';
+import { openStores, migrateAll } from '../src/storage/index.js';
+import type { RpcBlock, RpcReceipt } from '../src/chain/wire.js';
+import { tmpDir } from './helpers/tmp.js';
+
+const BENCH = fileURLToPath(new URL('../bench/ingest.js', import.meta.url));
+const roundTrip = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+const HASH = /^0x[0-9a-f]{64}$/;
+const ADDR = /^0x[0-9a-f]{40}$/;
+
+t.test('the synthetic chain has mainnet-like shapes and is consistent', async (t) => {
+  const { blocks, counts } = generateChain({ blocks: 12 });
+  t.equal(blocks.length, 13, 'genesis plus 12 blocks');
+  t.equal(blocks[0]!.block.transactions.length, 0, 'genesis has no transactions');
+  const perBlock = counts.txs / 12;
+  t.ok(perBlock > 150 && perBlock < 190, `about 170 txs per block (${perBlock.toFixed(1)})`);
+  const logsPerBlock = counts.logs / 12;
+  t.ok(logsPerBlock > 330 && logsPerBlock < 470, `about 400 logs per block (${logsPerBlock.toFixed(1)})`);
+  const share = (k: keyof ChainCounts['kinds']) => counts.kinds[k] / counts.txs;
+  t.ok(share('native') > 0.38 && share('native') < 0.5, 'native transfers about 45%');
+  t.ok(share('erc20') > 0.29 && share('erc20') < 0.41, 'ERC-20 transfers about 35%');
+  t.ok(share('swap') > 0.08 && share('swap') < 0.16, 'swaps about 12%');
+  t.ok(counts.kinds.create > 0 && counts.kinds.nested > 0 && counts.internalTxs > 0 && counts.failedTxs > 0);
+
+  let problems = 0;
+  const problem = (msg: string) => {
+    if (problems++ < 5) t.fail(msg);
+  };
+  for (let i = 0; i < blocks.length; i++) {
+    const { block, receipts, callTracer, parity, number } = blocks[i]!;
+    if (Number(block.number) !== number) problem(`block ${number}: number`);
+    if (!HASH.test(block.hash)) problem(`block ${number}: hash`);
+    if (i > 0 && block.parentHash !== blocks[i - 1]!.block.hash) problem(`block ${number}: parentHash`);
+    if (block.logsBloom!.length !== 514) problem(`block ${number}: logsBloom length`);
+    if (receipts.length !== block.transactions.length) problem(`block ${number}: receipts`);
+    if (number > 0 && callTracer.length !== block.transactions.length) problem(`block ${number}: callTracer entries`);
+    let cumulative = 0;
+    let logIndex = 0;
+    for (let k = 0; k < block.transactions.length; k++) {
+      const tx = block.transactions[k]!;
+      const r = receipts[k]!;
+      if (!HASH.test(tx.hash) || r.transactionHash !== tx.hash || callTracer[k]!.txHash !== tx.hash) problem(`block ${number} tx ${k}: hashes`);
+      if (Number(tx.transactionIndex) !== k || Number(r.transactionIndex) !== k) problem(`block ${number} tx ${k}: index`);
+      if (tx.blockHash !== block.hash || r.blockHash !== block.hash) problem(`block ${number} tx ${k}: blockHash`);
+      if (!ADDR.test(tx.from) || (tx.to !== null && !ADDR.test(tx.to))) problem(`block ${number} tx ${k}: addresses`);
+      if (tx.type === '0x2' && (!tx.maxFeePerGas || !tx.maxPriorityFeePerGas)) problem(`block ${number} tx ${k}: 1559 fields`);
+      if (!r.effectiveGasPrice || r.logsBloom!.length !== 514) problem(`block ${number} tx ${k}: receipt fields`);
+      cumulative += Number(r.gasUsed);
+      if (Number(r.cumulativeGasUsed) !== cumulative) problem(`block ${number} tx ${k}: cumulativeGasUsed`);
+      if (tx.to === null && !r.contractAddress) problem(`block ${number} tx ${k}: creation without contractAddress`);
+      for (const l of r.logs) {
+        if (Number(l.logIndex) !== logIndex++) problem(`block ${number} tx ${k}: logIndex`);
+        if (l.transactionHash !== tx.hash) problem(`block ${number} tx ${k}: log tx hash`);
+      }
+    }
+    if (Number(block.gasUsed) !== cumulative) problem(`block ${number}: gasUsed`);
+    const roots = parity.filter((p) => p.traceAddress.length === 0);
+    if (roots.length !== block.transactions.length) problem(`block ${number}: one parity root per tx`);
+  }
+  t.equal(problems, 0, 'every block, receipt, log and trace is consistent');
+});
+
+t.test('the same seed gives the same bytes, another seed other bytes', async (t) => {
+  const a = buildResponseStore({ blocks: 3 });
+  const b = buildResponseStore({ blocks: 3 });
+  const c = buildResponseStore({ blocks: 3, seed: 7 });
+  t.ok(a.data.equals(b.data), 'deterministic');
+  t.notOk(a.data.equals(c.data), 'seeded');
+  t.same(a.counts, b.counts);
+});
+
+t.test('the decoder accepts the chain in both trace formats, with the generated counts', async (t) => {
+  const { blocks, counts } = generateChain({ blocks: 6 });
+  const rows: Record<string, Record<string, number>> = {};
+  for (const mode of ['callTracer', 'parity'] as const) {
+    const sink = new RowCollector();
+    const summary = new SummaryBuilder();
+    for (const b of blocks) {
+      const raw = roundTrip(mode === 'callTracer' ? b.callTracer : b.parity);
+      const traces = b.number === 0 ? ({ format: mode, txs: [] } as never) : groupTraces(mode, raw, b.block.transactions.length, b.number);
+      decodeBlockBundle({ block: roundTrip(b.block), receipts: roundTrip(b.receipts), traces }, sink, summary);
+    }
+    const s = summary.build();
+    t.equal(s.txs, counts.txs, `${mode}: txs`);
+    t.equal(s.logs, counts.logs, `${mode}: logs`);
+    t.equal(s.tokenTransfers, counts.tokenTransfers, `${mode}: token transfers`);
+    t.equal(s.internalTxs, counts.internalTxs, `${mode}: internal transactions`);
+    t.equal(s.rows.withdrawals, counts.withdrawals, `${mode}: withdrawals`);
+    t.equal(sink.rows.token_transfers.filter((r) => r.token_type === 'ERC-721').length, counts.erc721Transfers, `${mode}: ERC-721 transfers`);
+    t.equal(sink.rows.transactions.filter((r) => r.status === 0).length, counts.failedTxs, `${mode}: failed transactions`);
+    rows[mode] = s.rows;
+  }
+  t.same(rows.callTracer, rows.parity, 'both trace formats give the same number of rows per table');
+});
+
+t.test('the replay server answers single calls and batches from its bytes', async (t) => {
+  const store = buildResponseStore({ blocks: 2 });
+  const server = await startReplayServer(store);
+  t.teardown(() => server.close());
+  const post = async (body: unknown) => {
+    const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await res.json()) as unknown;
+  };
+  t.same(await post({ jsonrpc: '2.0', id: 'a', method: 'eth_blockNumber', params: [] }), { jsonrpc: '2.0', id: 'a', result: '0x2' });
+  const batch = (await post([
+    { jsonrpc: '2.0', id: 7, method: 'eth_getBlockByNumber', params: ['0x1', true] },
+    { jsonrpc: '2.0', id: 8, method: 'eth_getBlockReceipts', params: ['0x1'] },
+    { jsonrpc: '2.0', id: 9, method: 'debug_traceBlockByNumber', params: ['0x1', { tracer: 'callTracer' }] },
+    { jsonrpc: '2.0', id: 10, method: 'eth_getBlockByNumber', params: ['0x9', false] },
+    { jsonrpc: '2.0', id: 11, method: 'eth_nope', params: [] },
+  ])) as { id: number; result?: unknown; error?: { code: number } }[];
+  t.same(batch.map((r) => r.id), [7, 8, 9, 10, 11], 'ids echoed in order');
+  t.same(batch[0]!.result, JSON.parse(lookup(store, blockKey('eth_getBlockByNumber/full', 1))!.toString()), 'the stored block');
+  t.equal((batch[1]!.result as unknown[]).length, (batch[0]!.result as RpcBlock).transactions.length, 'one receipt per tx');
+  t.equal((batch[2]!.result as unknown[]).length, (batch[0]!.result as RpcBlock).transactions.length, 'one trace per tx');
+  t.equal(batch[3]!.result, null, 'a block beyond the head is null');
+  t.equal(batch[4]!.error?.code, -32601, 'an unknown method is -32601');
+  const stats = await server.stats();
+  t.equal(stats.calls, 6);
+  t.equal(stats.httpRequests, 2);
+});
+
+t.test('the ingest worker accepts the chain over the replay server, both variants', async (t) => {
+  const store = buildResponseStore({ blocks: 5 });
+  const server = await startReplayServer(store);
+  t.teardown(() => server.close());
+  const c = store.counts;
+  for (const [variant, traces] of [['geth', 'callTracer'], ['erigon', 'parity']] as const) {
+    const r = await ingest({ from: 0, to: store.head, rpc: { url: server.url, variant, maxRetries: 0 }, traces, receipts: 'block' });
+    t.equal(r.blocks.length, store.head + 1, `${variant}: every block`);
+    t.same(
+      { txs: r.summary.txs, logs: r.summary.logs, tokenTransfers: r.summary.tokenTransfers, internalTxs: r.summary.internalTxs },
+      { txs: c.txs, logs: c.logs, tokenTransfers: c.tokenTransfers, internalTxs: c.internalTxs },
+      `${variant}: the worker's counts equal the generated ones`,
+    );
+    t.equal(r.receiptsFellBack, false);
+  }
+});
+
+t.test('the indexer stores exactly the generated chain (txs, logs, token transfers, internal txs)', async (t) => {
+  const store = buildResponseStore({ blocks: 7 });
+  const server = await startReplayServer(store);
+  t.teardown(() => server.close());
+  const c = store.counts;
+  for (const variant of ['geth', 'erigon'] as const) {
+    const stores = await openStores({ dataDir: tmpDir(t), clickhouseDatabase: 'explorer' });
+    try {
+      await migrateAll(stores);
+      const indexer = createIndexer({ ch: stores.ch, pg: stores.pg, rpc: { url: server.url, variant }, batchBlocks: 3, workers: 1, pollMs: 100, pending: false });
+      await indexer.start();
+      t.equal(indexer.caps?.traces, variant === 'geth' ? 'callTracer' : 'parity', `${variant}: trace format`);
+      await indexer.waitFor(store.head, 120_000);
+      await indexer.stop();
+      const n = async (sql: string) => Number((await stores.ch.query<{ n: string }>(sql))[0]!.n);
+      t.same(
+        {
+          blocks: await n('SELECT count() AS n FROM blocks'),
+          txs: await n('SELECT count() AS n FROM transactions'),
+          logs: await n('SELECT count() AS n FROM logs'),
+          tokenTransfers: await n('SELECT count() AS n FROM token_transfers'),
+          internalTxs: await n('SELECT count() AS n FROM internal_transactions WHERE trace_index > 0'),
+          withdrawals: await n('SELECT count() AS n FROM withdrawals'),
+          failed: await n('SELECT count() AS n FROM transactions WHERE status = 0'),
+          created: await n("SELECT count() AS n FROM transactions WHERE created_contract != ''"),
+        },
+        {
+          blocks: c.blocks,
+          txs: c.txs,
+          logs: c.logs,
+          tokenTransfers: c.tokenTransfers,
+          internalTxs: c.internalTxs,
+          withdrawals: c.withdrawals,
+          failed: c.failedTxs,
+          created: c.kinds.create,
+        },
+        `${variant}: stored counts equal the generated counts`,
+      );
+      const tx = (JSON.parse(lookup(store, blockKey('eth_getBlockReceipts', 1))!.toString()) as RpcReceipt[])[0]!;
+      const row = (await stores.ch.query<{ hash: string; gas_used: string }>(`SELECT hash, gas_used FROM transactions WHERE hash = '${tx.transactionHash}'`))[0];
+      t.equal(row?.gas_used, String(Number(tx.gasUsed)), `${variant}: a stored transaction carries its receipt's gas`);
+    } finally {
+      await stores.close();
+    }
+  }
+});
+
+t.test('`node build/bench/ingest.js` runs tiny, exits 0 and prints its figures', async (t) => {
+  const child = spawn(process.execPath, [BENCH], {
+    env: { ...process.env, BENCH_BLOCKS: '3', BENCH_PARSE_PASSES: '1', BENCH_WORKERS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  t.equal(code, 0, `exit code 0${code === 0 ? '' : `; stderr: ${stderr.slice(-2000)}`}`);
+  for (const re of [
+    /^date: \d{4}-\d\d-\d\dT/m,
+    /^machine: .+, \d+ cores, [\d.]+ GiB RAM, .+, node v\d+/m,
+    /^chain: 3 blocks \+ genesis, [\d,]+ txs/m,
+    /^ingest: [\d,.]+ s wall/m,
+    /^blocks\/s: [\d,.]+$/m,
+    /^txs\/s: [\d,.]+$/m,
+    /^rows\/s: [\d,.]+ /m,
+    /^parse-only: [\d,.]+ txs\/s/m,
+    /^ratio ingest\/parse-only: [\d.]+$/m,
+    /^targets: /m,
+    /^cpu during ingest: /m,
+    /^parts alone /m,
+    /^verified: /m,
+    /^load average after: /m,
+  ]) {
+    t.match(stdout, re, `prints ${re.source}`);
+  }
+  const jsonLine = stdout.split('\n').find((l) => l.startsWith('json: '));
+  t.ok(jsonLine, 'a json summary line');
+  const j = JSON.parse(jsonLine!.slice(6)) as { blocks: number; txs: number; rows: number; verified: boolean; txsPerS: number; parseOnlyTxsPerS: number; ratio: number };
+  t.equal(j.blocks, 4);
+  t.ok(j.txs > 0 && j.rows > j.txs);
+  t.equal(j.verified, true);
+  t.ok(j.txsPerS > 0 && j.parseOnlyTxsPerS > 0 && j.ratio > 0);
+});
