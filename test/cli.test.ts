@@ -32,14 +32,6 @@ t.test('help for the command and each role', async (t) => {
   t.match(unknown.stderr, 'unknown command "frobnicate"');
 });
 
-t.test('roles that are not built say so and exit non-zero', async (t) => {
-  for (const role of ['notifier']) {
-    const r = run([role]);
-    t.not(r.status, 0, `${role} exits non-zero`);
-    t.match(r.stderr, 'not built yet', role);
-  }
-});
-
 t.test('the indexer role needs a node URL', async (t) => {
   const r = run(['indexer'], { DATA_DIR: tmpDir(t) });
   t.equal(r.status, 78);

@@ -26,6 +26,13 @@ const BAD: Record<string, string[]> = {
   CACHE_MAX_MB: ['0'],
   LOG_LEVEL: ['verbose'],
   IPFS_GATEWAY: ['ipfs.io/ipfs/'],
+  SMTP_URL: ['mail.example.org:25', 'http://mail'],
+  SMTP_FROM: ['nobody'],
+  WEBHOOK_ALLOW_HTTP: ['yes', '1'],
+  WEBHOOK_ALLOW_PRIVATE: ['TRUE'],
+  NOTIFY_MAX_ATTEMPTS: ['0'],
+  TRUSTED_PROXIES: ['10.0.0.1, proxy.local'],
+  SIWE_DOMAIN: ['https://example.org', 'a b'],
 };
 const GOOD: Record<string, [string, string, unknown]> = {
   ETHEREUM_JSONRPC_HTTP_URL: ['rpcUrl', 'http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
@@ -51,6 +58,13 @@ const GOOD: Record<string, [string, string, unknown]> = {
   CACHE_MAX_MB: ['cacheMaxMb', '64', 64],
   LOG_LEVEL: ['logLevel', 'debug', 'debug'],
   IPFS_GATEWAY: ['ipfsGateway', 'http://127.0.0.1:8080/ipfs/', 'http://127.0.0.1:8080/ipfs/'],
+  SMTP_URL: ['smtpUrl', 'smtp://u:p@mail:587', 'smtp://u:p@mail:587'],
+  SMTP_FROM: ['smtpFrom', 'ops@example.org', 'ops@example.org'],
+  WEBHOOK_ALLOW_HTTP: ['webhookAllowHttp', 'true', true],
+  WEBHOOK_ALLOW_PRIVATE: ['webhookAllowPrivate', 'false', false],
+  NOTIFY_MAX_ATTEMPTS: ['notifyMaxAttempts', '3', 3],
+  TRUSTED_PROXIES: ['trustedProxies', '10.0.0.1, ::1', ['10.0.0.1', '::1']],
+  SIWE_DOMAIN: ['siweDomain', 'explorer.example.org', 'explorer.example.org'],
 };
 
 t.test('defaults with an empty environment', async (t) => {

@@ -6,6 +6,8 @@ import type { PgStore } from '../storage/postgres/index.js';
 import type { Logger } from '../log.js';
 import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
+import { createGateway, type AccountLike } from './gateway.js';
+import { RateLimiter } from '../ratelimit/index.js';
 
 export { createApiApp, type ApiApp } from './app.js';
 export { startServer, type RunningServer } from './server.js';
@@ -22,10 +24,17 @@ export interface ApiOptions {
   log: Logger;
   /** The indexer (its 'block' and 'reorg' events), when it runs in this process. */
   events?: EventEmitter;
+  /** The Account API and credential checks (rate limits per key). */
+  account?: AccountLike;
+  /** RATE_LIMIT_ANON / RATE_LIMIT_KEY (requests per second; 0 = off). */
+  rateLimits?: { anonymous: number; key: number };
+  trustedProxies?: readonly string[];
 }
 
 export interface RunningApi {
   app: ApiApp;
+  /** The composed handler (rate limits, public API, Account API), as the socket sees it. */
+  handle(req: import('./http.js').ApiRequest): Promise<import('./http.js').ApiReply>;
   port: number;
   close(): Promise<void>;
 }
@@ -33,10 +42,13 @@ export interface RunningApi {
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb });
   const detach = o.events ? app.attach(o.events) : () => undefined;
-  const server = await startServer({ handle: app.handle, host: o.host, port: o.port, log: o.log });
+  const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
+  const handle = createGateway({ api: app, account: o.account, limiter, trustedProxies: new Set(o.trustedProxies ?? []) });
+  const server = await startServer({ handle, host: o.host, port: o.port, log: o.log });
   o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb });
   return {
     app,
+    handle,
     port: server.port,
     async close() {
       detach();

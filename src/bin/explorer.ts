@@ -5,7 +5,8 @@ import { createLogger, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/index.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, startApiRole, startIndexerRole } from './roles.js';
+import { openMigratedStores, startApiRole, startIndexerRole, startNotifierRole } from './roles.js';
+import { ACCOUNT_DETAILS, ACCOUNT_USAGE, runAccountCommand } from '../account/cli.js';
 
 const log = createLogger('explorer');
 
@@ -16,14 +17,6 @@ interface Command {
   /** Resolves with the exit code. */
   run(cfg: Config, args: string[]): Promise<number>;
 }
-
-const notBuilt = (role: string, issue: string) => async (): Promise<number> => {
-  process.stderr.write(
-    `explorer ${role}: this role is not built yet (${issue}). Nothing was started.\n` +
-      `Run "explorer start" for what exists today.\n`,
-  );
-  return 2;
-};
 
 const COMMANDS: Record<string, Command> = {
   start: {
@@ -44,18 +37,27 @@ const COMMANDS: Record<string, Command> = {
     run: runIndexer,
   },
   api: {
-    summary: 'serve the public API /api/v2 on API_PORT',
+    summary: 'serve the public API /api/v2 and the Account API /account/api/v1 on API_PORT',
     usage: 'explorer api',
     details:
       'Reads what the indexer stored. Uses CLICKHOUSE_URL/DATABASE_URL, or the embedded stores under\n' +
-      'DATA_DIR (then no other process may use that directory). The Account API is not built yet.',
+      'DATA_DIR (then no other process may use that directory). Rate limits per IP and per API key.',
     run: runApi,
   },
   notifier: {
-    summary: 'deliver watchlist notifications (webhooks, e-mail)',
+    summary: 'deliver watchlist notifications (signed webhooks, e-mail), at least once',
     usage: 'explorer notifier',
-    details: 'Not built yet: notifications arrive with the watchlist notifications issue.',
-    run: notBuilt('notifier', 'the watchlist notifications issue'),
+    details:
+      'Claims due rows of the notification outbox (several notifiers may run at once), delivers\n' +
+      'them and retries failures with backoff up to NOTIFY_MAX_ATTEMPTS. Uses DATABASE_URL, or the\n' +
+      'embedded stores under DATA_DIR (then no other process may use that directory).',
+    run: runNotifier,
+  },
+  account: {
+    summary: 'create an account and print a session token for it (account create --email E --name N)',
+    usage: ACCOUNT_USAGE,
+    details: ACCOUNT_DETAILS,
+    run: runAccount,
   },
   migrate: {
     summary: 'apply pending ClickHouse and PostgreSQL migrations, then exit',
@@ -77,6 +79,12 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+async function runAccount(cfg: Config, args: string[]): Promise<number> {
+  // stdout carries only the token: info lines (which go to stdout) are held back.
+  if (cfg.logLevel === 'debug' || cfg.logLevel === 'info') setLogLevel('warn');
+  return runAccountCommand(cfg, args);
+}
+
 async function runIndexer(cfg: Config): Promise<number> {
   if (!cfg.rpcUrl) {
     process.stderr.write('explorer indexer: ETHEREUM_JSONRPC_HTTP_URL is not set (only "explorer start" starts a devnet)\n');
@@ -86,6 +94,18 @@ async function runIndexer(cfg: Config): Promise<number> {
   try {
     const stores = await openMigratedStores(cfg, life);
     await startIndexerRole(cfg, stores, { url: cfg.rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life);
+  } catch (e) {
+    await life.stopAll('start failed');
+    throw e;
+  }
+  return life.untilStopped();
+}
+
+async function runNotifier(cfg: Config): Promise<number> {
+  const life = new Lifecycle();
+  try {
+    const stores = await openMigratedStores(cfg, life);
+    startNotifierRole(cfg, stores, life);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;

@@ -5,6 +5,11 @@ import { migrateAll, openStores, type Stores } from '../storage/index.js';
 import { createIndexer } from '../indexer/index.js';
 import { createDerived } from '../derived/index.js';
 import { startApi } from '../api/index.js';
+import { Notifier, WatchlistMatcher } from '../notify/index.js';
+import { notificationRoutes } from '../notify/routes.js';
+import { DEFAULT_POLICY } from '../notify/webhook.js';
+import { createAccountApp } from '../account/app.js';
+import type { SmtpOptions as AccountSmtp } from '../account/mail.js';
 import type { EventEmitter } from 'node:events';
 import type { Lifecycle } from './lifecycle.js';
 import type { RpcVariant } from '../rpc/client.js';
@@ -61,6 +66,11 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     ipfsGateway: cfg.ipfsGateway,
   });
   derived.attach(indexer);
+  // Watchlist matching happens in the indexer's commit transaction.
+  const matcher = new WatchlistMatcher(stores.pg);
+  await matcher.start();
+  matcher.attach(indexer);
+  life.add({ name: 'watchlist matcher', stop: () => matcher.stop() });
   await indexer.start();
   derived.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });
@@ -68,8 +78,49 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   return indexer;
 }
 
-/** The public API (and, in this process, the indexer's events to keep its cache fresh). */
+/** Delivers due watchlist notifications (webhooks, e-mail); several may run at once. */
+export function startNotifierRole(cfg: Config, stores: Stores, life: Lifecycle): Notifier {
+  const notifier = new Notifier({
+    pg: stores.pg,
+    coin: cfg.coin,
+    maxAttempts: cfg.notifyMaxAttempts,
+    webhook: { allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate },
+    smtp: cfg.smtpUrl ? { url: cfg.smtpUrl, from: cfg.smtpFrom } : undefined,
+  });
+  notifier.start();
+  life.add({ name: 'notifier', stop: () => notifier.stop() });
+  if (!cfg.smtpUrl) log.warn('SMTP_URL is not set: e-mail notifications and e-mailed sign-in codes are off');
+  return notifier;
+}
+
+/** SMTP_URL as the Account API's mailer settings. */
+export function smtpOptions(cfg: Config): AccountSmtp | undefined {
+  if (!cfg.smtpUrl) return undefined;
+  const u = new URL(cfg.smtpUrl);
+  return {
+    host: u.hostname,
+    port: Number(u.port) || (u.protocol === 'smtps:' ? 465 : 587),
+    secure: u.protocol === 'smtps:',
+    user: u.username ? decodeURIComponent(u.username) : undefined,
+    pass: u.password ? decodeURIComponent(u.password) : undefined,
+    from: cfg.smtpFrom,
+  };
+}
+
+/**
+ * The HTTP API: the public API v2 (following the indexer's events when it runs in this
+ * process), the Account API with the notification settings, and rate limits in front of both.
+ */
 export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter) {
+  const policy = { ...DEFAULT_POLICY, allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate };
+  const account = createAccountApp({
+    pg: stores.pg,
+    smtp: smtpOptions(cfg),
+    siweDomain: cfg.siweDomain,
+    extraRoutes: notificationRoutes(stores.pg, policy),
+  });
+  await account.ready();
+  life.add({ name: 'Account API', stop: () => account.close() });
   const api = await startApi({
     ch: stores.ch,
     pg: stores.pg,
@@ -78,6 +129,9 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     cacheMaxMb: cfg.cacheMaxMb,
     log: createLogger('api'),
     events,
+    account,
+    rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
+    trustedProxies: cfg.trustedProxies,
   });
   life.add({ name: 'API server', stop: () => api.close() });
   return api;

@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import type { Config } from '../config/index.js';
 import { createLogger } from '../log.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, redact, startApiRole, startIndexerRole, type NodeEndpoint } from './roles.js';
+import { openMigratedStores, redact, startApiRole, startIndexerRole, startNotifierRole, type NodeEndpoint } from './roles.js';
 
 const log = createLogger('start');
 
 /** Roles that `start` does not run yet, said once at start so nobody is misled. */
-const NOT_BUILT = ['web UI (:UI_PORT)', 'notifier', 'Account API'];
+const NOT_BUILT = ['web UI (:UI_PORT)'];
 
 export async function runStart(cfg: Config): Promise<number> {
   const life = new Lifecycle();
@@ -33,6 +33,7 @@ export async function runStart(cfg: Config): Promise<number> {
     if (life.signalled) return await life.untilStopped();
     const indexer = await startIndexerRole(cfg, stores, node, life);
     await startApiRole(cfg, stores, life, indexer);
+    startNotifierRole(cfg, stores, life);
     log.warn('not built yet, not started', { parts: NOT_BUILT.join('; ') });
     log.info('running; press Ctrl-C to stop');
   } catch (e) {

@@ -47,6 +47,13 @@ export const ConfigSchema = Type.Object({
   rateLimitKey: NonNegInt,
   cacheMaxMb: PosInt,
   ipfsGateway: HttpUrl,
+  smtpUrl: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  smtpFrom: Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' }),
+  webhookAllowHttp: Type.Boolean(),
+  webhookAllowPrivate: Type.Boolean(),
+  notifyMaxAttempts: PosInt,
+  siweDomain: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' })),
+  trustedProxies: Type.Array(Type.String({ pattern: '^[0-9a-fA-F:.]+$' })),
   logLevel: Type.Union(LOG_LEVELS.map((v) => Type.Literal(v))),
 });
 
@@ -100,6 +107,18 @@ export const SETTINGS: readonly SettingDef[] = [
     'Memory bound of the API response cache.', 256),
   def('IPFS_GATEWAY', 'ipfsGateway', 'url', 'an http(s) URL',
     'Gateway for ipfs:// NFT metadata (the CID and path are appended).', 'https://ipfs.io/ipfs/'),
+  def('SMTP_URL', 'smtpUrl', 'url', 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@host:587',
+    'SMTP relay for e-mailed sign-in codes and watchlist e-mails. Unset: e-mail is off.'),
+  def('SMTP_FROM', 'smtpFrom', 'string', 'an e-mail address', 'Sender of the e-mails.', 'explorer@localhost'),
+  def('WEBHOOK_ALLOW_HTTP', 'webhookAllowHttp', 'bool', 'true or false', 'Allow plain http:// webhook URLs.', false),
+  def('WEBHOOK_ALLOW_PRIVATE', 'webhookAllowPrivate', 'bool', 'true or false',
+    'Allow webhooks to loopback, private, link-local and metadata addresses.', false),
+  def('NOTIFY_MAX_ATTEMPTS', 'notifyMaxAttempts', 'int', 'a positive integer',
+    'Delivery attempts before a notification is marked failed (kept, and listed to its owner).', 12),
+  def('SIWE_DOMAIN', 'siweDomain', 'string', 'a host name, optionally with :port',
+    'Domain that Sign-In with Ethereum messages must name. Default: the request Host header.'),
+  def('TRUSTED_PROXIES', 'trustedProxies', 'list', 'comma-separated IP addresses',
+    'Proxies whose X-Forwarded-For names the client IP for rate limits.', []),
   def('LOG_LEVEL', 'logLevel', 'enum', `one of ${LOG_LEVELS.join(', ')}`, 'Log verbosity.', 'info'),
 ];
 
@@ -116,6 +135,8 @@ function convert(d: SettingDef, raw: string): unknown {
   if (d.kind === 'int' || d.kind === 'port') {
     return /^-?\d+$/.test(raw) ? Number(raw) : raw;
   }
+  if (d.kind === 'bool') return raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (d.kind === 'list') return raw.split(',').map((x) => x.trim()).filter(Boolean);
   return raw;
 }
 
@@ -149,7 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Markdown table of the settings, for the README. */
 export function settingsTable(): string {
   const rows = SETTINGS.map(
-    (d) => `| \`${d.env}\` | ${d.default === undefined ? '(unset)' : `\`${String(d.default)}\``} | ${d.expected} | ${d.doc} |`,
+    (d) =>
+      `| \`${d.env}\` | ${d.default === undefined || (Array.isArray(d.default) && !d.default.length) ? '(unset)' : `\`${String(d.default)}\``} | ${d.expected} | ${d.doc} |`,
   );
   return ['| Setting | Default | Form | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -1,0 +1,468 @@
+// The Account API (../shared/spec/SERVICE.md, "Account API") as a plain function from ApiRequest
+// to ApiReply, for every path under /account/api/v1: user info, API keys, watchlist, private
+// address tags, custom ABIs, account deletion, and the sign-in endpoints under /auth.
+// Success bodies are wrapped in `data`; errors are `{message}` (400, 401, 404, 405, 413, 429,
+// 503; 500 only for a server fault, never for client input).
+import crypto from 'node:crypto';
+import type { PgStore } from '../storage/postgres/index.js';
+import {
+  countActiveApiKeys,
+  countCustomAbis,
+  countTags,
+  countWatchlist,
+  customAbiExists,
+  deleteCustomAbi,
+  deleteTag,
+  deleteWatchlist,
+  getUser,
+  insertApiKey,
+  listApiKeys,
+  listCustomAbis,
+  listTags,
+  listWatchlist,
+  purgeExpired,
+  tagExists,
+  updateWatchlist,
+  upsertCustomAbi,
+  upsertTag,
+  upsertWatchlist,
+  watchlistHas,
+  type WatchlistRow,
+} from '../storage/postgres/account.js';
+import { JSON_TYPE, type ApiReply, type ApiRequest } from '../api/http.js';
+import { createLogger, type Logger } from '../log.js';
+import { AbiError, parseAbiInput } from './abi.js';
+import { Authenticator, bearerToken, requestToken, type Identity } from './auth.js';
+import { createMailer, type Mailer, type SmtpOptions } from './mail.js';
+import { createSignIn } from './signin.js';
+import { newToken, sha256Hex, tokenKind } from './tokens.js';
+import {
+  DEFAULT_METHODS,
+  Fields,
+  HttpError,
+  MAX_BODY_BYTES,
+  badRequest,
+  checksummed,
+  defaultSettings,
+  intParam,
+  jsonObjectBody,
+  methodsField,
+  notFound,
+  recordId,
+  settingsField,
+  uuidId,
+} from './validate.js';
+
+export const ACCOUNT_PREFIX = '/account/api/v1';
+
+/** Largest page of GET /user/watchlist (SERVICE.md leaves the maximum of `limit` open). */
+export const WATCHLIST_MAX_LIMIT = 1000;
+/** Per-account record caps (a 400 beyond them). */
+export const LIMITS = { apiKeys: 100, watchlist: 10_000, tags: 10_000, customAbis: 1_000 } as const;
+/** Name lengths (Unicode characters). */
+export const NAME_MAX = { tag: 35, other: 255 } as const;
+
+export const INVALID_KEY = 'Invalid API key';
+
+export interface AccountDeps {
+  pg: PgStore;
+  log?: Logger;
+  /** SMTP of the e-mailed sign-in codes; without it POST /auth/email/code answers 503. */
+  smtp?: SmtpOptions;
+  /** Expected EIP-4361 domain; default: the Host header of the verify request. */
+  siweDomain?: string;
+  /** Milliseconds since the epoch (tests move time). Default Date.now. */
+  clock?: () => number;
+  /** Tuning (defaults in parentheses): credential cache TTL (30 s), last_used_at flush (5 s), revocation ack wait (2 s). */
+  cacheTtlMs?: number;
+  usageFlushMs?: number;
+  ackTimeoutMs?: number;
+  /** A ready-made mailer instead of smtp (tests). */
+  mailer?: Mailer;
+  /**
+   * More authenticated routes under /account/api/v1 (e.g. the notification settings): each gets
+   * the caller's user id, body and query; a thrown error with `status` 400/404 becomes {message}.
+   */
+  extraRoutes?: ExtraRoute[];
+}
+
+export interface ExtraRoute {
+  pattern: string[];
+  methods: Record<
+    string,
+    (c: { userId: string; body(): Record<string, unknown>; query: ApiRequest['query'] }) => Promise<{ status: number; data: unknown }>
+  >;
+}
+
+export interface AccountApp {
+  /** Answers every request whose path is under /account/api/v1 (404 for any other path). */
+  handle(req: ApiRequest): Promise<ApiReply>;
+  /**
+   * The account behind a public API request's credential: `Authorization: Bearer <token>`,
+   * `x-api-key: <token>` or `?apikey=<token>` (API key or session token). Null when none is sent
+   * or it is unknown, revoked or expired. Records the key's use (last_used_at).
+   */
+  identify(req: Pick<ApiRequest, 'headers' | 'query'>): Promise<Identity | null>;
+  /** Resolves when the revocation listener is connected (credentials are cached from then on). */
+  ready(): Promise<void>;
+  /** Writes buffered last_used_at times now. */
+  flushUsage(): Promise<void>;
+  /** Flushes, stops timers and the listener, closes the mailer. Does not close pg. */
+  close(): Promise<void>;
+}
+
+type Handler = (c: Ctx) => Promise<Reply>;
+
+interface Ctx {
+  req: ApiRequest;
+  params: string[];
+  /** Set for authenticated routes. */
+  who: Identity;
+  body(): Record<string, unknown>;
+}
+
+interface Reply {
+  status: number;
+  data: unknown;
+}
+
+interface Route {
+  pattern: string[];
+  methods: Record<string, { run: Handler; auth: boolean }>;
+}
+
+const ACCOUNT_CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-max-age': '86400',
+};
+
+function reply(status: number, body: unknown, extra: Record<string, string> = {}): ApiReply {
+  return {
+    status,
+    headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...ACCOUNT_CORS, ...extra },
+    body: JSON.stringify(body),
+  };
+}
+
+const ok = (data: unknown, status = 200): Reply => ({ status, data });
+
+export function createAccountApp(deps: AccountDeps): AccountApp {
+  const pg = deps.pg;
+  const log = deps.log ?? createLogger('account');
+  const clock = deps.clock ?? Date.now;
+  const now = () => new Date(clock());
+  const auth = new Authenticator(pg, {
+    clock,
+    log,
+    cacheTtlMs: deps.cacheTtlMs,
+    usageFlushMs: deps.usageFlushMs,
+    ackTimeoutMs: deps.ackTimeoutMs,
+  });
+  const mailer = deps.mailer ?? (deps.smtp ? createMailer(deps.smtp) : undefined);
+  const signIn = createSignIn({ pg, clock, mailer, siweDomain: deps.siweDomain, log });
+  let closed = false;
+
+  // Expired sessions, nonces and codes are removed now and then.
+  const janitor = setInterval(() => {
+    purgeExpired(pg, now()).catch((e) => log.warn('could not purge expired sign-in records', { error: String(e) }));
+  }, 10 * 60 * 1000);
+  janitor.unref();
+
+  // ---- serializers --------------------------------------------------------------------------
+
+  const watchItem = (r: WatchlistRow) => ({
+    id: r.id,
+    address_hash: checksummed(r.address_hash),
+    name: r.name,
+    notification_settings: r.notification_settings,
+    notification_methods: r.notification_methods,
+  });
+
+  // ---- handlers -----------------------------------------------------------------------------
+
+  const userInfo: Handler = async ({ who }) => {
+    const u = await getUser(pg, who.userId);
+    if (!u) throw new HttpError(401, INVALID_KEY);
+    return ok({
+      name: u.name,
+      email: u.email,
+      nickname: u.nickname,
+      registered_at: u.registered_at.toISOString(),
+      ...(u.address ? { address_hash: checksummed(u.address) } : {}),
+    });
+  };
+
+  const deleteAccount: Handler = async ({ who }) => {
+    if (!(await auth.deleteAccount(who.userId))) throw new HttpError(401, INVALID_KEY);
+    return ok({ deleted: true });
+  };
+
+  const listKeys: Handler = async ({ who }) => {
+    const rows = await listApiKeys(pg, who.userId);
+    return ok(
+      rows.map((k) => {
+        const pending = auth.pendingUse(k.id);
+        const last = pending && (!k.last_used_at || pending > k.last_used_at) ? pending : k.last_used_at;
+        return { id: k.id, name: k.name, created_at: k.created_at.toISOString(), last_used_at: last ? last.toISOString() : null };
+      }),
+    );
+  };
+
+  const createKey: Handler = async ({ who, body }) => {
+    const f = new Fields(body(), ['name']);
+    const name = f.name('name', NAME_MAX.other, true);
+    f.done();
+    if ((await countActiveApiKeys(pg, who.userId)) >= LIMITS.apiKeys) {
+      throw badRequest(`an account has at most ${LIMITS.apiKeys} active API keys; revoke one first`);
+    }
+    const secret = newToken('api_key');
+    const row = await insertApiKey(pg, { id: crypto.randomUUID(), userId: who.userId, name: name!, secretHash: sha256Hex(secret), at: now() });
+    return ok({ id: row.id, name: row.name, api_key: secret, created_at: row.created_at.toISOString() }, 201);
+  };
+
+  const revokeKey: Handler = async ({ who, params }) => {
+    const id = uuidId(params[0]);
+    if (!(await auth.revokeKey(who.userId, id))) throw notFound('API key not found');
+    return ok({ id, revoked: true });
+  };
+
+  const getWatchlist: Handler = async ({ who, req }) => {
+    const skip = intParam(req.query.get('skip'), 'skip', 0, 0, 2_147_483_647);
+    const limit = intParam(req.query.get('limit'), 'limit', 100, 1, WATCHLIST_MAX_LIMIT);
+    const { total, rows } = await listWatchlist(pg, who.userId, skip, limit);
+    return ok({
+      items: rows.map(watchItem),
+      pagination: { total, skip, limit, hasMore: skip + rows.length < total },
+    });
+  };
+
+  const addWatch: Handler = async ({ who, body }) => {
+    const f = new Fields(body(), ['address_hash', 'name', 'notification_settings', 'notification_methods']);
+    const address = f.address('address_hash');
+    const name = f.name('name', NAME_MAX.other, true);
+    const settings = settingsField(f);
+    const methods = methodsField(f);
+    f.done();
+    if (!(await watchlistHas(pg, who.userId, address!)) && (await countWatchlist(pg, who.userId)) >= LIMITS.watchlist) {
+      throw badRequest(`an account watches at most ${LIMITS.watchlist} addresses`);
+    }
+    const { row } = await upsertWatchlist(
+      pg,
+      { userId: who.userId, address: address!, name: name!, settings: settings ?? null, methods: methods ?? null, at: now() },
+      { settings: defaultSettings(), methods: DEFAULT_METHODS },
+    );
+    return ok(watchItem(row), 201);
+  };
+
+  const patchWatch: Handler = async ({ who, params, body }) => {
+    const id = recordId(params[0]);
+    const b = body();
+    const f = new Fields(b, ['name', 'notification_settings', 'notification_methods', 'address_hash']);
+    if (f.has('address_hash')) f.fail('address_hash cannot be changed: delete the entry and add the new address');
+    const name = f.name('name', NAME_MAX.other, false);
+    const settings = settingsField(f);
+    const methods = methodsField(f);
+    f.done();
+    const row = await updateWatchlist(pg, who.userId, id, { name: name ?? null, settings: settings ?? null, methods: methods ?? null, at: now() });
+    if (!row) throw notFound('Watchlist entry not found');
+    return ok(watchItem(row));
+  };
+
+  const removeWatch: Handler = async ({ who, params }) => {
+    const id = recordId(params[0]);
+    if (!(await deleteWatchlist(pg, who.userId, id))) throw notFound('Watchlist entry not found');
+    return ok({ id, deleted: true });
+  };
+
+  const getTags: Handler = async ({ who }) => {
+    const rows = await listTags(pg, who.userId);
+    return ok(rows.map((r) => ({ id: r.id, address_hash: checksummed(r.address_hash), name: r.name })));
+  };
+
+  const addTag: Handler = async ({ who, body }) => {
+    const f = new Fields(body(), ['address_hash', 'name']);
+    const address = f.address('address_hash');
+    const name = f.name('name', NAME_MAX.tag, true);
+    f.done();
+    if (!(await tagExists(pg, who.userId, address!)) && (await countTags(pg, who.userId)) >= LIMITS.tags) {
+      throw badRequest(`an account has at most ${LIMITS.tags} address tags`);
+    }
+    const { row } = await upsertTag(pg, { userId: who.userId, address: address!, name: name!, at: now() });
+    return ok({ id: row.id, address_hash: checksummed(row.address_hash), name: row.name }, 201);
+  };
+
+  const removeTag: Handler = async ({ who, params }) => {
+    const id = recordId(params[0]);
+    if (!(await deleteTag(pg, who.userId, id))) throw notFound('Address tag not found');
+    return ok({ id, deleted: true });
+  };
+
+  const getAbis: Handler = async ({ who }) => {
+    const rows = await listCustomAbis(pg, who.userId);
+    return ok(rows.map((r) => ({ id: r.id, contract_address_hash: checksummed(r.contract_address_hash), name: r.name, abi: r.abi })));
+  };
+
+  const addAbi: Handler = async ({ who, body }) => {
+    const b = body();
+    const f = new Fields(b, ['contract_address_hash', 'name', 'abi']);
+    const address = f.address('contract_address_hash');
+    const name = f.name('name', NAME_MAX.other, true);
+    let abi: unknown[] | undefined;
+    if (!f.has('abi')) f.fail('abi is required');
+    else {
+      try {
+        abi = parseAbiInput(b.abi);
+      } catch (e) {
+        if (!(e instanceof AbiError)) throw e;
+        f.fail(e.message);
+      }
+    }
+    f.done();
+    if (!(await customAbiExists(pg, who.userId, address!)) && (await countCustomAbis(pg, who.userId)) >= LIMITS.customAbis) {
+      throw badRequest(`an account has at most ${LIMITS.customAbis} custom ABIs`);
+    }
+    const { row } = await upsertCustomAbi(pg, { userId: who.userId, address: address!, name: name!, abi: abi!, at: now() });
+    return ok({ id: row.id, contract_address_hash: checksummed(row.contract_address_hash), name: row.name }, 201);
+  };
+
+  const removeAbi: Handler = async ({ who, params }) => {
+    const id = recordId(params[0]);
+    if (!(await deleteCustomAbi(pg, who.userId, id))) throw notFound('Custom ABI not found');
+    return ok({ id, deleted: true });
+  };
+
+  const siweNonce: Handler = async () => ok(await signIn.siweNonce());
+  const siweVerify: Handler = async ({ req, body }) => {
+    const g = await signIn.siweVerify(body(), req.headers['host']);
+    return ok({ token: g.token, expires_at: g.expires_at });
+  };
+  const emailCode: Handler = async ({ body }) => ok(await signIn.emailCode(body()));
+  const emailVerify: Handler = async ({ body }) => {
+    const g = await signIn.emailVerify(body());
+    return ok({ token: g.token, expires_at: g.expires_at });
+  };
+  const logout: Handler = async ({ req, who }) => {
+    const token = bearerToken(req.headers)!;
+    if (who.kind !== 'session') throw badRequest('sign-out ends a session token; revoke an API key with DELETE /user/api-keys/{id}');
+    await auth.endSession(token);
+    return ok({ signed_out: true });
+  };
+
+  const A = (run: Handler) => ({ run, auth: true });
+  const P = (run: Handler) => ({ run, auth: false });
+  const routes: Route[] = [
+    { pattern: ['user', 'info'], methods: { GET: A(userInfo) } },
+    { pattern: ['user'], methods: { DELETE: A(deleteAccount) } },
+    { pattern: ['user', 'api-keys'], methods: { GET: A(listKeys), POST: A(createKey) } },
+    { pattern: ['user', 'api-keys', ':id'], methods: { DELETE: A(revokeKey) } },
+    { pattern: ['user', 'watchlist'], methods: { GET: A(getWatchlist), POST: A(addWatch) } },
+    { pattern: ['user', 'watchlist', ':id'], methods: { PATCH: A(patchWatch), DELETE: A(removeWatch) } },
+    { pattern: ['user', 'tags', 'address'], methods: { GET: A(getTags), POST: A(addTag) } },
+    { pattern: ['user', 'tags', 'address', ':id'], methods: { DELETE: A(removeTag) } },
+    { pattern: ['user', 'custom-abis'], methods: { GET: A(getAbis), POST: A(addAbi) } },
+    { pattern: ['user', 'custom-abis', ':id'], methods: { DELETE: A(removeAbi) } },
+    { pattern: ['auth', 'siwe', 'nonce'], methods: { GET: P(siweNonce) } },
+    { pattern: ['auth', 'siwe', 'verify'], methods: { POST: P(siweVerify) } },
+    { pattern: ['auth', 'email', 'code'], methods: { POST: P(emailCode) } },
+    { pattern: ['auth', 'email', 'verify'], methods: { POST: P(emailVerify) } },
+    { pattern: ['auth', 'logout'], methods: { POST: A(logout) } },
+    ...(deps.extraRoutes ?? []).map((r) => ({
+      pattern: r.pattern,
+      methods: Object.fromEntries(
+        Object.entries(r.methods).map(([m, run]) => [
+          m,
+          A(async (c: Ctx) => {
+            try {
+              return await run({ userId: c.who.userId, body: c.body, query: c.req.query });
+            } catch (e) {
+              const status = (e as { status?: unknown }).status;
+              if (status === 400 || status === 404) throw new HttpError(status, (e as Error).message);
+              throw e;
+            }
+          }),
+        ]),
+      ),
+    })),
+  ];
+
+  function match(segments: string[]): { route: Route; params: string[] } | null {
+    for (const route of routes) {
+      if (route.pattern.length !== segments.length) continue;
+      const params: string[] = [];
+      let okay = true;
+      for (let i = 0; i < segments.length && okay; i++) {
+        if (route.pattern[i].startsWith(':')) params.push(segments[i]);
+        else okay = route.pattern[i] === segments[i];
+      }
+      if (okay) return { route, params };
+    }
+    return null;
+  }
+
+  async function handle(req: ApiRequest): Promise<ApiReply> {
+    const method = (req.method || '').toUpperCase();
+    const path = req.path || '/';
+    try {
+      if (path !== ACCOUNT_PREFIX && !path.startsWith(ACCOUNT_PREFIX + '/')) return reply(404, { message: 'Not found' });
+      let segments: string[];
+      try {
+        segments = path.slice(ACCOUNT_PREFIX.length).split('/').filter(Boolean).map(decodeURIComponent);
+      } catch {
+        return reply(404, { message: 'Not found' });
+      }
+      const m = match(segments);
+      if (!m) return reply(404, { message: `Unknown Account API path: ${path.slice(0, 200)}` });
+      const allow = [...Object.keys(m.route.methods), 'OPTIONS'].join(', ');
+      if (method === 'OPTIONS') return { status: 204, headers: { ...ACCOUNT_CORS, allow }, body: '' };
+      const def = m.route.methods[method];
+      if (!def) return reply(405, { message: `Method ${method.slice(0, 20)} is not allowed here; allowed: ${allow}` }, { allow });
+      if (closed) return reply(503, { message: 'The Account API is shutting down' });
+      if (req.body && req.body.length > MAX_BODY_BYTES) {
+        return reply(413, { message: `The request body is larger than ${MAX_BODY_BYTES} bytes` });
+      }
+      let who: Identity | null = null;
+      if (def.auth) {
+        // SERVICE.md: the Account API's credential is `Authorization: Bearer`; sessions are accepted too.
+        who = await auth.lookup(bearerToken(req.headers));
+        if (!who) return reply(401, { message: INVALID_KEY }, { 'www-authenticate': 'Bearer' });
+      }
+      let parsed: Record<string, unknown> | undefined;
+      const r = await def.run({
+        req,
+        params: m.params,
+        who: who as Identity,
+        body: () => (parsed ??= jsonObjectBody(req.body)),
+      });
+      return reply(r.status, { data: r.data });
+    } catch (e) {
+      if (e instanceof HttpError) return reply(e.status, { message: e.message }, e.headers);
+      log.error('account request failed', { method, path: path.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
+      return reply(500, { message: 'Internal server error' });
+    }
+  }
+
+  return {
+    handle,
+    async identify(req) {
+      const token = requestToken(req);
+      if (!token || !tokenKind(token)) return null;
+      try {
+        return await auth.lookup(token);
+      } catch (e) {
+        log.warn('could not identify a credential', { error: e instanceof Error ? e.message : String(e) });
+        return null;
+      }
+    },
+    ready: () => auth.ready(),
+    flushUsage: () => auth.flushUsage(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(janitor);
+      await auth.close();
+      mailer?.close();
+    },
+  };
+}

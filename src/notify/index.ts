@@ -1,0 +1,297 @@
+// Watchlist notifications: matching in the indexer's commit transaction (outbox rows commit
+// with the checkpoint), and a notifier that claims due rows, delivers by webhook (signed) or
+// e-mail, and retries with exponential backoff and jitter up to a limit, then keeps the row as
+// failed. At least once: a crash between sending and recording means a second delivery, which
+// receivers deduplicate on the event id (or transaction.hash).
+import type pg from 'pg';
+import crypto from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { PgStore } from '../storage/postgres/index.js';
+import * as store from '../storage/postgres/notify.js';
+import type { Indexer } from '../indexer/index.js';
+import { createLogger, type Logger } from '../log.js';
+import { KINDS, WatchIndex, type TransferKind, type WatchEntry } from './matcher.js';
+import { buildEvent, emailText, type WatchlistEvent } from './payload.js';
+import { DEFAULT_POLICY, postWebhook, type WebhookPolicy } from './webhook.js';
+
+export function toEntry(r: store.WatchRow): WatchEntry {
+  const settings = {} as WatchEntry['settings'];
+  for (const k of KINDS) {
+    const s = r.notification_settings?.[k];
+    settings[k as TransferKind] = { incoming: s?.incoming === true, outgoing: s?.outgoing === true };
+  }
+  return {
+    id: r.id,
+    userId: r.user_id,
+    address: r.address_hash,
+    name: r.name,
+    settings,
+    methods: { email: r.notification_methods?.email === true, webhook: r.notification_methods?.webhook === true },
+  };
+}
+
+/**
+ * The in-memory watchlist of one process, loaded at start and kept current through LISTEN on
+ * `watchlist_changed` (a trigger on the table), and its hooks into an indexer.
+ */
+export class WatchlistMatcher {
+  readonly index = new WatchIndex();
+  private listener: pg.PoolClient | undefined;
+  private readonly log: Logger;
+  /** Matches enqueued since start (observability). */
+  enqueued = 0;
+
+  constructor(private readonly pg: PgStore, log?: Logger) {
+    this.log = log ?? createLogger('watchlist');
+  }
+
+  async start(): Promise<void> {
+    this.listener = await this.pg.pool.connect();
+    this.listener.on('notification', (msg) => {
+      if (msg.channel !== 'watchlist_changed' || !msg.payload) return;
+      void this.onChange(JSON.parse(msg.payload) as { op: string; id: number | string }).catch((e: Error) =>
+        this.log.warn('watchlist reload failed', { error: e.message }),
+      );
+    });
+    await this.listener.query('LISTEN watchlist_changed');
+    // Loaded after LISTEN, so no change can fall between the load and the subscription.
+    this.index.replaceAll((await store.loadWatchlist(this.pg)).map(toEntry));
+    this.log.info('watchlist loaded', { entries: this.index.size });
+  }
+
+  private async onChange(e: { op: string; id: number | string }): Promise<void> {
+    const id = String(e.id);
+    if (e.op === 'DELETE') return this.index.remove(id);
+    const [row] = await store.loadWatchlist(this.pg, { id });
+    if (row) this.index.upsert(toEntry(row));
+    else this.index.remove(id);
+  }
+
+  attach(indexer: Indexer): void {
+    indexer.addCommitHook(async (c, result) => {
+      const matches = this.index.match(result.summary.valueTransfers);
+      if (!matches.length) return;
+      const rows: store.OutboxInsert[] = [];
+      for (const m of matches) {
+        const payload = buildEvent(m);
+        for (const channel of ['webhook', 'email'] as const) {
+          if (!m.entry.methods[channel]) continue;
+          rows.push({
+            eventId: m.eventId,
+            channel,
+            userId: m.entry.userId,
+            watchlistId: m.entry.id,
+            kind: m.transfer.kind,
+            direction: m.direction,
+            blockNumber: m.transfer.blockNumber,
+            payload,
+          });
+        }
+      }
+      this.enqueued += await store.enqueue(c, rows);
+    });
+    indexer.addRewindHook((c, ancestor) => store.cancelOrphaned(c, ancestor?.blockNumber ?? -1));
+  }
+
+  async stop(): Promise<void> {
+    if (this.listener) {
+      await this.listener.query('UNLISTEN *').catch(() => undefined);
+      this.listener.release();
+      this.listener = undefined;
+    }
+  }
+}
+
+export interface SmtpOptions {
+  /** smtp(s)://user:pass@host:port */
+  url: string;
+  from: string;
+  /** Trust this CA (tests, private relays). */
+  tls?: { rejectUnauthorized?: boolean };
+}
+
+export interface NotifierOptions {
+  pg: PgStore;
+  webhook?: Partial<WebhookPolicy>;
+  smtp?: SmtpOptions;
+  coin?: string;
+  /** Attempts before a delivery is failed for good. */
+  maxAttempts?: number;
+  /** First retry delay; doubles each attempt, with jitter, capped at maxDelayMs. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Deliveries in flight at once, and per account. */
+  concurrency?: number;
+  perUser?: number;
+  pollMs?: number;
+  log?: Logger;
+}
+
+export interface NotifierStats {
+  sent: number;
+  retried: number;
+  failed: number;
+  cancelled: number;
+}
+
+export class Notifier {
+  readonly stats: NotifierStats = { sent: 0, retried: 0, failed: 0, cancelled: 0 };
+  private readonly o: Required<Omit<NotifierOptions, 'smtp' | 'webhook' | 'log'>> & { policy: WebhookPolicy; smtp?: SmtpOptions };
+  private readonly log: Logger;
+  private mailer: Transporter | undefined;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private inflight = new Set<Promise<void>>();
+
+  constructor(opts: NotifierOptions) {
+    this.o = {
+      pg: opts.pg,
+      coin: opts.coin ?? 'ETH',
+      maxAttempts: opts.maxAttempts ?? 12,
+      baseDelayMs: opts.baseDelayMs ?? 5_000,
+      maxDelayMs: opts.maxDelayMs ?? 3_600_000,
+      concurrency: opts.concurrency ?? 16,
+      perUser: opts.perUser ?? 2,
+      pollMs: opts.pollMs ?? 1000,
+      policy: { ...DEFAULT_POLICY, ...opts.webhook },
+      smtp: opts.smtp,
+    };
+    this.log = opts.log ?? createLogger('notifier');
+    if (opts.smtp) {
+      const u = new URL(opts.smtp.url);
+      this.mailer = nodemailer.createTransport({
+        host: u.hostname,
+        port: Number(u.port) || (u.protocol === 'smtps:' ? 465 : 587),
+        secure: u.protocol === 'smtps:',
+        auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
+        tls: opts.smtp.tls,
+      });
+    }
+  }
+
+  /**
+   * Delay before attempt n+1 after n failures: exponential, with jitter in [0.75, 1] of the step
+   * (so retries of many failed deliveries spread out, and each delay still exceeds the last).
+   */
+  retryDelayMs(failures: number): number {
+    const base = Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** Math.max(0, failures - 1));
+    return Math.round(base * (0.75 + Math.random() / 4));
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  poke(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.inflight]);
+    this.mailer?.close();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let claimed = 0;
+      try {
+        const free = this.o.concurrency - this.inflight.size;
+        if (free > 0) {
+          // Lease longer than a webhook may take, so a live delivery is never claimed twice.
+          const lease = Math.ceil(this.o.policy.timeoutMs / 1000) + 5;
+          const due = await store.claimDeliveries(this.o.pg, free, this.o.perUser, lease);
+          claimed = due.length;
+          for (const d of due) {
+            const p = this.deliver(d).catch((e: Error) => this.log.error('delivery bookkeeping failed', { id: d.id, error: e.message }));
+            this.inflight.add(p);
+            void p.finally(() => {
+              this.inflight.delete(p);
+              this.wake?.();
+            });
+          }
+        }
+      } catch (e) {
+        this.log.warn('claiming deliveries failed', { error: (e as Error).message });
+      }
+      if (!claimed && !this.stopped) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(done, this.o.pollMs);
+          function done() {
+            clearTimeout(t);
+            resolve();
+          }
+          this.wake = done;
+        });
+      }
+    }
+  }
+
+  private async deliver(d: store.ClaimedDelivery): Promise<void> {
+    const pgs = this.o.pg;
+    if (d.still_wanted === false) {
+      this.stats.cancelled++;
+      return store.markCancelled(pgs, d.id, 'the watchlist entry no longer asks for this notification');
+    }
+    const body = JSON.stringify(d.payload);
+    let ok = false;
+    let status: number | undefined;
+    let error = '';
+    let retryable = true;
+    if (d.channel === 'webhook') {
+      if (!d.webhook_url || !d.webhook_secret) {
+        this.stats.cancelled++;
+        return store.markCancelled(pgs, d.id, 'no webhook is configured for the account');
+      }
+      const r = await postWebhook(d.webhook_url, body, d.webhook_secret, d.event_id, this.o.policy);
+      ok = r.ok;
+      status = r.status;
+      error = r.error ?? '';
+      retryable = r.retryable;
+    } else {
+      if (!this.mailer || !this.o.smtp) {
+        error = 'e-mail is not configured on this instance (SMTP_URL)';
+      } else if (!d.email) {
+        this.stats.cancelled++;
+        return store.markCancelled(pgs, d.id, 'the account has no e-mail address');
+      } else {
+        try {
+          const m = emailText(d.payload as WatchlistEvent, this.o.coin);
+          await this.mailer.sendMail({
+            from: this.o.smtp.from,
+            to: d.email,
+            subject: m.subject,
+            text: m.text,
+            headers: { 'X-Service-Event-Id': d.event_id },
+          });
+          ok = true;
+        } catch (e) {
+          error = (e as Error).message;
+        }
+      }
+    }
+    if (ok) {
+      this.stats.sent++;
+      this.log.info('delivered', { id: d.id, channel: d.channel, attempt: d.attempts + 1 });
+      return store.markDelivered(pgs, d.id, status);
+    }
+    const failures = d.attempts + 1;
+    if (!retryable || failures >= this.o.maxAttempts) {
+      this.stats.failed++;
+      this.log.warn('delivery failed for good', { id: d.id, channel: d.channel, attempts: failures, error });
+      return store.markAttemptFailed(pgs, d.id, error, status, null);
+    }
+    this.stats.retried++;
+    const delay = this.retryDelayMs(failures);
+    this.log.info('delivery failed; will retry', { id: d.id, channel: d.channel, attempt: failures, retry_in_ms: delay, error });
+    return store.markAttemptFailed(pgs, d.id, error, status, delay / 1000);
+  }
+}
+
+/** A new webhook signing secret (shown once to the owner). */
+export function newWebhookSecret(): string {
+  return 'whsec_' + crypto.randomBytes(32).toString('base64url');
+}

@@ -1,0 +1,207 @@
+// Notification state in PostgreSQL: watchlist entries for the matcher, the outbox (enqueue in
+// the indexer's commit transaction, claim/finish by notifiers), and account-wide settings.
+import type pg from 'pg';
+import type { PgStore } from './index.js';
+
+export interface WatchRow {
+  id: string;
+  user_id: string;
+  address_hash: string;
+  name: string;
+  notification_settings: Record<string, { incoming: boolean; outgoing: boolean }>;
+  notification_methods: { email: boolean; webhook: boolean };
+}
+
+export async function loadWatchlist(pgs: PgStore | pg.PoolClient, where?: { id?: string; userId?: string }): Promise<WatchRow[]> {
+  const cond = where?.id ? 'WHERE id = $1' : where?.userId ? 'WHERE user_id = $1' : '';
+  const params = where?.id ? [where.id] : where?.userId ? [where.userId] : [];
+  const sql = `SELECT id::text AS id, user_id::text AS user_id, address_hash, name, notification_settings, notification_methods FROM watchlist ${cond}`;
+  const r = await (pgs as pg.PoolClient).query<WatchRow>(sql, params);
+  return Array.isArray(r) ? (r as WatchRow[]) : r.rows;
+}
+
+export interface OutboxInsert {
+  eventId: string;
+  channel: 'webhook' | 'email';
+  userId: string;
+  watchlistId: string | null;
+  kind: string;
+  direction: string;
+  blockNumber: number;
+  payload: unknown;
+}
+
+/**
+ * Enqueues deliveries inside the caller's transaction. A row already there is left alone
+ * (never enqueued twice), except one cancelled by a reorg, which comes back to life when the
+ * same event is indexed again on the new branch.
+ */
+export async function enqueue(c: pg.PoolClient, rows: readonly OutboxInsert[]): Promise<number> {
+  if (!rows.length) return 0;
+  const r = await c.query(
+    `INSERT INTO notification_outbox (event_id, channel, user_id, watchlist_id, kind, direction, block_number, payload)
+     SELECT e, ch, u::bigint, w::bigint, k, d, b, p::jsonb
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[]) AS x(e, ch, u, w, k, d, b, p)
+     ON CONFLICT (event_id, channel) DO UPDATE
+       SET status = 'pending', attempts = 0, next_at = now(), last_error = NULL, block_number = EXCLUDED.block_number, payload = EXCLUDED.payload
+       WHERE notification_outbox.status = 'cancelled'`,
+    [
+      rows.map((x) => x.eventId),
+      rows.map((x) => x.channel),
+      rows.map((x) => x.userId),
+      rows.map((x) => x.watchlistId),
+      rows.map((x) => x.kind),
+      rows.map((x) => x.direction),
+      rows.map((x) => x.blockNumber),
+      rows.map((x) => JSON.stringify(x.payload)),
+    ],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** A reorg: pending deliveries of orphaned blocks are not sent (they return if re-indexed). */
+export async function cancelOrphaned(c: pg.PoolClient, ancestor: number): Promise<void> {
+  await c.query(
+    `UPDATE notification_outbox SET status = 'cancelled', last_error = 'orphaned by a reorg'
+     WHERE status = 'pending' AND watchlist_id IS NOT NULL AND block_number > $1`,
+    [ancestor],
+  );
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  channel: 'webhook' | 'email';
+  user_id: string;
+  watchlist_id: string | null;
+  kind: string;
+  direction: string;
+  payload: unknown;
+  attempts: number;
+  /** Whether the entry still asks for this kind, direction and method (null for a test delivery). */
+  still_wanted: boolean | null;
+  webhook_url: string | null;
+  webhook_secret: string | null;
+  email: string | null;
+}
+
+/**
+ * Claims due deliveries for this notifier (safe with several: SKIP LOCKED, and a lease that
+ * makes a crashed notifier's rows due again), at most `perUser` per account so one slow
+ * receiver cannot take every slot.
+ */
+export async function claimDeliveries(pgs: PgStore, limit: number, perUser: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  return pgs.query<ClaimedDelivery>(
+    `WITH due AS (
+       SELECT id FROM (
+         SELECT id, row_number() OVER (PARTITION BY user_id ORDER BY next_at) AS n
+         FROM notification_outbox WHERE status = 'pending' AND next_at <= now()
+         ORDER BY next_at LIMIT $1 * 4
+       ) d WHERE n <= $2 LIMIT $1
+     ), claimed AS (
+       UPDATE notification_outbox o SET next_at = now() + make_interval(secs => $3)
+       FROM (SELECT id FROM notification_outbox WHERE id IN (SELECT id FROM due) FOR UPDATE SKIP LOCKED) l
+       WHERE o.id = l.id AND o.status = 'pending'
+       RETURNING o.*
+     )
+     SELECT c.id::text, c.event_id, c.channel, c.user_id::text, c.watchlist_id::text, c.kind, c.direction, c.payload, c.attempts,
+       CASE WHEN c.watchlist_id IS NULL THEN NULL
+            ELSE coalesce((w.notification_settings -> c.kind ->> c.direction)::boolean, false)
+                 AND coalesce((w.notification_methods ->> c.channel)::boolean, false) END AS still_wanted,
+       s.webhook_url, s.webhook_secret, coalesce(s.email, u.email) AS email
+     FROM claimed c
+     JOIN users u ON u.id = c.user_id
+     LEFT JOIN watchlist w ON w.id = c.watchlist_id
+     LEFT JOIN notification_settings s ON s.user_id = c.user_id`,
+    [limit, perUser, leaseSeconds],
+  );
+}
+
+export async function markDelivered(pgs: PgStore, id: string, status?: number): Promise<void> {
+  await pgs.query(
+    `UPDATE notification_outbox SET status = 'delivered', delivered_at = now(), attempts = attempts + 1, last_status = $2, last_error = NULL WHERE id = $1`,
+    [id, status ?? null],
+  );
+}
+
+export async function markCancelled(pgs: PgStore, id: string, why: string): Promise<void> {
+  await pgs.query(`UPDATE notification_outbox SET status = 'cancelled', last_error = $2 WHERE id = $1 AND status = 'pending'`, [id, why]);
+}
+
+/** A failed attempt: retried after `retryInSeconds`, or failed for good (kept) when null. */
+export async function markAttemptFailed(pgs: PgStore, id: string, error: string, status: number | undefined, retryInSeconds: number | null): Promise<void> {
+  await pgs.query(
+    `UPDATE notification_outbox SET attempts = attempts + 1, last_error = $2, last_status = $3,
+       status = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'pending' END,
+       next_at = CASE WHEN $4::double precision IS NULL THEN next_at ELSE now() + make_interval(secs => $4::double precision) END
+     WHERE id = $1`,
+    [id, error.slice(0, 1000), status ?? null, retryInSeconds],
+  );
+}
+
+// ---- account-wide settings ------------------------------------------------------------------
+
+export interface NotificationSettingsRow {
+  webhook_url: string | null;
+  webhook_set_at: Date | null;
+  email: string | null;
+  account_email: string | null;
+}
+
+export async function getNotificationSettings(pgs: PgStore, userId: string): Promise<NotificationSettingsRow> {
+  const [r] = await pgs.query<NotificationSettingsRow>(
+    `SELECT s.webhook_url, s.webhook_set_at, s.email, u.email AS account_email
+     FROM users u LEFT JOIN notification_settings s ON s.user_id = u.id WHERE u.id = $1`,
+    [userId],
+  );
+  return r ?? { webhook_url: null, webhook_set_at: null, email: null, account_email: null };
+}
+
+export async function setWebhook(pgs: PgStore, userId: string, url: string | null, secret: string | null): Promise<void> {
+  await pgs.query(
+    `INSERT INTO notification_settings (user_id, webhook_url, webhook_secret, webhook_set_at, updated_at)
+     VALUES ($1, $2, $3, CASE WHEN $2::text IS NULL THEN NULL ELSE now() END, now())
+     ON CONFLICT (user_id) DO UPDATE SET webhook_url = EXCLUDED.webhook_url, webhook_secret = EXCLUDED.webhook_secret,
+       webhook_set_at = EXCLUDED.webhook_set_at, updated_at = now()`,
+    [userId, url, secret],
+  );
+}
+
+export async function rotateWebhookSecret(pgs: PgStore, userId: string, secret: string): Promise<boolean> {
+  const r = await pgs.query<{ user_id: string }>(
+    `UPDATE notification_settings SET webhook_secret = $2, updated_at = now() WHERE user_id = $1 AND webhook_url IS NOT NULL RETURNING user_id`,
+    [userId, secret],
+  );
+  return r.length > 0;
+}
+
+export async function setNotificationEmail(pgs: PgStore, userId: string, email: string | null): Promise<void> {
+  await pgs.query(
+    `INSERT INTO notification_settings (user_id, email, updated_at) VALUES ($1, $2, now())
+     ON CONFLICT (user_id) DO UPDATE SET email = EXCLUDED.email, updated_at = now()`,
+    [userId, email],
+  );
+}
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  channel: string;
+  watchlist_id: string | null;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  last_status: number | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  next_at: Date;
+  payload: unknown;
+}
+
+export async function recentDeliveries(pgs: PgStore, userId: string, limit: number): Promise<DeliveryRow[]> {
+  return pgs.query<DeliveryRow>(
+    `SELECT id::text, event_id, channel, watchlist_id::text, status, attempts, last_error, last_status, created_at, delivered_at, next_at, payload
+     FROM notification_outbox WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [userId, limit],
+  );
+}
