@@ -29,6 +29,10 @@ bench: bench-ingest bench-api
 
 bench-ingest: build
 	node build/bench/ingest.js
+	@echo "== the same with the derived-data lanes and the watchlist matcher running"
+	BENCH_DERIVED=1 BENCH_BREAKDOWN=0 node build/bench/ingest.js
+	@echo "== watchlist matching, 100,000 watched addresses"
+	node build/bench/watchlist.js
 
 bench-api: build
 	@if [ -f build/bench/api.js ]; then node build/bench/api.js; else echo "bench-api: not built yet (public API issue)"; exit 2; fi

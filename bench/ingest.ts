@@ -9,7 +9,8 @@
 // Environment: BENCH_BLOCKS (default 300, about 51,000 txs), BENCH_VARIANT (geth =
 // debug_traceBlockByNumber with callTracer, erigon = trace_block), BENCH_WORKERS (0 = CPUs),
 // BENCH_BATCH_BLOCKS (20), BENCH_RPC_CONCURRENCY (8), BENCH_SEED, BENCH_PARSE_PASSES (3),
-// BENCH_BREAKDOWN (1), BENCH_KEEP=1 keeps the temporary directory.
+// BENCH_BREAKDOWN (1), BENCH_KEEP=1 keeps the temporary directory, BENCH_DERIVED=1 runs the
+// derived-data lanes and the watchlist matcher beside the indexer (their cost on block ingest).
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createIndexer, type BlockEvent, type Indexer } from '../src/indexer/index.js';
+import { createDerived, type Derived } from '../src/derived/index.js';
+import { WatchlistMatcher } from '../src/notify/index.js';
 import { createIngestPool, type IngestPool } from '../src/indexer/pool.js';
 import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/index.js';
@@ -120,6 +123,7 @@ export async function main(): Promise<number> {
   const passes = envInt('BENCH_PARSE_PASSES', 3, 1);
   const breakdown = process.env.BENCH_BREAKDOWN !== '0';
   const keep = process.env.BENCH_KEEP === '1';
+  const withDerived = process.env.BENCH_DERIVED === '1';
   setLogLevel('warn');
   const machine = machineInfo();
   const out = (s: string) => process.stdout.write(s + '\n');
@@ -221,13 +225,27 @@ export async function main(): Promise<number> {
     const acct = new CpuAccount(threadLabel, childLabel);
     const elu0 = performance.eventLoopUtilization();
     const t0 = performance.now();
+    let derived: Derived | undefined;
+    let matcher: WatchlistMatcher | undefined;
+    if (withDerived) {
+      derived = createDerived({ pg: stores.pg, ch: stores.ch, rpc: ix.rpc });
+      derived.attach(ix);
+      matcher = new WatchlistMatcher(stores.pg);
+      await matcher.start();
+      matcher.attach(ix);
+    }
     await Promise.race([ix.start(), failed]);
+    derived?.start();
     await Promise.race([ix.waitFor(store.head, Math.max(600_000, blocks * 2_000)), failed]);
     const wall = (performance.now() - t0) / 1000;
     const elu = performance.eventLoopUtilization(elu0);
     const cpu = acct.end();
     const srv1 = await server.stats();
     await ix.stop();
+    await derived?.stop();
+    await matcher?.stop();
+    if (derived) out(`derived lanes: on, beside the indexer (items done during ingest: ${JSON.stringify(derived.counts)})`);
+    else out('derived lanes: off (BENCH_DERIVED=1 runs them beside the indexer)');
     indexer = undefined;
     cap.on = false;
 
