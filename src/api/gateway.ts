@@ -5,6 +5,8 @@
 import type { ApiReply, ApiRequest } from './http.js';
 import { JSON_TYPE, CORS_HEADERS } from './http.js';
 import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders } from '../ratelimit/index.js';
+import type { PgStore } from '../storage/postgres/index.js';
+import { personalize } from './personalize.js';
 
 export interface AccountLike {
   handle(req: ApiRequest): Promise<ApiReply>;
@@ -13,6 +15,8 @@ export interface AccountLike {
 
 export interface GatewayOptions {
   api: { handle(req: ApiRequest): Promise<ApiReply> };
+  /** For the owner-only parts of public responses (private tags, custom ABIs). */
+  pg?: PgStore;
   account?: AccountLike;
   limiter: RateLimiter;
   trustedProxies?: ReadonlySet<string>;
@@ -38,6 +42,7 @@ export function createGateway(o: GatewayOptions): (req: ApiRequest) => Promise<A
     if (!limited || req.method.toUpperCase() === 'OPTIONS') return isAccount && o.account ? o.account.handle(req) : o.api.handle(req);
     const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
     let keyId: string | undefined;
+    let viewer: string | undefined;
     if (o.account && sentCredential(req)) {
       const who = await o.account.identify(req);
       if (!who) {
@@ -45,10 +50,15 @@ export function createGateway(o: GatewayOptions): (req: ApiRequest) => Promise<A
         return json(401, { message: 'Invalid API key' }, { ...rateLimitHeaders(d), 'www-authenticate': 'Bearer' });
       }
       keyId = who.keyId ?? `session:${who.userId}`;
+      viewer = who.userId;
     }
     const decision = o.limiter.check(ip, keyId);
     if (!decision.allowed) return json(429, TOO_MANY_REQUESTS, rateLimitHeaders(decision));
     const reply = isAccount && o.account ? await o.account.handle(req) : await o.api.handle(req);
+    if (!isAccount && viewer && o.pg && reply.status === 200 && reply.body.length) {
+      // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings.
+      return { ...reply, body: await personalize(reply.body, viewer, o.pg), headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
+    }
     return { ...reply, headers: { ...reply.headers, ...rateLimitHeaders(decision) } };
   };
 }

@@ -43,7 +43,7 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb });
   const detach = o.events ? app.attach(o.events) : () => undefined;
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
-  const handle = createGateway({ api: app, account: o.account, limiter, trustedProxies: new Set(o.trustedProxies ?? []) });
+  const handle = createGateway({ api: app, account: o.account, pg: o.pg, limiter, trustedProxies: new Set(o.trustedProxies ?? []) });
   const server = await startServer({ handle, host: o.host, port: o.port, log: o.log });
   o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb });
   return {

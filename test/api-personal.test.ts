@@ -1,0 +1,83 @@
+// Effects of the Account API on the public API: with the owner's key or session, address objects
+// carry the owner's private tags and watchlist names, and the owner's custom ABI decodes a
+// contract's transaction inputs and logs. Nobody else sees them; the shared cache never leaks.
+import t from 'tap';
+import { parseAbi } from 'viem';
+import { apiOnDevnet } from './helpers/api.js';
+import { newAccount } from './helpers/account.js';
+import { createAccountApp } from '../src/account/app.js';
+import { createGateway } from '../src/api/gateway.js';
+import { RateLimiter } from '../src/ratelimit/index.js';
+
+const ERC20 = [
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+];
+
+t.test('private tags, watchlist names and custom ABIs only for their owner', async (t) => {
+  const fx = await apiOnDevnet(t);
+  const account = createAccountApp({ pg: fx.stores.pg, siweDomain: 'explorer.test' });
+  await account.ready();
+  t.teardown(() => account.close());
+  const handle = createGateway({ api: fx.app, account, pg: fx.stores.pg, limiter: new RateLimiter({ anonymousPerSecond: 0, keyPerSecond: 0 }) });
+  const get = async (path: string, token?: string) => {
+    const r = await handle({
+      method: 'GET',
+      path: path.split('?')[0],
+      query: new URLSearchParams(path.split('?')[1] ?? ''),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      ip: '127.0.0.1',
+    });
+    return { status: r.status, body: JSON.parse(String(r.body)) };
+  };
+  const post = async (path: string, token: string, body: unknown) => {
+    const r = await account.handle({
+      method: 'POST',
+      path: `/account/api/v1${path}`,
+      query: new URLSearchParams(),
+      headers: { authorization: `Bearer ${token}`, host: 'explorer.test', 'content-type': 'application/json' },
+      ip: '127.0.0.1',
+      body: Buffer.from(JSON.stringify(body)),
+    });
+    t.equal(r.status, 201, `POST ${path}`);
+  };
+
+  // An ERC-20 transfer (not a mint) of the scenario.
+  const token = fx.devnet.scenario.contracts.DevnetToken.toLowerCase();
+  const [tr] = await fx.stores.ch.query<{ transaction_hash: string; from: string; to: string }>(
+    `SELECT transaction_hash, from, to FROM token_transfers WHERE token_address = '${token}' AND kind = 'token_transfer' ORDER BY block_number LIMIT 1`,
+  );
+  const path = `/api/v2/transactions/${tr.transaction_hash}`;
+  const anonBefore = await get(path);
+  t.equal(anonBefore.status, 200);
+  t.same(anonBefore.body.from.private_tags, []);
+
+  const owner = await newAccount(fx.stores.pg, 'owner@example.org');
+  const stranger = await newAccount(fx.stores.pg, 'stranger@example.org');
+  await post('/user/tags/address', owner.token, { address_hash: tr.from, name: 'my sender' });
+  await post('/user/watchlist', owner.token, { address_hash: token, name: 'watched one' }); // the transaction's `to`
+  await post('/user/custom-abis', owner.token, { contract_address_hash: token, name: 'erc20', abi: JSON.stringify(parseAbi(ERC20)) });
+
+  const mine = await get(path, owner.token);
+  t.equal(mine.status, 200);
+  t.same(mine.body.from.private_tags, [{ address_hash: tr.from, display_name: 'my sender', label: 'my sender' }], 'the owner sees the private tag');
+  t.same(mine.body.to.watchlist_names, [{ display_name: 'watched one', label: 'watched one' }], 'and the watchlist name');
+  t.equal(mine.body.method, 'transfer', 'the custom ABI names the method');
+  t.equal(mine.body.decoded_input?.method_call, 'transfer(address to, uint256 amount)');
+  t.equal(mine.body.decoded_input?.parameters?.[0]?.name, 'to');
+  const logs = await get(`${path}/logs`, owner.token);
+  const transferLog = logs.body.items.find((l: { decoded: unknown }) => l.decoded);
+  t.equal(transferLog?.decoded?.method_call, 'Transfer(address indexed from, address indexed to, uint256 value)', 'and decodes its logs');
+
+  for (const [who, tok] of [['anonymous', undefined], ['another account', stranger.token]] as const) {
+    const r = await get(path, tok);
+    t.same(r.body.from.private_tags, [], `${who}: no private tags`);
+    t.same(r.body.to.watchlist_names, [], `${who}: no watchlist names`);
+    t.equal(r.body.decoded_input, null, `${who}: no custom-ABI decoding`);
+    t.not(r.body.method, 'transfer', `${who}: the method stays the selector`);
+  }
+  const anonList = await get(`/api/v2/addresses/${tr.from}/transactions`);
+  t.notOk(JSON.stringify(anonList.body).includes('my sender'), 'lists do not leak either');
+  const ownerList = await get(`/api/v2/addresses/${tr.from}/transactions`, owner.token);
+  t.ok(JSON.stringify(ownerList.body).includes('my sender'), 'while the owner sees the tag in lists');
+});
