@@ -12,6 +12,8 @@ import { startReceiver, startSmtpSink, TEST_CA, type Receiver } from './helpers/
 import { createIndexer } from '../src/indexer/index.js';
 import { Notifier, WatchlistMatcher } from '../src/notify/index.js';
 import { checkWebhookUrl } from '../src/notify/webhook.js';
+import { createAccountApp } from '../src/account/app.js';
+import { newAccount } from './helpers/account.js';
 
 const SECRET = 'whsec_test_secret';
 
@@ -64,9 +66,20 @@ t.test('watchlist notifications on the devnet', async (t) => {
   await indexer.waitFor(Number(await rpc<string>(url, 'eth_blockNumber')));
   const W = devAccount(5).address.toLowerCase();
   const OTHER = '0x00000000000000000000000000000000000c0c0a';
-  const [user] = await stores.pg.query<{ id: string }>(
-    "INSERT INTO users (name, email, nickname) VALUES ('Watcher', 'watcher@example.org', 'w') RETURNING id::text",
-  );
+  const acct = await newAccount(stores.pg, 'watcher@example.org', 'Watcher');
+  const user = { id: acct.userId };
+  const account = createAccountApp({ pg: stores.pg, siweDomain: 'explorer.test' });
+  await account.ready();
+  t.teardown(() => account.close());
+  const accountCall = async (method: string, path: string, body?: unknown) =>
+    account.handle({
+      method,
+      path: `/account/api/v1${path}`,
+      query: new URLSearchParams(),
+      headers: { authorization: `Bearer ${acct.token}`, 'content-type': 'application/json' },
+      ip: '127.0.0.1',
+      body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+    });
   const all = { incoming: true, outgoing: true };
   const [entry] = await stores.pg.query<{ id: string }>(
     `INSERT INTO watchlist (user_id, address_hash, name, notification_settings, notification_methods)
@@ -153,10 +166,10 @@ t.test('watchlist notifications on the devnet', async (t) => {
   await until(() => back.deliveries.some((d) => JSON.parse(d.body).transaction.hash === downTx), 'delivery after the receiver is back');
 
   // Incoming only: outgoing events stop.
-  await stores.pg.query(
-    `UPDATE watchlist SET notification_settings = $2 WHERE id = $1`,
-    [entry.id, JSON.stringify({ native: { incoming: true, outgoing: false }, 'ERC-20': all, 'ERC-721': all, 'ERC-1155': all })],
-  );
+  const patched = await accountCall('PATCH', `/user/watchlist/${entry.id}`, {
+    notification_settings: { native: { incoming: true, outgoing: false }, 'ERC-20': all, 'ERC-721': all, 'ERC-1155': all },
+  });
+  t.equal(patched.status, 200, 'PATCH /user/watchlist/{id} through the Account API');
   await new Promise((r) => setTimeout(r, 300)); // the NOTIFY reaches the matcher
   const outTx = await send(W, OTHER, undefined, 5n);
   const inTx = await send(owner, W, undefined, 6n);
@@ -165,7 +178,8 @@ t.test('watchlist notifications on the devnet', async (t) => {
   t.notOk(back.deliveries.some((d) => JSON.parse(d.body).transaction.hash === outTx), 'no outgoing notification after PATCH to incoming-only');
 
   // Deleted entry: nothing more.
-  await stores.pg.query('DELETE FROM watchlist WHERE id = $1', [entry.id]);
+  const deleted = await accountCall('DELETE', `/user/watchlist/${entry.id}`);
+  t.equal(deleted.status, 200, 'DELETE /user/watchlist/{id} through the Account API');
   await new Promise((r) => setTimeout(r, 300));
   const afterDelete = await send(owner, W, undefined, 8n);
   await indexer.waitFor(Number(await rpc<string>(url, 'eth_blockNumber')));

@@ -143,6 +143,8 @@ export class Notifier {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private inflight = new Set<Promise<void>>();
+  /** Deliveries in flight per account in this notifier. */
+  private readonly busy = new Map<string, number>();
 
   constructor(opts: NotifierOptions) {
     this.o = {
@@ -203,13 +205,17 @@ export class Notifier {
         if (free > 0) {
           // Lease longer than a webhook may take, so a live delivery is never claimed twice.
           const lease = Math.ceil(this.o.policy.timeoutMs / 1000) + 5;
-          const due = await store.claimDeliveries(this.o.pg, free, this.o.perUser, lease);
+          const due = await store.claimDeliveries(this.o.pg, free, this.o.perUser, lease, this.busy);
           claimed = due.length;
           for (const d of due) {
+            this.busy.set(d.user_id, (this.busy.get(d.user_id) ?? 0) + 1);
             const p = this.deliver(d).catch((e: Error) => this.log.error('delivery bookkeeping failed', { id: d.id, error: e.message }));
             this.inflight.add(p);
             void p.finally(() => {
               this.inflight.delete(p);
+              const n = (this.busy.get(d.user_id) ?? 1) - 1;
+              if (n > 0) this.busy.set(d.user_id, n);
+              else this.busy.delete(d.user_id);
               this.wake?.();
             });
           }

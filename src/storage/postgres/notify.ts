@@ -87,17 +87,26 @@ export interface ClaimedDelivery {
 
 /**
  * Claims due deliveries for this notifier (safe with several: SKIP LOCKED, and a lease that
- * makes a crashed notifier's rows due again), at most `perUser` per account so one slow
- * receiver cannot take every slot.
+ * makes a crashed notifier's rows due again), at most `perUser` in flight per account (counting
+ * `busy`, what this notifier already has in flight per account), taking each account's oldest
+ * first and the accounts in turn, so one slow receiver or one large backlog cannot take every
+ * slot.
  */
-export async function claimDeliveries(pgs: PgStore, limit: number, perUser: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(
+  pgs: PgStore,
+  limit: number,
+  perUser: number,
+  leaseSeconds: number,
+  busy: ReadonlyMap<string, number> = new Map(),
+): Promise<ClaimedDelivery[]> {
   return pgs.query<ClaimedDelivery>(
-    `WITH due AS (
+    `WITH busy AS (SELECT * FROM unnest($4::bigint[], $5::int[]) AS b(user_id, n)),
+     due AS (
        SELECT id FROM (
-         SELECT id, row_number() OVER (PARTITION BY user_id ORDER BY next_at) AS n
-         FROM notification_outbox WHERE status = 'pending' AND next_at <= now()
-         ORDER BY next_at LIMIT $1 * 4
-       ) d WHERE n <= $2 LIMIT $1
+         SELECT o.id, o.next_at, row_number() OVER (PARTITION BY o.user_id ORDER BY o.next_at, o.id) + coalesce(b.n, 0) AS rank
+         FROM notification_outbox o LEFT JOIN busy b ON b.user_id = o.user_id
+         WHERE o.status = 'pending' AND o.next_at <= now()
+       ) d WHERE rank <= $2 ORDER BY rank, next_at LIMIT $1
      ), claimed AS (
        UPDATE notification_outbox o SET next_at = now() + make_interval(secs => $3)
        FROM (SELECT id FROM notification_outbox WHERE id IN (SELECT id FROM due) FOR UPDATE SKIP LOCKED) l
@@ -113,7 +122,7 @@ export async function claimDeliveries(pgs: PgStore, limit: number, perUser: numb
      JOIN users u ON u.id = c.user_id
      LEFT JOIN watchlist w ON w.id = c.watchlist_id
      LEFT JOIN notification_settings s ON s.user_id = c.user_id`,
-    [limit, perUser, leaseSeconds],
+    [limit, perUser, leaseSeconds, [...busy.keys()], [...busy.values()]],
   );
 }
 
