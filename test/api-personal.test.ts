@@ -80,4 +80,16 @@ t.test('private tags, watchlist names and custom ABIs only for their owner', asy
   t.notOk(JSON.stringify(anonList.body).includes('my sender'), 'lists do not leak either');
   const ownerList = await get(`/api/v2/addresses/${tr.from}/transactions`, owner.token);
   t.ok(JSON.stringify(ownerList.body).includes('my sender'), 'while the owner sees the tag in lists');
+
+  // Private tags are searchable by their owner only.
+  const mySearch = await get('/api/v2/search?q=SENDER', owner.token);
+  t.equal(mySearch.status, 200);
+  t.match(mySearch.body.items[0], { type: 'address', name: 'my sender' }, 'the owner finds the tagged address by a piece of its tag');
+  t.equal(mySearch.body.items[0].address_hash.toLowerCase(), tr.from);
+  const myQuick = await get('/api/v2/search/quick?q=my%20se', owner.token);
+  t.match(myQuick.body[0], { type: 'address', name: 'my sender' }, 'also in quick search');
+  for (const tok of [undefined, stranger.token]) {
+    const r = await get('/api/v2/search?q=SENDER', tok);
+    t.notOk(JSON.stringify(r.body).includes('my sender'), 'nobody else finds it');
+  }
 });

@@ -12,10 +12,13 @@ import { transactionRoutes } from './routes/transactions.js';
 import { addressRoutes } from './routes/addresses.js';
 import { listRoutes } from './routes/lists.js';
 import { statsRoutes } from './routes/stats.js';
+import { searchRoutes } from './routes/search.js';
+import { smartContractRoutes } from './routes/smart-contracts.js';
+import { tokenRoutes } from './routes/tokens.js';
 
 export const API_PREFIX = '/api/v2';
 
-export const ROUTES: readonly RouteDef[] = [...statsRoutes, ...blockRoutes, ...transactionRoutes, ...addressRoutes, ...listRoutes];
+export const ROUTES: readonly RouteDef[] = [...statsRoutes, ...blockRoutes, ...transactionRoutes, ...addressRoutes, ...listRoutes, ...searchRoutes, ...smartContractRoutes, ...tokenRoutes];
 
 export interface ApiAppOptions extends ApiDeps {
   /** Memory bound of the response cache (CACHE_MAX_MB). 0 disables caching. */

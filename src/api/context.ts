@@ -11,6 +11,9 @@ import { latestBlockNumber, baseFees } from '../storage/clickhouse/reads/blocks.
 import { addressFacts, tokenTypes, type AddressFacts } from '../storage/clickhouse/reads/addresses.js';
 import { transactionsWithInternalErrors } from '../storage/clickhouse/reads/transactions.js';
 import type { TransactionRead } from '../storage/clickhouse/reads/transactions.js';
+import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
+import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
+import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import type { Logger } from '../log.js';
 import { checksum } from './serializers/common.js';
 import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
@@ -21,15 +24,33 @@ export interface ApiDeps {
   log: Logger;
   /** Native coin symbol (COIN). */
   coin?: string;
+  /** The node, for current values (smart-contract read methods); optional. */
+  rpc?: import('../rpc/client.js').RpcClient;
 }
 
 /** How long chain facts are trusted when no indexer events arrive (split roles). */
 const FACT_TTL_MS = 1000;
+/**
+ * How long a token's derived record is reused. The derived lanes move it after the block that
+ * changed it (never in the indexer's commit), so a block event alone does not say it is fresh.
+ */
+const TOKEN_TTL_MS = 1000;
+
+/** A row of a token-transfer read (src/storage/clickhouse/reads/token-transfers.ts). */
+function isTransferRow(r: unknown): r is TokenTransferRead {
+  return r !== null && typeof r === 'object' && 'token_address' in r && 'token_type' in r && 'log_index' in r && 'batch_index' in r;
+}
 
 export class ApiContext {
+  /**
+   * The ClickHouse store as routes use it: rows of token transfers read through it carry their
+   * token's derived record (`token_meta`, from PostgreSQL), so every page of transfers shows the
+   * token's name, symbol, decimals, holders and supply, whichever route builds it.
+   */
   readonly ch: ClickHouseStore;
   readonly pg: PgStore;
   readonly log: Logger;
+  readonly rpc: ApiDeps['rpc'];
   private headValue: { at: number; value: bigint | null } | undefined;
   private tracesValue: { at: number; value: boolean | null } | undefined;
   /**
@@ -38,14 +59,17 @@ export class ApiContext {
    * events reach this process.
    */
   private readonly facts = new LRUCache<string, { f: AddressFacts; gen: number; at: number }>({ max: 200_000 });
+  /** Derived token records (null: not a derived token yet), reused for TOKEN_TTL_MS at most. */
+  private readonly tokenRows = new LRUCache<string, { row: TokenRow | null; gen: number; at: number }>({ max: 50_000 });
   /** Bumped by every block and reorg. */
   private chainGen = 0;
   private eventsAttached = false;
 
   constructor(deps: ApiDeps) {
-    this.ch = deps.ch;
+    this.ch = this.enrichingStore(deps.ch);
     this.pg = deps.pg;
     this.log = deps.log;
+    this.rpc = deps.rpc;
   }
 
   /** Whether indexer events reach this process (then cached chain facts live until the next event). */
@@ -58,6 +82,7 @@ export class ApiContext {
   onChainChange(kind: 'block' | 'reorg'): void {
     this.headValue = undefined;
     this.chainGen++;
+    this.tokenRows.clear();
     if (kind === 'reorg') {
       this.facts.clear();
       this.tracesValue = undefined;
@@ -85,7 +110,12 @@ export class ApiContext {
     return value;
   }
 
-  /** `withCreation`: also the creating transaction of contracts (an address page; not cached). */
+  /**
+   * Whether each address is a contract, and (`withCreation`, an address page; not cached) how it
+   * was created. Contracts the derived lanes recorded (PostgreSQL `contracts`: creator, creating
+   * transaction, self-destruct, empty code) come first; the others are proven from stored chain
+   * data (src/storage/clickhouse/reads/addresses.ts), which also covers the lanes' lag.
+   */
   async addressFacts(addresses: Iterable<string>, opts: { withCreation?: boolean } = {}): Promise<Map<string, AddressFacts>> {
     const out = new Map<string, AddressFacts>();
     const ask: string[] = [];
@@ -101,13 +131,71 @@ export class ApiContext {
     }
     if (ask.length) {
       const gen = this.chainGen;
-      for (const [a, f] of await addressFacts(this.ch, ask, opts)) {
+      const found = new Map<string, AddressFacts>();
+      for (const [a, c] of await contractsByAddress(this.pg, ask)) {
+        found.set(a, {
+          // Code read and empty: nothing is deployed there (Blockscout's is_contract is "has code").
+          isContract: c.code_empty !== true,
+          creation: { transactionHash: c.creation_tx, creator: c.creator, blockNumber: String(c.creation_block) },
+          selfDestructed: c.self_destructed_block !== null,
+        });
+      }
+      const rest = ask.filter((a) => !found.has(a));
+      if (rest.length) for (const [a, f] of await addressFacts(this.ch, rest, opts)) found.set(a, f);
+      for (const [a, f] of found) {
         out.set(a, f);
         // Contract-ness, once proven, does not change but by a reorg (which clears this cache).
         if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now() });
       }
     }
     return out;
+  }
+
+  /** Derived token records of these addresses (lower-case); addresses that are none are left out. */
+  async tokens(addresses: Iterable<string>): Promise<Map<string, TokenRow>> {
+    const out = new Map<string, TokenRow>();
+    const ask = new Set<string>();
+    const now = Date.now();
+    for (const a of addresses) {
+      if (!a || out.has(a) || ask.has(a)) continue;
+      const known = this.tokenRows.get(a);
+      if (known && known.gen === this.chainGen && now - known.at < TOKEN_TTL_MS) {
+        if (known.row) out.set(a, known.row);
+      } else ask.add(a);
+    }
+    if (ask.size) {
+      const gen = this.chainGen;
+      const rows = await tokensByAddress(this.pg, [...ask]);
+      for (const a of ask) {
+        const row = rows.get(a) ?? null;
+        if (row) out.set(a, row);
+        if (gen === this.chainGen) this.tokenRows.set(a, { row, gen, at: Date.now() });
+      }
+    }
+    return out;
+  }
+
+  /** `inner` with token-transfer rows enriched by their token's derived record (see `ch`). */
+  private enrichingStore(inner: ClickHouseStore): ClickHouseStore {
+    const attach = async (rows: TokenTransferRead[]) => {
+      const tokens = await this.tokens(rows.map((r) => r.token_address));
+      for (const r of rows) r.token_meta = tokens.get(r.token_address) ?? null;
+    };
+    return {
+      get client() {
+        return inner.client;
+      },
+      database: inner.database,
+      embedded: inner.embedded,
+      async query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<T[]> {
+        const rows = await inner.query<T>(sql, params);
+        if (rows.length && isTransferRow(rows[0])) await attach(rows as unknown as TokenTransferRead[]);
+        return rows;
+      },
+      command: (sql, params) => inner.command(sql, params),
+      insertRaw: (table, bytes, columns, format) => inner.insertRaw(table, bytes, columns, format),
+      close: () => inner.close(),
+    };
   }
 
   /** Everything transactionJson needs for these rows. */

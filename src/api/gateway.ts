@@ -6,7 +6,7 @@ import type { ApiReply, ApiRequest } from './http.js';
 import { JSON_TYPE, CORS_HEADERS } from './http.js';
 import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders } from '../ratelimit/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
-import { personalize } from './personalize.js';
+import { personalize, personalizeSearch } from './personalize.js';
 
 export interface AccountLike {
   handle(req: ApiRequest): Promise<ApiReply>;
@@ -56,8 +56,14 @@ export function createGateway(o: GatewayOptions): (req: ApiRequest) => Promise<A
     if (!decision.allowed) return json(429, TOO_MANY_REQUESTS, rateLimitHeaders(decision));
     const reply = isAccount && o.account ? await o.account.handle(req) : await o.api.handle(req);
     if (!isAccount && viewer && o.pg && reply.status === 200 && reply.body.length) {
-      // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings.
-      return { ...reply, body: await personalize(reply.body, viewer, o.pg), headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
+      // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and
+      // the owner's tagged addresses in search results.
+      let body = await personalize(reply.body, viewer, o.pg);
+      const q = req.query.get('q');
+      if (q !== null && (path === '/api/v2/search' || path === '/api/v2/search/quick') && !req.query.has('next_page_params_type')) {
+        body = await personalizeSearch(body, viewer, q, o.pg, path.endsWith('/quick'));
+      }
+      return { ...reply, body, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
     }
     return { ...reply, headers: { ...reply.headers, ...rateLimitHeaders(decision) } };
   };

@@ -8,6 +8,7 @@ import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
 import { createGateway, type AccountLike } from './gateway.js';
 import { RateLimiter } from '../ratelimit/index.js';
+import type { RpcClient } from '../rpc/client.js';
 
 export { createApiApp, type ApiApp } from './app.js';
 export { startServer, type RunningServer } from './server.js';
@@ -24,6 +25,8 @@ export interface ApiOptions {
   log: Logger;
   /** The indexer (its 'block' and 'reorg' events), when it runs in this process. */
   events?: EventEmitter;
+  /** The node, for current values of contract read methods (short timeout, few retries). */
+  rpc?: RpcClient;
   /** The Account API and credential checks (rate limits per key). */
   account?: AccountLike;
   /** RATE_LIMIT_ANON / RATE_LIMIT_KEY (requests per second; 0 = off). */
@@ -40,7 +43,7 @@ export interface RunningApi {
 }
 
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc });
   const detach = o.events ? app.attach(o.events) : () => undefined;
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
   const handle = createGateway({ api: app, account: o.account, pg: o.pg, limiter, trustedProxies: new Set(o.trustedProxies ?? []) });

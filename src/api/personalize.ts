@@ -167,3 +167,33 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
   });
   return JSON.stringify(doc);
 }
+
+/**
+ * Search for the signed-in owner: addresses whose private tag contains the query come first
+ * (as address items named by the tag), only in that owner's responses.
+ */
+export async function personalizeSearch(body: Buffer | string, userId: string, q: string, pg: PgStore, quick: boolean): Promise<Buffer | string> {
+  const query = q.trim();
+  if (query.length < 1 || query.length > 200) return body;
+  const rows = await pg.query<{ a: string; n: string }>(
+    `SELECT address_hash AS a, name AS n FROM address_tags WHERE user_id = $1 AND strpos(lower(name), lower($2)) > 0 ORDER BY name LIMIT 50`,
+    [userId, query],
+  );
+  if (!rows.length) return body;
+  let doc: Json;
+  try {
+    doc = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Json;
+  } catch {
+    return body;
+  }
+  const items = rows.map((r) => {
+    const a = getAddress(r.a);
+    return { type: 'address', name: r.n, address_hash: a, url: `/address/${a}`, is_smart_contract_verified: false, ens_info: null, certified: false, priority: 4, reputation: 'ok', is_smart_contract_address: false } as Obj;
+  });
+  if (quick && Array.isArray(doc)) return JSON.stringify([...items, ...doc].slice(0, 50));
+  if (isObj(doc) && Array.isArray(doc.items)) {
+    doc.items = [...items, ...(doc.items as Json[])];
+    return JSON.stringify(doc);
+  }
+  return body;
+}

@@ -9,6 +9,7 @@ import { Notifier, WatchlistMatcher } from '../notify/index.js';
 import { notificationRoutes } from '../notify/routes.js';
 import { DEFAULT_POLICY } from '../notify/webhook.js';
 import { createAccountApp } from '../account/app.js';
+import { createRpcClient } from '../rpc/client.js';
 import type { SmtpOptions as AccountSmtp } from '../account/mail.js';
 import type { EventEmitter } from 'node:events';
 import type { Lifecycle } from './lifecycle.js';
@@ -111,7 +112,7 @@ export function smtpOptions(cfg: Config): AccountSmtp | undefined {
  * The HTTP API: the public API v2 (following the indexer's events when it runs in this
  * process), the Account API with the notification settings, and rate limits in front of both.
  */
-export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter) {
+export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter, node?: NodeEndpoint) {
   const policy = { ...DEFAULT_POLICY, allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate };
   const account = createAccountApp({
     pg: stores.pg,
@@ -131,6 +132,10 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     events,
     account,
     rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
+    // Contract read methods ask the node on demand: a short timeout, no long retry chains.
+    rpc: (node ?? (cfg.rpcUrl ? { url: cfg.rpcUrl, variant: cfg.variant } : undefined))
+      ? createRpcClient({ url: (node?.url ?? cfg.rpcUrl)!, timeoutMs: 5000, maxRetries: 1 })
+      : undefined,
     trustedProxies: cfg.trustedProxies,
   });
   life.add({ name: 'API server', stop: () => api.close() });

@@ -1,13 +1,29 @@
-// /addresses/{hash} and its transaction, token-transfer and internal-transaction lists.
+// /addresses/{hash} and its transaction, token-transfer and internal-transaction lists, its
+// counters, coin balance history and token holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
-import { addressActivity } from '../../storage/clickhouse/reads/addresses.js';
+import { addressActivity, validationsCount } from '../../storage/clickhouse/reads/addresses.js';
+import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
+import { addressRow } from '../../storage/postgres/reads/addresses.js';
+import {
+  addressNfts,
+  addressTokenBalances,
+  hasTokens,
+  idHolders,
+  instancesFor,
+  type AddressNftRow,
+  type BalanceRow,
+  type NftKey,
+  type NftStandard,
+} from '../../storage/postgres/reads/tokens.js';
+import { tokenInstanceJson, tokenJson, tokenJsonOr, type TokenBalanceJson } from '../serializers/token.js';
+import { instancesJson } from './tokens.js';
 import { addressTransactions } from '../../storage/clickhouse/reads/transactions.js';
 import { addressTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
 import { addressInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
-import { echo, pageSize, type PageParamValue } from '../paging.js';
+import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
 import type { RouteDef } from '../router.js';
-import { addressObject, tokenObject } from '../serializers/address.js';
-import { checksum, int } from '../serializers/common.js';
+import { addressObject } from '../serializers/address.js';
+import { checksum, int, isoTimestamp } from '../serializers/common.js';
 import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import {
   ADDRESS,
@@ -33,23 +49,30 @@ export const addressRoutes: RouteDef[] = [
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {
       const a = path.address_hash_param as string;
-      const [facts, activity] = await Promise.all([ctx.addressFacts([a], { withCreation: true }), addressActivity(ctx.ch, a)]);
+      const [facts, activity, row, tokens, holds] = await Promise.all([
+        ctx.addressFacts([a], { withCreation: true }),
+        addressActivity(ctx.ch, a),
+        addressRow(ctx.pg, a),
+        ctx.tokens([a]),
+        hasTokens(ctx.pg, a),
+      ]);
       const f = facts.get(a)!;
+      // The coin balance after its last change, once the coin lane read it (not while a reorg's
+      // restore is pending: block -1).
+      const balanceKnown = row !== null && row.coin_balance !== null && row.coin_balance_block !== -1;
       const body = {
         ...addressObject(a, facts)!,
         creator_address_hash: f.creation ? checksum(f.creation.creator) : null,
         creation_transaction_hash: f.creation?.transactionHash ?? null,
-        // Self-destructs are not tracked yet: a stored creation reads as a success.
-        creation_status: f.creation ? 'success' : null,
-        token: activity.tokenType ? tokenObject(a, activity.tokenType) : null,
-        // Balances are not indexed yet.
-        coin_balance: null,
+        creation_status: f.creation ? (f.selfDestructed ? 'selfdestructed' : 'success') : null,
+        token: tokens.has(a) || activity.tokenType ? tokenJsonOr(a, activity.tokenType, tokens.get(a)) : null,
+        coin_balance: balanceKnown ? row.coin_balance : null,
+        // No price feed.
         exchange_rate: null,
-        block_number_balance_updated_at: null,
+        block_number_balance_updated_at: balanceKnown && row.coin_balance_block !== null ? Number(row.coin_balance_block) : null,
         has_validated_blocks: activity.hasValidatedBlocks,
         has_logs: activity.hasLogs,
-        // Token balances are not indexed yet: an address that received a token may hold some.
-        has_tokens: activity.receivedTokens,
+        has_tokens: holds,
         has_token_transfers: activity.hasTokenTransfers,
         has_beacon_chain_withdrawals: activity.hasWithdrawals,
         watchlist_address_id: null,
@@ -126,6 +149,134 @@ export const addressRoutes: RouteDef[] = [
         limit: size + 1,
       });
       return { body: await internalTransactionsPage(ctx, rows, size, { echo: echo(query, ['filter']) }), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/counters',
+    path: ADDRESS_PATH,
+    async handler({ path, ctx }) {
+      const a = path.address_hash_param as string;
+      const [row, validations] = await Promise.all([addressRow(ctx.pg, a), validationsCount(ctx.ch, a)]);
+      const body = {
+        transactions_count: row ? String(row.tx_count) : '0',
+        token_transfers_count: row ? String(row.token_transfer_count) : '0',
+        gas_usage_count: row ? row.gas_used : '0',
+        validations_count: validations,
+      };
+      return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/coin-balance-history',
+    path: ADDRESS_PATH,
+    query: { block_number: BLOCK_NUMBER, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const size = pageSize(query);
+      const rows = await coinBalanceHistory(ctx.ch, a, {
+        before: typeof query.block_number === 'bigint' ? query.block_number : undefined,
+        limit: size + 1,
+      });
+      const txs = await addressTransactionsInBlocks(ctx.ch, a, rows.slice(0, size).map((r) => BigInt(r.block_number)));
+      const item = (r: CoinBalanceRead) => ({
+        transaction_hash: txs.get(r.block_number) ?? null,
+        block_number: int(r.block_number),
+        delta: r.delta,
+        value: r.value,
+        block_timestamp: isoTimestamp(r.ts),
+      });
+      const page = makePage(rows, size, (rs) => rs.map(item), (r) => ({ block_number: int(r.block_number) }));
+      return { body: page, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/coin-balance-history-by-day',
+    path: ADDRESS_PATH,
+    async handler({ path, ctx }) {
+      // Blockscout's default window (COIN_BALANCE_HISTORY_DAYS), ending on the newest block's day.
+      const days = 10;
+      const items = await coinBalanceByDay(ctx.ch, path.address_hash_param as string, days);
+      return { body: { days, items }, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/token-balances',
+    path: ADDRESS_PATH,
+    async handler({ path, ctx }) {
+      const rows = await addressTokenBalances(ctx.pg, path.address_hash_param as string);
+      // Blockscout leaves token_instance null here (it is filled on /tokens).
+      const body: TokenBalanceJson[] = rows.map((r) => ({ token: tokenJson(r.token), token_id: r.token_id || null, token_instance: null, value: r.value }));
+      return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/tokens',
+    path: ADDRESS_PATH,
+    query: {
+      type: TOKEN_TYPES,
+      // Market data is not indexed: accepted, unused.
+      fiat_value: { kind: 'nullableString' },
+      id: { kind: 'int' },
+      value: { kind: 'digitsOrEmpty' },
+      items_count: ITEMS_COUNT,
+    },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const size = pageSize(query);
+      const after = typeof query.value === 'string' && typeof query.id === 'bigint' ? { value: query.value, id: query.id } : undefined;
+      const rows = await addressTokenBalances(ctx.pg, a, { types: query.type as string[] | undefined, after, limit: size + 1 });
+      const pageRows = rows.slice(0, size);
+      // ERC-1155 balances are per id: they carry the id's instance.
+      const pairs = pageRows.filter((r) => r.token_id !== '').map((r) => ({ token: r.token.address, tokenId: r.token_id }));
+      const [instances, holders] = await Promise.all([instancesFor(ctx.pg, pairs), idHolders(ctx.pg, pairs)]);
+      const owners = [...holders.values()].map((h) => h.holder);
+      const facts = await ctx.addressFacts(owners);
+      const item = (r: BalanceRow): TokenBalanceJson => {
+        const token = tokenJson(r.token);
+        const k = `${r.token.address}|${r.token_id}`;
+        const inst = r.token_id ? instances.get(k) : undefined;
+        return {
+          token,
+          token_id: r.token_id || null,
+          token_instance: inst ? tokenInstanceJson(inst, r.token.type, token, facts, holders.get(k)) : null,
+          value: r.value,
+        };
+      };
+      const cursor = (r: BalanceRow) => ({ fiat_value: null, value: r.value, id: int(r.id) });
+      return { body: makePage(rows, size, (rs) => rs.map(item), cursor), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/nft',
+    path: ADDRESS_PATH,
+    query: {
+      type: TOKEN_TYPES,
+      items_count: ITEMS_COUNT,
+      token_contract_address_hash: ADDRESS,
+      token_id: { kind: 'digitsOrEmpty' },
+      token_type: { kind: 'enum', values: ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] },
+    },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const size = pageSize(query);
+      const asked = query.type as string[] | undefined;
+      const types = (['ERC-721', 'ERC-1155'] as const).filter((t) => !asked || asked.length === 0 || asked.includes(t));
+      let after: NftKey | undefined;
+      const { token_type: tt, token_contract_address_hash: tc, token_id: ti } = query;
+      if ((tt === 'ERC-721' || tt === 'ERC-1155') && typeof tc === 'string' && typeof ti === 'string' && !ti.startsWith('-')) {
+        after = { type: tt as NftStandard, token: tc, tokenId: ti };
+      }
+      const rows = await addressNfts(ctx.pg, a, { types, after, limit: size + 1 });
+      const pageRows = rows.slice(0, size);
+      const tokens = await ctx.tokens(pageRows.map((r) => r.token));
+      const items = await instancesJson(ctx, pageRows, (r) => ({ type: (r as AddressNftRow).type, row: tokens.get(r.token) ?? null }));
+      const body = makePage(
+        rows,
+        size,
+        () => items.map((it, i) => ({ ...it, token_type: pageRows[i].type, value: pageRows[i].value })),
+        (r) => ({ token_contract_address_hash: r.token, token_id: r.token_id, token_type: r.type }),
+      );
+      return { body, policy: 'volatile' };
     },
   },
 ];

@@ -1,29 +1,13 @@
 // /stats and /main-page/indexing-status: counters computed from what is stored. No price feed,
 // no gas oracle: those fields are null, never a number we do not have.
-import { blocksSince, chainTotals, distinctAddresses, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
-import type { ApiContext } from '../context.js';
+import { blocksSince, chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { indexingStatus } from '../../indexer/status.js';
 import type { RouteDef } from '../router.js';
 import { percent } from '../serializers/common.js';
 
 /** Blocks behind the average block time and the network utilization. */
 export const RECENT_BLOCKS = 100;
-
-/**
- * The distinct-address count scans a whole index, so it is recounted at most once a minute
- * (the figure shown is an exact count at most that old); every other counter is current.
- */
-const ADDRESS_COUNT_TTL_MS = 60_000;
-const addressCounts = new WeakMap<ApiContext, { at: number; value: Promise<string> }>();
-
-function addressCount(ctx: ApiContext): Promise<string> {
-  const memo = addressCounts.get(ctx);
-  if (memo && Date.now() - memo.at < ADDRESS_COUNT_TTL_MS) return memo.value;
-  const value = distinctAddresses(ctx.ch);
-  addressCounts.set(ctx, { at: Date.now(), value });
-  value.catch(() => addressCounts.delete(ctx));
-  return value;
-}
 
 export const statsRoutes: RouteDef[] = [
   {
@@ -32,7 +16,8 @@ export const statsRoutes: RouteDef[] = [
       const startOfDay = Math.floor(Date.now() / 86_400_000) * 86_400;
       const [totals, addresses, recent, today] = await Promise.all([
         chainTotals(ctx.ch),
-        addressCount(ctx),
+        // Addresses the chain showed (first-seen records of the derived lanes); "0" before any.
+        chainCounter(ctx.pg, 'addresses').then((v) => v ?? '0'),
         recentBlocks(ctx.ch, RECENT_BLOCKS),
         blocksSince(ctx.ch, startOfDay),
       ]);

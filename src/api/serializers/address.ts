@@ -73,8 +73,9 @@ export interface TokenJson {
 }
 
 /**
- * A token as known from its transfers alone: the standard is proven by the logs; metadata
- * (name, symbol, decimals, supply, holders) is not indexed yet, so null.
+ * A token as known from its transfers alone (the derived lanes have not recorded it yet): the
+ * standard is proven by the logs; name, symbol, decimals, supply and holders are null. With a
+ * derived record, serializers/token.ts tokenJson gives them.
  */
 export function tokenObject(address: string, type: string | null): TokenJson {
   return {

@@ -1,7 +1,8 @@
 // TokenTransfer JSON (Blockscout's token_transfer_view prepare_token_transfer).
 import type { TokenTransferRead } from '../../storage/clickhouse/reads/token-transfers.js';
-import { requiredAddress, tokenObject, type AddressJson, type FactsLookup, type TokenJson } from './address.js';
+import { requiredAddress, type AddressJson, type FactsLookup, type TokenJson } from './address.js';
 import { int, isoTimestamp } from './common.js';
+import { tokenJsonOr } from './token.js';
 
 export type TotalJson =
   | { value: string; decimals: string | null }
@@ -23,15 +24,20 @@ export interface TokenTransferJson {
   total: TotalJson;
 }
 
-/** Token decimals are not indexed yet: null. NFT instances likewise. */
-export function totalJson(t: Pick<TokenTransferRead, 'token_type' | 'value' | 'token_id'>): TotalJson {
+/**
+ * `decimals` from the token's derived record (null until its metadata is read, and for tokens
+ * without decimals). NFT instances are not embedded in transfers (null).
+ */
+export function totalJson(t: Pick<TokenTransferRead, 'token_type' | 'value' | 'token_id' | 'token_meta'>): TotalJson {
+  const d = t.token_meta?.decimals;
+  const decimals = d === null || d === undefined ? null : String(d);
   switch (t.token_type) {
     case 'ERC-721':
       return { token_id: t.token_id, token_instance: null };
     case 'ERC-1155':
-      return { token_id: t.token_id, value: t.value, decimals: null, token_instance: null };
+      return { token_id: t.token_id, value: t.value, decimals, token_instance: null };
     default:
-      return { value: t.value, decimals: null };
+      return { value: t.value, decimals };
   }
 }
 
@@ -44,7 +50,7 @@ export function tokenTransferJson(t: TokenTransferRead, facts: FactsLookup): Tok
     timestamp: isoTimestamp(t.ts),
     from: requiredAddress(t.from, facts),
     to: requiredAddress(t.to, facts),
-    token: tokenObject(t.token_address, t.token_type),
+    token: tokenJsonOr(t.token_address, t.token_type, t.token_meta),
     token_type: t.token_type,
     type: t.kind,
     method: t.method_id || null,

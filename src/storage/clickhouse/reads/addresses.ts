@@ -19,6 +19,8 @@ export interface Creation {
 export interface AddressFacts {
   isContract: boolean | null;
   creation: Creation | null;
+  /** A contract that self-destructed (derived data); absent when not known. */
+  selfDestructed?: boolean;
 }
 
 interface ProbeRow {
@@ -151,8 +153,6 @@ export async function addressFacts(
 export interface AddressActivity {
   hasLogs: boolean;
   hasTokenTransfers: boolean;
-  /** Received at least one token transfer (balances are not indexed yet). */
-  receivedTokens: boolean;
   hasValidatedBlocks: boolean;
   hasWithdrawals: boolean;
   /** Token standard when the address is a token contract seen in transfers. */
@@ -169,7 +169,6 @@ export async function addressActivity(ch: ClickHouseStore, address: string): Pro
   const rows = await ch.query<{ k: string; v: string }>(
     `(SELECT 'logs' AS k, '' AS v FROM address_logs WHERE address = {a:String} LIMIT 1)
      UNION ALL (SELECT 'tt' AS k, '' AS v FROM address_token_transfers WHERE address = {a:String} LIMIT 1)
-     UNION ALL (SELECT 'tt_in' AS k, '' AS v FROM address_token_transfers WHERE address = {a:String} AND is_to = 1 LIMIT 1)
      UNION ALL (SELECT 'miner' AS k, '' AS v FROM blocks WHERE miner = {a:String} LIMIT 1)
      UNION ALL (SELECT 'wd' AS k, '' AS v FROM withdrawals WHERE address = {a:String} LIMIT 1)
      UNION ALL (SELECT 'token' AS k, token_type AS v FROM token_transfers
@@ -184,7 +183,6 @@ export async function addressActivity(ch: ClickHouseStore, address: string): Pro
   return {
     hasLogs: has('logs'),
     hasTokenTransfers: has('tt'),
-    receivedTokens: has('tt_in'),
     hasValidatedBlocks: has('miner'),
     hasWithdrawals: has('wd'),
     tokenType: rows.find((r) => r.k === 'token')?.v ?? null,
@@ -204,4 +202,10 @@ export async function tokenTypes(ch: ClickHouseStore, addresses: readonly string
   ]);
   const rows = await ch.query<{ token_address: string; token_type: string }>(q.sql, q.params);
   return new Map(rows.map((r) => [r.token_address, r.token_type]));
+}
+
+/** Blocks the address mined (its validations). `blocks.miner` has no index: this scans it. */
+export async function validationsCount(ch: ClickHouseStore, address: string): Promise<string> {
+  const [r] = await ch.query<{ n: string }>('SELECT count() AS n FROM blocks WHERE miner = {a:String}', { a: address });
+  return r?.n ?? '0';
 }

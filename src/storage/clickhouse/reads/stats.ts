@@ -18,17 +18,6 @@ export async function chainTotals(ch: ClickHouseStore): Promise<ChainTotals> {
   return { blocks: r.blocks, transactions: r.transactions, gasUsed: r.gas };
 }
 
-/**
- * Distinct addresses that sent, received or created a transaction (address_transactions).
- * Addresses reached only by internal transactions or token transfers are not counted yet.
- * uniqExact reads the whole index (about 1 s per 10 million rows here): see the report's
- * proposal for a maintained counter.
- */
-export async function distinctAddresses(ch: ClickHouseStore): Promise<string> {
-  const [r] = await ch.query<{ n: string }>('SELECT uniqExact(address) AS n FROM address_transactions');
-  return r.n;
-}
-
 export interface RecentBlocks {
   count: number;
   firstTs: number | null;

@@ -3,6 +3,7 @@
 // in batch order inside a log; a transaction's transfers are in log order.
 import type { ClickHouseStore } from '../index.js';
 import { U32_MAX, clampIdx, clampU64, directionSql, type Direction, type TransferKey } from './common.js';
+import type { TokenRow } from '../../postgres/reads/tokens.js';
 
 export interface TokenTransferRead {
   block_number: string;
@@ -23,6 +24,11 @@ export interface TokenTransferRead {
   method_id: string;
   /** Number of ids in this item's log (1 unless an ERC-1155 batch). */
   batch_size: number;
+  /**
+   * The token's derived record (PostgreSQL `tokens`), attached to the rows the API reads through
+   * its context (src/api/context.ts); undefined when read without it, null when not derived yet.
+   */
+  token_meta?: TokenRow | null;
 }
 
 const COLUMNS = `block_number, log_index, batch_index, transaction_index, transaction_hash, block_hash, toUnixTimestamp(timestamp) AS ts,
@@ -107,4 +113,30 @@ export async function addressTokenTransfers(
      ORDER BY block_number DESC, log_index DESC, batch_index`,
     { a: address, token: o.token, ...keyParams(o.after), types: o.types, limit: o.limit },
   );
+}
+
+/** A token's transfers, newest first (token_transfers_by_token is one key range per token). */
+export async function tokenTokenTransfers(
+  ch: ClickHouseStore,
+  token: string,
+  o: { after?: TransferKey; limit: number },
+): Promise<TokenTransferRead[]> {
+  return ch.query<TokenTransferRead>(
+    `WITH page AS (
+       SELECT block_number, log_index, batch_index FROM token_transfers_by_token
+       WHERE token_address = {t:String}${o.after ? ` AND ${AFTER_DESC}` : ''}
+       ORDER BY block_number DESC, log_index DESC, batch_index LIMIT {limit:UInt32})
+     SELECT * FROM (
+       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
+       WHERE block_number IN (SELECT block_number FROM page))
+     WHERE (block_number, log_index, batch_index) IN (SELECT * FROM page)
+     ORDER BY block_number DESC, log_index DESC, batch_index`,
+    { t: token, ...keyParams(o.after), limit: o.limit },
+  );
+}
+
+/** Whether any transfer of this token is stored. */
+export async function tokenHasTransfers(ch: ClickHouseStore, token: string): Promise<boolean> {
+  const rows = await ch.query('SELECT 1 FROM token_transfers_by_token WHERE token_address = {t:String} LIMIT 1', { t: token });
+  return rows.length > 0;
 }

@@ -1,0 +1,195 @@
+// /search and /search/quick (Blockscout's search_controller; ../shared/spec/blockscout-api-v2.md
+// §3.9). What `q` (trimmed) is decides what is looked up:
+// - 0x + 40 hex: the address (known to the chain or not: any well-formed address has a page),
+//   preceded by its token when it is one;
+// - 0x + 64 hex: the stored transaction (or the pending one) and/or block with that hash;
+// - digits: the block at that height; with 3 digits or more, also tokens (a name like "1inch");
+// - anything else: tokens whose name or symbol contains q (3 characters or more) or equals it
+//   (any length), exact matches first, then by holder count (src/storage/postgres/reads/search.ts).
+// An unknown, empty or malformed query is an empty list, never an error. /search pages tokens
+// with a keyset cursor in next_page_params (flattened `token[...]` keys, as Blockscout's view
+// does); the other kinds of match appear on the first page only. /search/quick is a bare array
+// of at most 50 items balanced across kinds, for every keystroke.
+import { ADDRESS_RE, FULL_HASH_RE, type ParamSpec } from '../params.js';
+import type { ApiContext } from '../context.js';
+import type { RouteDef, RouteResult } from '../router.js';
+import { PAGE_SIZE } from '../paging.js';
+import { findByHash, blockAt } from '../../storage/clickhouse/reads/search.js';
+import { pendingByHash } from '../../storage/postgres/pending.js';
+import { isKnownContract, MIN_SUBSTRING_LENGTH, searchable, searchTokens, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
+import {
+  addressItem,
+  balance,
+  blockItem,
+  byPriority,
+  parseTokenCursor,
+  searchPageParams,
+  tokenItem,
+  transactionItem,
+  type SearchItem,
+} from '../serializers/search.js';
+
+/** Most items of /search/quick. */
+export const QUICK_MAX = 50;
+
+const STRING: ParamSpec = { kind: 'string' };
+
+/** This instance's cursor keys (see serializers/search.ts searchPageParams). */
+const OWN_CURSOR = ['token[address_hash]', 'token[exact]', 'token[holder_count]', 'token[is_name_null]', 'token[name]'] as const;
+/**
+ * Blockscout's own cursor keys (`token`, `label`, `contract`... are declared as objects, sent as
+ * `token[name]=...`). A page of another instance's cursor is not ours to continue: accepted (no
+ * 422) and answered with an empty page.
+ */
+const FOREIGN_CURSOR = [
+  'token[circulating_market_cap]', 'token[fiat_value]', 'token[is_verified_via_admin_panel]', 'token[inserted_at]',
+  'label[name]', 'label[inserted_at]',
+  'contract[certified]', 'contract[name]', 'contract[inserted_at]',
+  'metadata_tag[address_hash]', 'metadata_tag[metadata_next_page_params]', 'metadata_tag[end_of_tags]', 'metadata_tag[addresses_index]',
+  'tac_operation[page_token]',
+] as const;
+
+const SEARCH_QUERY: Record<string, ParamSpec> = { q: STRING, next_page_params_type: STRING };
+for (const k of [...OWN_CURSOR, ...FOREIGN_CURSOR]) SEARCH_QUERY[k] = STRING;
+
+/**
+ * Who is asking. Nobody is signed in on the public API yet: route handlers get no request
+ * headers, so every viewer is null until the account issue passes a session's user here.
+ */
+export type Viewer = { userId: string } | null;
+
+/**
+ * HOOK (account issue, private address tags): the viewer's private address tags whose name
+ * matches `q`, as search items (an address item named by the tag; SERVICE.md: a private tag
+ * replaces the hash with its label in search results, for its owner only). Returns nothing until
+ * tags and sessions exist. When it returns items the response depends on the viewer, and the
+ * route answers with policy 'none' (see policy() below): never a shared cache entry.
+ */
+export async function privateTagItems(_ctx: ApiContext, _viewer: Viewer, _q: string): Promise<SearchItem[]> {
+  return [];
+}
+
+type Parsed =
+  | { kind: 'address'; address: string }
+  | { kind: 'hash'; hash: string }
+  | { kind: 'number'; number: bigint; text: boolean }
+  | { kind: 'text' }
+  | { kind: 'none' };
+
+function parse(q: string): Parsed {
+  if (!searchable(q)) return { kind: 'none' };
+  if (ADDRESS_RE.test(q)) return { kind: 'address', address: q.toLowerCase() };
+  if (FULL_HASH_RE.test(q)) return { kind: 'hash', hash: q.toLowerCase() };
+  if (/^[0-9]+$/.test(q)) return { kind: 'number', number: BigInt(q), text: q.length >= MIN_SUBSTRING_LENGTH };
+  return { kind: 'text' };
+}
+
+/** Whether the address is a contract, from what is stored (a token, a recorded creation, a log). */
+async function isContract(ctx: ApiContext, address: string): Promise<boolean> {
+  const facts = await ctx.addressFacts([address]);
+  const f = facts.get(address)?.isContract;
+  if (f !== null && f !== undefined) return f;
+  return isKnownContract(ctx.pg, address);
+}
+
+interface Found {
+  /** Everything but tokens found by text. */
+  others: SearchItem[][];
+  /** Whether a match may still appear without a new block (a transaction entering the pool). */
+  volatileMiss: boolean;
+}
+
+/** The non-text matches of a query: address (+ its token), hash, block number. */
+async function lookups(ctx: ApiContext, p: Parsed): Promise<Found> {
+  switch (p.kind) {
+    case 'address': {
+      const [token, contract] = await Promise.all([tokenByAddress(ctx.pg, p.address), isContract(ctx, p.address)]);
+      const items: SearchItem[] = token ? [tokenItem(token)] : [];
+      items.push(addressItem(p.address, contract || token !== null));
+      return { others: [items], volatileMiss: false };
+    }
+    case 'hash': {
+      const hits = await findByHash(ctx.ch, p.hash);
+      const items: SearchItem[] = hits.map((h) => (h.kind === 'transaction' ? transactionItem(h.hash, h.ts) : blockItem(h.block_number, h.hash, h.ts)));
+      if (!hits.some((h) => h.kind === 'transaction')) {
+        const pending = await pendingByHash(ctx.pg, p.hash);
+        if (pending) items.unshift(transactionItem(pending.hash, null));
+        return { others: [items], volatileMiss: true };
+      }
+      return { others: [items], volatileMiss: false };
+    }
+    case 'number': {
+      const b = await blockAt(ctx.ch, p.number);
+      return { others: [b ? [blockItem(b.number, b.hash, b.ts)] : []], volatileMiss: false };
+    }
+    default:
+      return { others: [], volatileMiss: false };
+  }
+}
+
+const tokensSearched = (p: Parsed) => p.kind === 'text' || (p.kind === 'number' && p.text);
+
+const EMPTY_PAGE = { items: [], next_page_params: null };
+
+function policy(found: Found, tags: SearchItem[]): RouteResult['policy'] {
+  return found.volatileMiss || tags.length ? 'none' : 'volatile';
+}
+
+export const searchRoutes: RouteDef[] = [
+  {
+    pattern: '/search',
+    query: SEARCH_QUERY,
+    async handler({ query, ctx }) {
+      const q = typeof query.q === 'string' ? query.q.trim() : '';
+      const p = parse(q);
+      const cursor = parseTokenCursor(query);
+      if (p.kind === 'none' || cursor === null) return { body: EMPTY_PAGE, policy: 'volatile' };
+      // A page request without this instance's cursor (another explorer's keys, or a type alone):
+      // not a position we can continue from.
+      if (cursor === undefined && (query.next_page_params_type !== undefined || FOREIGN_CURSOR.some((k) => query[k] !== undefined))) {
+        return { body: EMPTY_PAGE, policy: 'volatile' };
+      }
+      if (cursor) {
+        // A following page: tokens only.
+        if (!tokensSearched(p)) return { body: EMPTY_PAGE, policy: 'volatile' };
+        const rows = await searchTokens(ctx.pg, q, { after: cursor, limit: PAGE_SIZE + 1 });
+        return { body: tokenPage(q, rows, PAGE_SIZE, []), policy: 'volatile' };
+      }
+      const viewer: Viewer = null;
+      // The other matches are a few items at most; tokens fill the rest of the page.
+      const [found, tags, rows] = await Promise.all([
+        lookups(ctx, p),
+        privateTagItems(ctx, viewer, q),
+        tokensSearched(p) ? searchTokens(ctx.pg, q, { limit: PAGE_SIZE + 1 }) : Promise.resolve([] as TokenSearchRow[]),
+      ]);
+      const others = [...found.others.flat(), ...tags];
+      return { body: tokenPage(q, rows, Math.max(1, PAGE_SIZE - others.length), others), policy: policy(found, tags) };
+    },
+  },
+  {
+    pattern: '/search/quick',
+    query: { q: STRING },
+    async handler({ query, ctx }) {
+      const q = typeof query.q === 'string' ? query.q.trim() : '';
+      const p = parse(q);
+      if (p.kind === 'none') return { body: [], policy: 'volatile' };
+      const viewer: Viewer = null;
+      const [found, tags, tokens] = await Promise.all([
+        lookups(ctx, p),
+        privateTagItems(ctx, viewer, q),
+        tokensSearched(p) ? searchTokens(ctx.pg, q, { limit: QUICK_MAX }) : Promise.resolve([] as TokenSearchRow[]),
+      ]);
+      const items = balance([...found.others, tags, tokens.map(tokenItem)], QUICK_MAX);
+      return { body: byPriority(items), policy: policy(found, tags) };
+    },
+  },
+];
+
+/** A page of token matches after the first page's other items; next_page_params from the last token. */
+function tokenPage(q: string, rows: TokenSearchRow[], size: number, others: SearchItem[]) {
+  const more = rows.length > size;
+  const shown = more ? rows.slice(0, size) : rows;
+  const items = byPriority([...others, ...shown.map(tokenItem)]);
+  return { items, next_page_params: more && shown.length ? searchPageParams(q, shown[shown.length - 1]!) : null };
+}
+

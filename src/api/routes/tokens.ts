@@ -1,0 +1,225 @@
+// /tokens and /tokens/{address_hash}/...: the token list, one token, its transfers, holders,
+// counters and NFT instances, from derived data (PostgreSQL `tokens`, `token_balances`,
+// `nft_instances`) and the chain's transfers (ClickHouse). A token is what the derived lanes
+// recorded; /tokens/{hash} and its transfers also know a token its transfers alone prove while
+// the lanes catch up (metadata and counts then null).
+import { tokenTokenTransfers, tokenHasTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
+import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
+import {
+  idHolders,
+  listTokens,
+  tokenHolders,
+  tokenInstance,
+  tokenInstances,
+  type HolderRow,
+  type InstanceRow,
+  type TokenListKey,
+  type TokenRow,
+} from '../../storage/postgres/reads/tokens.js';
+import { NotFoundError } from '../errors.js';
+import type { ApiContext } from '../context.js';
+import { echo, makePage, pageSize, type Page, type PageParamValue } from '../paging.js';
+import type { ParamSpec } from '../params.js';
+import type { RouteDef } from '../router.js';
+import { tokenObject } from '../serializers/address.js';
+import { holderJson, tokenInstanceJson, tokenJson, type TokenInstanceJson } from '../serializers/token.js';
+import { ADDRESS, ADDRESS_PATH, ITEMS_COUNT, LIMIT, TOKEN_TYPES, TRANSFER_PAGING, limitSize, tokenTransfersPage, transferKey } from './common.js';
+
+/** Blockscout's anyOf [IntegerString, EmptyString, NullString]: a digit string or null. */
+const DIGITS_OR_EMPTY: ParamSpec = { kind: 'digitsOrEmpty' };
+/** anyOf [FloatString, EmptyString, NullString]: market data this instance does not have; accepted, unused. */
+const FLOAT_OR_EMPTY: ParamSpec = { kind: 'nullableString' };
+
+/** The derived record of a token, or 404. */
+async function derivedToken(ctx: ApiContext, address: string): Promise<TokenRow> {
+  const row = (await ctx.tokens([address])).get(address);
+  if (!row) throw new NotFoundError();
+  return row;
+}
+
+/** A JSON number when exact, else the digits (ids and counts beyond 2^53). */
+function intParam(v: string | number | bigint): number | string {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : String(v);
+}
+
+/** Instances as JSON, with owners and (ERC-1155) uniqueness looked up for the page. */
+export async function instancesJson(
+  ctx: ApiContext,
+  rows: readonly InstanceRow[],
+  tokenOf: (r: InstanceRow) => { type: string; row: TokenRow | null },
+): Promise<TokenInstanceJson[]> {
+  const multi = rows.filter((r) => tokenOf(r).type === 'ERC-1155').map((r) => ({ token: r.token, tokenId: r.token_id }));
+  const holders = await idHolders(ctx.pg, multi);
+  const owners = rows.map((r) => (tokenOf(r).type === 'ERC-721' ? r.owner : (holders.get(`${r.token}|${r.token_id}`)?.holder ?? null)));
+  const facts = await ctx.addressFacts(owners.filter((o): o is string => !!o));
+  return rows.map((r) => {
+    const t = tokenOf(r);
+    return tokenInstanceJson(r, t.type, t.row ? tokenJson(t.row) : tokenObject(r.token, t.type), facts, holders.get(`${r.token}|${r.token_id}`));
+  });
+}
+
+export const tokenRoutes: RouteDef[] = [
+  {
+    pattern: '/tokens',
+    query: {
+      q: { kind: 'nullableString' },
+      type: TOKEN_TYPES,
+      limit: LIMIT,
+      sort: { kind: 'enum', values: ['fiat_value', 'holders_count', 'circulating_market_cap'] },
+      order: { kind: 'enum', values: ['asc', 'desc'] },
+      contract_address_hash: ADDRESS,
+      fiat_value: FLOAT_OR_EMPTY,
+      holders_count: DIGITS_OR_EMPTY,
+      is_name_null: { kind: 'enum', values: ['true', 'false'] },
+      market_cap: FLOAT_OR_EMPTY,
+      name: { kind: 'string' },
+      items_count: ITEMS_COUNT,
+    },
+    async handler({ query, ctx }) {
+      const limited = limitSize(query);
+      const size = limited ?? pageSize(query);
+      // No market data here: sorting by fiat value or market cap leaves Blockscout's remaining
+      // order (holders desc, name, address); holders can be sorted either way.
+      const order = query.sort === 'holders_count' && query.order === 'asc' ? 'asc' : 'desc';
+      let after: TokenListKey | undefined;
+      const { contract_address_hash: addr, holders_count: holders, is_name_null: nameNull, name } = query;
+      if (typeof addr === 'string' && typeof holders === 'string' && (nameNull === 'true' || typeof name === 'string')) {
+        after = { address: addr, holders: BigInt(holders), nameNull: nameNull === 'true', name: typeof name === 'string' ? name : '' };
+      }
+      const rows = await listTokens(ctx.pg, {
+        q: typeof query.q === 'string' ? query.q : undefined,
+        types: query.type as string[] | undefined,
+        order,
+        after,
+        limit: size + 1,
+      });
+      const cursor = (r: TokenRow): Record<string, PageParamValue> => ({
+        contract_address_hash: r.address,
+        fiat_value: null,
+        holders_count: intParam(r.holder_count),
+        is_name_null: r.name === null,
+        market_cap: null,
+        name: r.name,
+      });
+      const page = makePage(limited !== undefined ? rows.slice(0, size) : rows, size, (rs) => rs.map(tokenJson), cursor, {
+        echo: echo(query, ['q', 'sort', 'order']),
+      });
+      return { body: page, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param',
+    path: ADDRESS_PATH,
+    async handler({ path, ctx }) {
+      const a = path.address_hash_param as string;
+      const row = (await ctx.tokens([a])).get(a);
+      if (row) return { body: tokenJson(row), policy: 'volatile' };
+      // Proven by its transfers, not derived yet: its standard only.
+      const type = (await tokenTypes(ctx.ch, [a])).get(a);
+      if (!type) throw new NotFoundError();
+      return { body: tokenObject(a, type), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/transfers',
+    path: ADDRESS_PATH,
+    query: { ...TRANSFER_PAGING },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const known = (await ctx.tokens([a])).has(a) || (await tokenHasTransfers(ctx.ch, a));
+      if (!known) throw new NotFoundError();
+      const size = pageSize(query);
+      const rows = await tokenTokenTransfers(ctx.ch, a, { after: transferKey(query), limit: size + 1 });
+      return { body: await tokenTransfersPage(ctx, rows, size), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/holders',
+    path: ADDRESS_PATH,
+    query: {
+      address_hash: ADDRESS,
+      value: DIGITS_OR_EMPTY,
+      // Not Blockscout's: the position inside an ERC-1155 holder's ids (in next_page_params only
+      // when a page ends inside a holder with several ids of the same balance).
+      token_id: DIGITS_OR_EMPTY,
+      items_count: ITEMS_COUNT,
+    },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      await derivedToken(ctx, a);
+      const size = pageSize(query);
+      const after =
+        typeof query.value === 'string' && typeof query.address_hash === 'string'
+          ? { value: query.value, holder: query.address_hash, tokenId: typeof query.token_id === 'string' ? query.token_id : '' }
+          : undefined;
+      const rows = await tokenHolders(ctx.pg, a, { after, limit: size + 1 });
+      const facts = await ctx.addressFacts(rows.slice(0, size).map((r) => r.holder));
+      const cursor = (r: HolderRow): Record<string, PageParamValue> => ({
+        address_hash: r.holder,
+        value: r.value,
+        ...(r.token_id ? { token_id: r.token_id } : {}),
+      });
+      return { body: makePage(rows, size, (rs) => rs.map((r) => holderJson(r, facts)), cursor), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/counters',
+    path: ADDRESS_PATH,
+    async handler({ path, ctx }) {
+      const t = await derivedToken(ctx, path.address_hash_param as string);
+      const holders = BigInt(t.holder_count);
+      return {
+        body: { token_holders_count: (holders < 0n ? 0n : holders).toString(), transfers_count: BigInt(t.transfer_count).toString() },
+        policy: 'volatile',
+      };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/instances',
+    path: ADDRESS_PATH,
+    query: {
+      holder_address_hash: ADDRESS,
+      unique_token: DIGITS_OR_EMPTY,
+      // Not declared by Blockscout here; accepted as a page size (as on token-transfer lists).
+      items_count: ITEMS_COUNT,
+    },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const token = await derivedToken(ctx, a);
+      const size = pageSize(query);
+      const before = typeof query.unique_token === 'string' ? query.unique_token : undefined;
+      const empty: Page<TokenInstanceJson> = { items: [], next_page_params: null };
+      // Ids are non-negative: nothing comes after a negative one.
+      if (token.type === 'ERC-20' || (before !== undefined && before.startsWith('-'))) return { body: empty, policy: 'volatile' };
+      const rows = await tokenInstances(ctx.pg, a, {
+        before,
+        holder: typeof query.holder_address_hash === 'string' ? query.holder_address_hash : undefined,
+        limit: size + 1,
+      });
+      const items = await instancesJson(ctx, rows.slice(0, size), () => ({ type: token.type, row: token }));
+      const page = makePage(rows, size, () => items, (r) => ({ unique_token: intParam(r.token_id) }), {
+        echo: echo(query, ['holder_address_hash']),
+        itemsCount: false,
+      });
+      return { body: page, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/instances/:token_id_param',
+    path: { ...ADDRESS_PATH, token_id_param: { kind: 'digits' } },
+    async handler({ path, ctx }) {
+      const a = path.address_hash_param as string;
+      const id = path.token_id_param as string;
+      const token = await derivedToken(ctx, a);
+      if (token.type === 'ERC-20') throw new NotFoundError();
+      const row = await tokenInstance(ctx.pg, a, id);
+      if (!row) throw new NotFoundError();
+      const [item] = await instancesJson(ctx, [row], () => ({ type: token.type, row: token }));
+      let value: string | null = null;
+      if (token.type === 'ERC-721') value = row.owner ? '1' : '0';
+      else if (token.type === 'ERC-1155') value = (await idHolders(ctx.pg, [{ token: a, tokenId: id }])).get(`${a}|${id}`)?.total ?? '0';
+      return { body: { ...item, token_type: token.type, value }, policy: 'volatile' };
+    },
+  },
+];

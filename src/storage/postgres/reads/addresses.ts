@@ -1,0 +1,52 @@
+// PostgreSQL reads of the public API over derived address data: an address's counters and coin
+// balance (addresses), created contracts (contracts), chain-wide counters (chain_counters).
+import type { PgStore } from '../index.js';
+
+export interface AddressRow {
+  hash: string;
+  tx_count: number | string;
+  token_transfer_count: number | string;
+  gas_used: string;
+  /** Value after its last change; null until the coin lane read it. */
+  coin_balance: string | null;
+  /** Block of that change; -1 while being restored after a reorg. */
+  coin_balance_block: number | null;
+}
+
+export async function addressRow(pg: PgStore, hash: string): Promise<AddressRow | null> {
+  const [r] = await pg.query<AddressRow>(
+    `SELECT hash, tx_count, token_transfer_count, gas_used::text AS gas_used, coin_balance::text AS coin_balance, coin_balance_block
+     FROM addresses WHERE hash = $1`,
+    [hash],
+  );
+  return r ?? null;
+}
+
+export interface ContractRow {
+  address: string;
+  creator: string;
+  creation_tx: string;
+  creation_block: number | string;
+  /** Whether its deployed bytecode is empty ('0x'); null until the code was fetched. */
+  code_empty: boolean | null;
+  self_destructed_block: number | string | null;
+}
+
+/** Contracts created in the indexed range, by address (lower-case). */
+export async function contractsByAddress(pg: PgStore, addresses: readonly string[]): Promise<Map<string, ContractRow>> {
+  const list = [...new Set(addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)))];
+  if (!list.length) return new Map();
+  const rows = await pg.query<ContractRow>(
+    `SELECT address, creator, creation_tx, creation_block, CASE WHEN code IS NULL THEN NULL ELSE code = '0x' END AS code_empty,
+            self_destructed_block
+     FROM contracts WHERE address = ANY($1::text[])`,
+    [list],
+  );
+  return new Map(rows.map((r) => [r.address, r]));
+}
+
+/** A chain-wide counter (blocks, transactions, addresses), null when never counted. */
+export async function chainCounter(pg: PgStore, name: string): Promise<string | null> {
+  const [r] = await pg.query<{ value: string }>('SELECT value::text AS value FROM chain_counters WHERE name = $1', [name]);
+  return r?.value ?? null;
+}

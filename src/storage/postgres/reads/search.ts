@@ -1,0 +1,143 @@
+// Token search for /api/v2/search and /search/quick (indexes: sql/postgres/0007_search.sql).
+// A query matches a token when it equals its name or symbol (case-insensitive: "exact") or, for
+// 3 characters or more, is a substring of either. Order: exact matches first, then holder count
+// descending, names A-Z (unnamed last), then the address: a total order (the tokens_list_desc
+// index), so the keyset cursor (exact, rank) never skips or repeats a token. Exact matches come
+// from the lower(name) / lower(symbol) indexes; substring matches either from the trigram indexes
+// (few matches) or from a walk of the rank index (many): substringMatches.
+import type { PgStore } from '../index.js';
+
+export interface TokenSearchRow {
+  address: string;
+  type: string;
+  name: string | null;
+  symbol: string | null;
+  total_supply: string | null;
+  /** bigint column: a number (or a digit string beyond 2^53). */
+  holder_count: number | string;
+  exact: boolean;
+}
+
+/** Position after the last token of a page. */
+export interface TokenCursor {
+  exact: boolean;
+  holders: bigint;
+  nameIsNull: boolean;
+  /** '' when nameIsNull. */
+  name: string;
+  address: string;
+}
+
+/** Shortest query matched as a substring (trigram indexes need 3 characters). */
+export const MIN_SUBSTRING_LENGTH = 3;
+/** Longer queries match nothing (no token name is searched for by a paragraph). */
+export const MAX_QUERY_LENGTH = 200;
+
+const COLUMNS = `address, type, name, symbol, total_supply::text AS total_supply, holder_count`;
+/** The rank (the expressions of index tokens_list_desc, in its order). */
+const RANK = `(-holder_count), (name IS NULL), (coalesce(name, '')), address`;
+const ORDER = `ORDER BY ${RANK}`;
+/** Strictly after the cursor in rank order; $i.. are -holders, name-is-null, name, address. */
+const AFTER = (i: number) => `(${RANK}) > ($${i}::bigint, $${i + 1}::boolean, $${i + 2}::text, $${i + 3}::text)`;
+const cursorParams = (c: TokenCursor) => [(-c.holders).toString(), c.nameIsNull, c.nameIsNull ? '' : c.name, c.address];
+
+/** `s` as a literal inside a LIKE pattern (the default escape character is the backslash). */
+export function likeLiteral(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+/** Whether `q` can be sent to PostgreSQL and match anything (NUL is not valid in text). */
+export function searchable(q: string): boolean {
+  return q.length > 0 && q.length <= MAX_QUERY_LENGTH && !q.includes('\u0000');
+}
+
+/**
+ * Tokens matching `q` (already trimmed), in rank order, after `after`, at most `limit`.
+ * `exactOnly`: skip substring matches (quick typing of 1-2 characters).
+ */
+export async function searchTokens(
+  pg: PgStore,
+  q: string,
+  o: { after?: TokenCursor; limit: number; exactOnly?: boolean },
+): Promise<TokenSearchRow[]> {
+  if (!searchable(q) || o.limit <= 0) return [];
+  const after = o.after;
+  const substring = !o.exactOnly && q.length >= MIN_SUBSTRING_LENGTH;
+  // Both phases at once (independent queries); the substring phase asks for a whole page and is
+  // cut to what the exact matches leave.
+  const [exact, rest] = await Promise.all([
+    !after || after.exact ? exactMatches(pg, q, after, o.limit) : Promise.resolve([]),
+    substring ? substringMatches(pg, q, after && !after.exact ? after : undefined, o.limit) : Promise.resolve([]),
+  ]);
+  const out: TokenSearchRow[] = exact.map((r) => ({ ...r, exact: true }));
+  for (const r of rest) {
+    if (out.length >= o.limit) break;
+    out.push({ ...r, exact: false });
+  }
+  return out;
+}
+
+async function exactMatches(pg: PgStore, q: string, after: TokenCursor | undefined, limit: number): Promise<Omit<TokenSearchRow, 'exact'>[]> {
+  const params: unknown[] = [q];
+  let cond = '';
+  if (after) {
+    cond = ` AND ${AFTER(params.length + 1)}`;
+    params.push(...cursorParams(after));
+  }
+  params.push(limit);
+  return pg.query<Omit<TokenSearchRow, 'exact'>>(
+    `SELECT ${COLUMNS} FROM tokens
+     WHERE (lower(name) = lower($1) OR lower(symbol) = lower($1))${cond}
+     ${ORDER} LIMIT $${params.length}`,
+    params,
+  );
+}
+
+/** Most matches collected through the trigram indexes and sorted; beyond, the rank index is walked. */
+export const SPARSE_MAX = 2000;
+
+/**
+ * Non-exact substring matches in rank order, after `after`, at most `limit`. The planner cannot
+ * tell how many tokens a pattern matches (it guesses ~1% for every pattern and then walks the
+ * rank index through the whole table for a rare piece), so the choice is made here, each step
+ * bounded:
+ * 1. collect the matches through the trigram indexes, at most SPARSE_MAX of them (materialized,
+ *    so the planner cannot turn it back into a walk of the rank index); if that is all of them,
+ *    sort them and take the page;
+ * 2. otherwise the piece is common (SPARSE_MAX matches or more: 2% of 100,000 tokens): walk the
+ *    rank index, which meets a page of matches soon.
+ * Measured over 100,000 tokens and typed pieces (bench/api-chain.ts searchQueries): about 3 ms
+ * on average, 9-13 ms at worst (bench/README.md, "API").
+ */
+async function substringMatches(pg: PgStore, q: string, after: TokenCursor | undefined, limit: number): Promise<Omit<TokenSearchRow, 'exact'>[]> {
+  const match = `(name ILIKE $2 OR symbol ILIKE $2) AND lower(coalesce(name, '')) <> lower($1) AND lower(coalesce(symbol, '')) <> lower($1)`;
+  const params: unknown[] = [q, `%${likeLiteral(q)}%`];
+  let cond = '';
+  if (after) {
+    cond = ` AND ${AFTER(3)}`;
+    params.push(...cursorParams(after));
+  }
+  const n = params.length;
+  const few = await pg.query<Omit<TokenSearchRow, 'exact'> & { total: string | number }>(
+    `WITH c AS MATERIALIZED (SELECT ${COLUMNS} FROM tokens WHERE name ILIKE $2 OR symbol ILIKE $2 LIMIT $${n + 1})
+     SELECT p.*, k.total FROM (SELECT count(*) AS total FROM c) k
+     LEFT JOIN LATERAL (SELECT * FROM c WHERE ${match}${cond} ${ORDER} LIMIT $${n + 2}) p ON true`,
+    [...params, SPARSE_MAX + 1, limit],
+  );
+  if (Number(few[0]?.total ?? 0) <= SPARSE_MAX) {
+    return few.filter((r) => r.address !== null).map(({ total: _t, ...r }) => r);
+  }
+  return pg.query<Omit<TokenSearchRow, 'exact'>>(`SELECT ${COLUMNS} FROM tokens WHERE ${match}${cond} ${ORDER} LIMIT $${n + 1}`, [...params, limit]);
+}
+
+/** The token at `address` (lower-case), for a search by address. */
+export async function tokenByAddress(pg: PgStore, address: string): Promise<TokenSearchRow | null> {
+  const rows = await pg.query<Omit<TokenSearchRow, 'exact'>>(`SELECT ${COLUMNS} FROM tokens WHERE address = $1`, [address]);
+  return rows[0] ? { ...rows[0], exact: true } : null;
+}
+
+/** Whether the derived lanes recorded `address` as a created contract. */
+export async function isKnownContract(pg: PgStore, address: string): Promise<boolean> {
+  const rows = await pg.query('SELECT 1 FROM contracts WHERE address = $1', [address]);
+  return rows.length > 0;
+}

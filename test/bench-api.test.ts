@@ -1,0 +1,117 @@
+// `make bench-api` run tiny as a child process (a few thousand transactions and tokens, one
+// second per scenario): it exits 0 and prints every figure line (the ceiling, the cached
+// endpoint, each uncached scenario at each concurrency, the ratio and the targets). Behaviour
+// only: no timing is asserted. Also the pieces alone: the generated chain's rows are consistent
+// (what the API reads agrees with what was generated), the load generator counts what a server
+// answers, and the query mix is deterministic.
+import t from 'tap';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { generateApiChain, searchQueries, tokenCatalogue } from '../bench/api-chain.js';
+import { runLoad } from '../bench/api-load.js';
+import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BENCH = path.resolve(here, '../bench/api.js');
+
+t.test('the generated chain: consistent rows, deterministic', async (t) => {
+  const tables: Partial<Record<TableName, string>> = {};
+  const chain = await generateApiChain({ txs: 1000, txsPerBlock: 100, seed: 5 }, async (chunk) => {
+    for (const name of TABLE_NAMES) tables[name] = (tables[name] ?? '') + chunk[name].toString('utf8');
+  }, 3);
+  const lines = (name: TableName) => (tables[name] ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown[]);
+  t.equal(chain.txs, 1000);
+  t.equal(chain.blocks, 10);
+  t.equal(lines('transactions').length, 1000, 'one row per transaction');
+  t.equal(lines('blocks').length, 10);
+  t.equal(lines('hash_index').length, 1010, 'every transaction and block hash indexed');
+  t.equal(lines('withdrawals').length, 160);
+  t.equal(new Set(lines('transactions').map((r) => r[2])).size, 1000, 'unique hashes');
+  const top = lines('internal_transactions').filter((r) => r[2] === 0);
+  t.equal(top.length, 1000, 'a top-level frame per transaction');
+  t.equal(lines('logs').length, lines('address_logs').length, 'every log indexed by address');
+  t.equal(lines('token_transfers').length, lines('token_transfers_by_token').length);
+  const busyRows = lines('address_transactions').filter((r) => r[0] === chain.busy).length;
+  t.equal(busyRows, chain.busyTxs, 'the busy address count');
+  t.ok(chain.busyTxs > 50, `busy address: ${chain.busyTxs} of 1000`);
+  for (const name of TABLE_NAMES) t.equal(chain.rows[name], lines(name).length, `${name}: counted rows`);
+  const again = await generateApiChain({ txs: 1000, txsPerBlock: 100, seed: 5 }, async () => undefined, 3);
+  t.equal(again.busy, chain.busy, 'deterministic');
+  t.same(again.sampleTxs, chain.sampleTxs);
+
+  const cat = tokenCatalogue(500, chain.tokens, 3);
+  t.equal(cat.length, 500);
+  t.same(cat.slice(0, chain.tokens.length).map((x) => x.address), chain.tokens, "the chain's tokens first");
+  t.ok(cat.every((x) => x.holders >= 0 && (x.name === null || /^[A-Z]/.test(x.name))));
+  t.same(searchQueries(cat, 50, 1), searchQueries(cat, 50, 1), 'queries deterministic');
+});
+
+t.test('the load generator counts what a server answers', async (t) => {
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    n++;
+    if (req.url === '/chunked') {
+      res.write('{"a":');
+      res.end('1}');
+      return;
+    }
+    res.writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'application/json', 'content-length': '2' });
+    res.end('{}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const port = (server.address() as AddressInfo).port;
+  const res = await runLoad({ host: '127.0.0.1', port, paths: ['/a', '/missing', '/chunked'], connections: 3, warmupMs: 100, durationMs: 400 });
+  t.ok(res.requests > 10, `${res.requests} requests`);
+  t.equal(res.errors, 0);
+  t.ok(res.statuses['200']! > 0 && res.statuses['404']! > 0, `statuses ${JSON.stringify(res.statuses)}`);
+  t.ok(res.p50ms > 0 && res.p99ms >= res.p50ms, 'percentiles');
+  t.ok(n >= res.requests, 'the server saw at least the counted requests');
+});
+
+t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
+  const child = spawn(process.execPath, [BENCH], {
+    env: {
+      ...process.env,
+      BENCH_API_TXS: '3000',
+      BENCH_API_TOKENS: '2000',
+      BENCH_API_SECONDS: '1',
+      BENCH_API_WARMUP: '0',
+      BENCH_API_CONNECTIONS: '4',
+      BENCH_API_UNCACHED_CONNECTIONS: '1,2',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  t.equal(code, 0, `exit code 0${code === 0 ? '' : `; stderr: ${stderr.slice(-2000)}`}`);
+  const fig = String.raw`[\d,]+ req/s, p50 [\d.]+ ms, p99 [\d.]+ ms`;
+  for (const re of [
+    /^date: \d{4}-\d\d-\d\dT/m,
+    /^machine: .+, \d+ cores, [\d.]+ GiB RAM, .+, node v\d+/m,
+    /^load average before: [\d.]+ [\d.]+ [\d.]+$/m,
+    /^chain: [\d,]+ blocks, 3,000 txs/m,
+    /^tokens: 2,000 in PostgreSQL/m,
+    new RegExp(`^bare uWS ceiling: ${fig}`, 'm'),
+    new RegExp(`^cached GET /api/v2/main-page/blocks: ${fig}`, 'm'),
+    new RegExp(`^uncached address transactions page: ${fig} .*1 connection;`, 'm'),
+    new RegExp(`^uncached address transactions page: ${fig} .*2 connections;`, 'm'),
+    new RegExp(`^uncached block: ${fig}`, 'm'),
+    new RegExp(`^uncached transaction: ${fig}`, 'm'),
+    new RegExp(`^uncached deep page: ${fig}`, 'm'),
+    new RegExp(`^uncached /search/quick: ${fig}`, 'm'),
+    /^uncached transaction: one request alone: [\d.]+ ms, \d+ store queries/m,
+    /^cached \/ ceiling: [\d.]+ \(/m,
+    /^targets: cached >= 0.5 x ceiling: (MET|NOT MET) .*uncached p99 < 50 ms: .*\/search\/quick p99 < 20 ms: /m,
+    /^json: \{.*"scenarios":\[/m,
+  ]) {
+    t.match(stdout, re, `prints ${re.source.slice(0, 60)}`);
+  }
+  t.notMatch(stdout, /x [45]\d\d/, 'no error statuses reported');
+});
