@@ -27,6 +27,8 @@ import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
 import { setFact } from '../src/storage/postgres/indexer.js';
 import { createApiApp, type ApiApp } from '../src/api/app.js';
 import { startServer, type RunningServer } from '../src/api/server.js';
+import { createGateway } from '../src/api/gateway.js';
+import { RateLimiter } from '../src/ratelimit/index.js';
 import type { ApiRequest } from '../src/api/http.js';
 import { setLogLevel, type Logger } from '../src/log.js';
 import { generateApiChain, searchQueries, tokenCatalogue, rng, type ApiChain, type TokenRowSpec } from './api-chain.js';
@@ -177,7 +179,7 @@ interface Scenario {
   name: string;
   /** What the line says about it. */
   note: string;
-  server: 'bare' | 'cached' | 'uncached';
+  server: 'bare' | 'cached' | 'uncached' | 'limited';
   paths: string[];
   connections: number;
   /** Counted against the uncached p99 target. */
@@ -267,7 +269,15 @@ export async function main(): Promise<number> {
       servers.push(s);
       return s.port;
     };
-    const ports = { cached: await serve(cachedApp), uncached: await serve(uncachedApp), bare: 0 };
+    // The cached app behind the rate limiter (limits high enough never to refuse): what the
+    // limiter costs per request.
+    const limitedGateway = createGateway({ api: cachedApp, limiter: new RateLimiter({ anonymousPerSecond: 1e9, keyPerSecond: 1e9 }) });
+    const ports = {
+      cached: await serve(cachedApp),
+      uncached: await serve(uncachedApp),
+      limited: await serve({ handle: limitedGateway } as unknown as ApiApp),
+      bare: 0,
+    };
     const CACHED_PATH = '/api/v2/main-page/blocks';
     const sample = await cachedApp.handle(apiRequest(CACHED_PATH));
     if (sample.status !== 200) throw new Error(`${CACHED_PATH}: ${sample.status}`);
@@ -282,6 +292,7 @@ export async function main(): Promise<number> {
     const scenarios: Scenario[] = [
       { name: 'bare uWS ceiling', note: `static ${fmt(body.length)}-byte body, same headers, own process`, server: 'bare', paths: [CACHED_PATH], connections },
       { name: `cached GET ${CACHED_PATH}`, note: 'response cache hit', server: 'cached', paths: [CACHED_PATH], connections },
+      { name: `cached GET ${CACHED_PATH} through the rate limiter`, note: 'token bucket per IP, never refusing', server: 'limited', paths: [CACHED_PATH], connections },
       { name: 'uncached address transactions page', note: `GET ${busyPage.replace(chain.busy, '{busy}')}, first page, ${fmt(chain.busyTxs)} txs`, server: 'uncached', paths: [busyPage], connections: uncachedConnections, uncached: true },
       {
         name: 'uncached block',
@@ -392,6 +403,9 @@ export async function main(): Promise<number> {
     const uncachedAt = (c: number) => Math.max(...results.filter((x) => x.sc.uncached && x.sc.connections === c).map((x) => x.res.p99ms));
     const searchAt = (c: number) => results.find((x) => x.sc.search && x.sc.connections === c)!.res.p99ms;
     out(`cached / ceiling: ${ratio.toFixed(2)} (${fmt(cached.rps)} / ${fmt(ceiling.rps)} req/s)`);
+    const limited = results[2]!.res;
+    const limiterCost = 1 - limited.rps / cached.rps;
+    out(`rate limiter cost on the cached endpoint: ${(limiterCost * 100).toFixed(1)}% (${fmt(limited.rps)} vs ${fmt(cached.rps)} req/s; target < 5%: ${limiterCost < 0.05 ? 'MET' : 'NOT MET'})`);
     out(
       `targets: cached >= 0.5 x ceiling: ${verdict(ratio >= 0.5)} (${ratio.toFixed(2)}); ` +
         `uncached p99 < 50 ms: ${uncachedLevels.map((c) => `${verdict(uncachedAt(c) < 50)} at ${c} connection${c === 1 ? '' : 's'} (worst ${ms(uncachedAt(c))} ms)`).join(', ')}; ` +

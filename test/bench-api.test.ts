@@ -108,6 +108,8 @@ t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
     new RegExp(`^uncached /search/quick: ${fig}`, 'm'),
     /^uncached transaction: one request alone: [\d.]+ ms, \d+ store queries/m,
     /^cached \/ ceiling: [\d.]+ \(/m,
+    new RegExp(`^cached GET /api/v2/main-page/blocks through the rate limiter: ${fig}`, 'm'),
+    /^rate limiter cost on the cached endpoint: -?[\d.]+% .*target < 5%: (MET|NOT MET)/m,
     /^targets: cached >= 0.5 x ceiling: (MET|NOT MET) .*uncached p99 < 50 ms: .*\/search\/quick p99 < 20 ms: /m,
     /^json: \{.*"scenarios":\[/m,
   ]) {
