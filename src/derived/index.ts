@@ -40,15 +40,21 @@ export interface DerivedOptions {
   nftMaxAttempts?: number;
   /** Balances per accounting step compared with balanceOf. */
   sampleSize?: number;
+  /** Share of wall time each lane may work while the indexer catches up (0..1]. Default 0.1. */
+  catchUpShare?: number;
   log?: Logger;
 }
 
 type Step = () => Promise<number>;
 
+/** Blocks behind the node beyond which the indexer counts as catching up. */
+const CATCH_UP_LAG = 64;
+
 export class Derived {
   private readonly o: Required<Omit<DerivedOptions, 'log' | 'allowPrivateMetadataHosts'>> & { allowPrivate: boolean };
   private readonly log: Logger;
   private stopped = false;
+  private indexer: Indexer | undefined;
   private loops: Promise<void>[] = [];
   private wakers = new Set<() => void>();
   /** Steps running now, and a counter bumped whenever one starts or ends (for settle()). */
@@ -70,6 +76,7 @@ export class Derived {
       nftTimeoutMs: opts.nftTimeoutMs ?? 10_000,
       nftMaxAttempts: opts.nftMaxAttempts ?? 8,
       sampleSize: opts.sampleSize ?? 8,
+      catchUpShare: Math.min(1, Math.max(0.01, opts.catchUpShare ?? 0.1)),
     };
     this.log = opts.log ?? createLogger('derived');
   }
@@ -77,8 +84,19 @@ export class Derived {
   /** Registers the accounting unwind inside the indexer's rewind transaction and wakes on blocks. */
   attach(indexer: Indexer): void {
     indexer.addRewindHook((c, ancestor) => unwindAccounting(c, ancestor));
-    indexer.on('block', () => this.wake());
+    // Wake on blocks only when following the head: during catch-up the lanes keep their pace.
+    indexer.on('block', () => {
+      if (!this.catchingUp()) this.wake();
+    });
     indexer.on('reorg', () => this.wake());
+    this.indexer = indexer;
+  }
+
+  /** The indexer is far behind the node: block ingest comes first (see loop()). */
+  private catchingUp(): boolean {
+    const s = this.indexer?.stats;
+    if (!s || s.head === null) return false;
+    return s.head - (s.committed ?? -1) > CATCH_UP_LAG;
   }
 
   start(): void {
@@ -129,6 +147,7 @@ export class Derived {
       let n = 0;
       this.busy++;
       this.generation++;
+      const started = performance.now();
       try {
         n = await step();
         failures = 0;
@@ -141,6 +160,12 @@ export class Derived {
         this.generation++;
       }
       if (n === 0 || failures) await this.sleep(failures ? Math.min(30_000, this.o.pollMs * 2 ** failures) : this.o.pollMs);
+      else if (this.catchingUp()) {
+        // During catch-up the lanes take a bounded share of the time, so they never hold back
+        // block ingest on a small machine; at the head they run freely.
+        const took = performance.now() - started;
+        await this.sleep(Math.min(30_000, took * (1 / this.o.catchUpShare - 1)));
+      }
     }
   }
 
