@@ -40,7 +40,7 @@ export interface DerivedOptions {
   nftMaxAttempts?: number;
   /** Balances per accounting step compared with balanceOf. */
   sampleSize?: number;
-  /** Share of wall time each lane may work while the indexer catches up (0..1]. Default 0.1. */
+  /** Share of wall time the lanes together may work while the indexer catches up (0..1]. Default 0.1. */
   catchUpShare?: number;
   log?: Logger;
 }
@@ -55,6 +55,9 @@ export class Derived {
   private readonly log: Logger;
   private stopped = false;
   private indexer: Indexer | undefined;
+  private pausedUntil = 0;
+  private turnHeld = false;
+  private turnWaiters: (() => void)[] = [];
   private loops: Promise<void>[] = [];
   private wakers = new Set<() => void>();
   /** Steps running now, and a counter bumped whenever one starts or ends (for settle()). */
@@ -113,6 +116,7 @@ export class Derived {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake();
+    for (const w of this.turnWaiters.splice(0)) w();
     await Promise.all(this.loops);
   }
 
@@ -144,6 +148,16 @@ export class Derived {
   private async loop(name: string, step: Step): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
+      // During catch-up the lanes share one bounded budget: one step at a time, and after each
+      // step every lane pauses long enough that together they work catchUpShare of the time.
+      let release: (() => void) | undefined;
+      if (this.catchingUp()) {
+        release = await this.catchUpTurn();
+        if (this.stopped) {
+          release();
+          break;
+        }
+      }
       let n = 0;
       this.busy++;
       this.generation++;
@@ -158,14 +172,33 @@ export class Derived {
       } finally {
         this.busy--;
         this.generation++;
+        if (release) {
+          const took = performance.now() - started;
+          this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(30_000, took * (1 / this.o.catchUpShare - 1)));
+          release();
+        }
       }
       if (n === 0 || failures) await this.sleep(failures ? Math.min(30_000, this.o.pollMs * 2 ** failures) : this.o.pollMs);
-      else if (this.catchingUp()) {
-        // During catch-up the lanes take a bounded share of the time, so they never hold back
-        // block ingest on a small machine; at the head they run freely.
-        const took = performance.now() - started;
-        await this.sleep(Math.min(30_000, took * (1 / this.o.catchUpShare - 1)));
+    }
+  }
+
+  /** Waits for the shared catch-up budget; resolves with the function that gives it back. */
+  private async catchUpTurn(): Promise<() => void> {
+    for (;;) {
+      while (this.turnHeld && !this.stopped) await new Promise<void>((r) => this.turnWaiters.push(r));
+      if (this.stopped) return () => undefined;
+      const wait = this.pausedUntil - Date.now();
+      if (wait > 0) {
+        await this.sleep(Math.min(wait, 1000));
+        if (!this.catchingUp()) return () => undefined; // at the head again: no budget
+        continue;
       }
+      if (this.turnHeld) continue;
+      this.turnHeld = true;
+      return () => {
+        this.turnHeld = false;
+        this.turnWaiters.shift()?.();
+      };
     }
   }
 
