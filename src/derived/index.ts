@@ -224,7 +224,9 @@ export class Derived {
     const [cp, cur] = await Promise.all([getCheckpoint(pg, CHAIN_LANE), getLaneCursor(pg.pool, ACCOUNTING)]);
     const next = cur ? cur.blockNumber + 1 : this.o.firstBlock;
     if (!cp || cp.blockNumber < next) return 0;
-    const to = Math.min(cp.blockNumber, next + this.o.rangeBlocks - 1);
+    // Small steps during catch-up, so the shared budget can pace them.
+    const range = this.catchingUp() ? Math.min(this.o.rangeBlocks, 10) : this.o.rangeBlocks;
+    const to = Math.min(cp.blockNumber, next + range - 1);
     const facts = await readRangeFacts(ch, next, to);
     const hashes = await storedBlockHashes(ch, to, to);
     const toHash = hashes.get(to);
