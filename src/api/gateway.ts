@@ -65,6 +65,8 @@ export function createGateway(o: GatewayOptions): (req: ApiRequest) => Promise<A
       }
       return { ...reply, body, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
     }
-    return { ...reply, headers: { ...reply.headers, ...rateLimitHeaders(decision) } };
+    // Replies are built per request, so their headers can take the rate-limit headers in place.
+    rateLimitHeaders(decision, reply.headers);
+    return reply;
   };
 }

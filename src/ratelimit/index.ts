@@ -1,7 +1,7 @@
 // Token-bucket rate limits, pure (the clock is injected): one bucket per client IP for anonymous
 // requests and one per API key, each refilled continuously at its rate with a small burst.
-// Memory is bounded: buckets live in an LRU, and a bucket that fell out is simply full again.
-import { LRUCache } from 'lru-cache';
+// Memory is bounded: at most maxKeys buckets; when full, the oldest-created one is dropped (that
+// client simply starts again with a full bucket).
 
 export interface Clock {
   /** Milliseconds. */
@@ -30,7 +30,9 @@ interface Bucket {
 export class TokenBuckets {
   readonly rate: number;
   readonly capacity: number;
-  private readonly buckets: LRUCache<string, Bucket>;
+  /** Insertion-ordered: when full, the oldest-created bucket is dropped. */
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly maxKeys: number;
 
   constructor(
     opts: { ratePerSecond: number; burst?: number; maxKeys?: number },
@@ -39,7 +41,7 @@ export class TokenBuckets {
     this.rate = opts.ratePerSecond;
     // A small burst: half a second's worth on top of the steady rate, at least one request.
     this.capacity = Math.max(1, opts.burst ?? Math.ceil(this.rate * 1.5));
-    this.buckets = new LRUCache({ max: opts.maxKeys ?? 100_000 });
+    this.maxKeys = opts.maxKeys ?? 100_000;
   }
 
   take(key: string, cost = 1): Decision {
@@ -47,6 +49,7 @@ export class TokenBuckets {
     let b = this.buckets.get(key);
     if (!b) {
       b = { tokens: this.capacity, at: now };
+      if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
       this.buckets.set(key, b);
     } else if (now > b.at) {
       b.tokens = Math.min(this.capacity, b.tokens + ((now - b.at) / 1000) * this.rate);
@@ -95,15 +98,13 @@ export class RateLimiter {
 
 export const TOO_MANY_REQUESTS = { message: 'Too many requests' } as const;
 
-/** The headers every response carries, and Retry-After on a refusal. */
-export function rateLimitHeaders(d: Decision): Record<string, string> {
-  const h: Record<string, string> = {
-    'x-ratelimit-limit': String(d.limit),
-    'x-ratelimit-remaining': String(d.remaining),
-    'x-ratelimit-reset': String(d.resetMs),
-  };
-  if (!d.allowed) h['retry-after'] = String(d.retryAfterSeconds);
-  return h;
+/** The headers every response carries, and Retry-After on a refusal (written into `into`). */
+export function rateLimitHeaders(d: Decision, into: Record<string, string> = {}): Record<string, string> {
+  into['x-ratelimit-limit'] = String(d.limit);
+  into['x-ratelimit-remaining'] = String(d.remaining);
+  into['x-ratelimit-reset'] = String(d.resetMs);
+  if (!d.allowed) into['retry-after'] = String(d.retryAfterSeconds);
+  return into;
 }
 
 /**
