@@ -36,7 +36,11 @@ pg.types.setTypeParser(20, (v) => {
 });
 
 function wrapPool(pool: pg.Pool, url: string, embedded: boolean, onClose: () => Promise<void>): PgStore {
-  pool.on('error', (e) => log.warn('idle client error', { error: e.message }));
+  let closing = false;
+  // Connections the server drops while we shut down are expected, not worth a warning.
+  pool.on('error', (e) => {
+    if (!closing) log.warn('idle client error', { error: e.message });
+  });
   return {
     pool,
     embedded,
@@ -59,6 +63,7 @@ function wrapPool(pool: pg.Pool, url: string, embedded: boolean, onClose: () => 
       }
     },
     async close() {
+      closing = true;
       await pool.end();
       await onClose();
     },
