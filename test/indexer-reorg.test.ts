@@ -51,7 +51,12 @@ t.test('a reorg rewinds to the common ancestor and indexes the new branch', asyn
   t.equal(Number(await rpc<string>(url, 'eth_blockNumber')), 6, 'node rolled back to 6');
   {
     await send(url, C, 999); // a different block 7
-    const newTip = (await rpc<{ hash: string }>(url, 'eth_getBlockByNumber', ['0x7', false])).hash;
+    // Under load anvil may answer before the block is there: wait for it.
+    let newTip = '';
+    await waitUntil(async () => {
+      newTip = (await rpc<{ hash: string } | null>(url, 'eth_getBlockByNumber', ['0x7', false]))?.hash ?? '';
+      return newTip !== '';
+    });
     await waitUntil(async () => {
       const cp = await stores.pg.query<{ hash: string }>('SELECT block_hash AS hash FROM indexer_checkpoints');
       return cp[0].hash === newTip;
