@@ -45,7 +45,7 @@ async function indexed(t: Test, dataDir: string, url: string, body: (ctx: { stor
     await indexer.waitFor(head, 60_000);
     await new Promise((r) => setTimeout(r, 300)); // a same-height reorg needs a poll to be seen
     await indexer.waitFor(head, 60_000);
-    await derived.settle(60_000);
+    await derived.settle(180_000); // lanes back off after failed steps (up to 30 s) when a reorg hits them mid-step
   };
   try {
     await body({ stores, settle, reorgs });
