@@ -83,21 +83,26 @@ export async function ingest(task: IngestTask): Promise<IngestResult> {
   });
   const t1 = performance.now();
   const writer = new TableWriter();
-  const summary = new SummaryBuilder();
-  const blocks: BlockInfo[] = new Array(bundles.length);
-  for (let i = 0; i < bundles.length; i++) {
-    blocks[i] = decodeBlockBundle(bundles[i]!, writer, summary);
-    bundles[i] = undefined as never; // let the wire objects go early
+  try {
+    const summary = new SummaryBuilder();
+    const blocks: BlockInfo[] = new Array(bundles.length);
+    for (let i = 0; i < bundles.length; i++) {
+      blocks[i] = decodeBlockBundle(bundles[i]!, writer, summary);
+      bundles[i] = undefined as never; // let the wire objects go early
+    }
+    const tables = writer.toBuffers();
+    const t2 = performance.now();
+    return {
+      tables,
+      blocks,
+      summary: summary.build(),
+      timings: { fetchMs: Math.round(t1 - t0), decodeMs: Math.round(t2 - t1) },
+      receiptsFellBack,
+    };
+  } finally {
+    // The table bytes were copied out: the writer's scratch buffers serve the next range.
+    writer.release();
   }
-  const tables = writer.toBuffers();
-  const t2 = performance.now();
-  return {
-    tables,
-    blocks,
-    summary: summary.build(),
-    timings: { fetchMs: Math.round(t1 - t0), decodeMs: Math.round(t2 - t1) },
-    receiptsFellBack,
-  };
 }
 
 /** The ArrayBuffers of a result's tables, for a transfer list. */

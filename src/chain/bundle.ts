@@ -12,7 +12,7 @@ import { TABLE_NAMES } from './tables.js';
 import { decodeTokenTransfers, isTokenTopic, type LogContext } from './tokens.js';
 import { flattenCallFrame, flattenParityTraces, type InternalTransaction, type TxContext } from './traces.js';
 import { decodeTransaction, methodId, type BlockContext } from './transactions.js';
-import type { BlockTraces, RpcBlock, RpcReceipt, RpcTransaction } from './wire.js';
+import type { BlockTraces, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './wire.js';
 
 export interface BlockBundle {
   block: RpcBlock<RpcTransaction>;
@@ -188,6 +188,25 @@ export function checkBundle(b: BlockBundle): void {
   }
 }
 
+// decodeBlockBundle is split into a few functions of moderate size on purpose: V8 optimizes
+// (and, when a new shape or value range shows up, deoptimizes and optimizes again) each one
+// separately, so a deoptimization recompiles a small function, not one huge inlined graph
+// (one function cost more CPU in compilation than in running during a worker's first ranges).
+
+/** Per-block state shared by the per-transaction steps. */
+interface BlockState {
+  sink: RowSink;
+  summary: SummaryBuilder;
+  number: number;
+  hash: string;
+  timestamp: number;
+  traced: boolean;
+  bctx: BlockContext;
+  feeAcc: { total: bigint };
+  internals: InternalTransaction[];
+  transfers: TokenTransferRow[];
+}
+
 /**
  * Decode one block bundle into `sink`, accumulating the summary. Returns the block's info.
  * Throws ChainDataError when the parts do not match (nothing should be committed then).
@@ -203,11 +222,19 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
   const hash = lower(block.hash);
   const timestamp = hexToNumber(block.timestamp);
   const baseFee = hexToBigInt(block.baseFeePerGas);
-  const bctx: BlockContext = { block_number: number, block_hash: hash, timestamp, base_fee: baseFee };
-  const feeAcc = { total: 0n };
+  const st: BlockState = {
+    sink,
+    summary,
+    number,
+    hash,
+    timestamp,
+    traced: traces !== null,
+    bctx: { block_number: number, block_hash: hash, timestamp, base_fee: baseFee },
+    feeAcc: { total: 0n },
+    internals: [],
+    transfers: [],
+  };
   let gasUsedSum = 0;
-  const internals: InternalTransaction[] = [];
-  const transfers: TokenTransferRow[] = [];
 
   for (let i = 0; i < txs.length; i++) {
     const tx = txs[i]!;
@@ -217,6 +244,7 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     const status = receipt && receipt.status != null ? hexToNumber(receipt.status) : null;
 
     // Internal transactions first: the tx row needs the top-level error and the count.
+    const internals = st.internals;
     internals.length = 0;
     if (traces) {
       const tctx: TxContext = {
@@ -231,208 +259,19 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     }
     const topError = internals.length > 0 ? internals[0]!.error : '';
     const txFailed = status === 0 || topError !== '';
-    for (let k = 0; k < internals.length; k++) {
-      const it = internals[k]!;
-      sink.add('internal_transactions', it);
-      if (it.trace_index === 0) continue;
-      summary.internalTxs++;
-      const from = it.from;
-      const to = it.to;
-      if (from) {
-        sink.add('address_internal_transactions', {
-          address: from,
-          block_number: number,
-          transaction_index: txIndex,
-          trace_index: it.trace_index,
-          is_from: 1,
-          is_to: from === to ? 1 : 0,
-        });
-      }
-      if (to && to !== from) {
-        sink.add('address_internal_transactions', {
-          address: to,
-          block_number: number,
-          transaction_index: txIndex,
-          trace_index: it.trace_index,
-          is_from: 0,
-          is_to: 1,
-        });
-      }
-      if (it.reverted || txFailed) continue;
-      if (it.created_contract_address) {
-        summary.created.push({ address: it.created_contract_address, txHash, blockNumber: number });
-        summary.touch(it.created_contract_address);
-      }
-      if (it.value !== '0') {
-        summary.touch(from);
-        summary.touch(to);
-        summary.valueTransfers.push({
-          kind: 'native',
-          from,
-          to,
-          value: it.value,
-          tokenId: null,
-          tokenAddress: null,
-          txHash,
-          blockNumber: number,
-          timestamp,
-          logIndex: null,
-          traceIndex: it.trace_index,
-        });
-      }
-    }
+    if (internals.length > 0) addInternals(st, txIndex, txHash, txFailed);
 
     // Logs and token transfers.
-    let tokenCount = 0;
     const logs = receipt ? receipt.logs : null;
-    if (logs && logs.length) {
-      const lctx: LogContext = {
-        block_number: number,
-        block_hash: hash,
-        timestamp,
-        transaction_index: txIndex,
-        transaction_hash: txHash,
-        method_id: methodId(tx.input),
-      };
-      for (let k = 0; k < logs.length; k++) {
-        const log = logs[k]!;
-        const row = decodeLog(log, lctx);
-        sink.add('logs', row);
-        sink.add('address_logs', { address: row.address, block_number: number, log_index: row.log_index });
-        if (!isTokenTopic(row.topic0)) continue;
-        transfers.length = 0;
-        decodeTokenTransfers(log, row.log_index, lctx, transfers);
-        for (let m = 0; m < transfers.length; m++) {
-          const t = transfers[m]!;
-          tokenCount++;
-          sink.add('token_transfers', t);
-          sink.add('token_transfers_by_token', {
-            token_address: t.token_address,
-            block_number: number,
-            log_index: t.log_index,
-            batch_index: t.batch_index,
-            token_id: t.token_id,
-          });
-          sink.add('address_token_transfers', {
-            address: t.from,
-            block_number: number,
-            log_index: t.log_index,
-            batch_index: t.batch_index,
-            token_address: t.token_address,
-            token_type: t.token_type,
-            is_from: 1,
-            is_to: t.from === t.to ? 1 : 0,
-          });
-          if (t.to !== t.from) {
-            sink.add('address_token_transfers', {
-              address: t.to,
-              block_number: number,
-              log_index: t.log_index,
-              batch_index: t.batch_index,
-              token_address: t.token_address,
-              token_type: t.token_type,
-              is_from: 0,
-              is_to: 1,
-            });
-          }
-          const key = t.token_address + t.token_type;
-          if (!summary.tokens.has(key)) summary.tokens.set(key, { address: t.token_address, type: t.token_type as TokenType });
-          summary.touch(t.from);
-          summary.touch(t.to);
-          summary.valueTransfers.push({
-            kind: t.token_type as TokenType,
-            from: t.from,
-            to: t.to,
-            value: t.value,
-            tokenId: t.token_id,
-            tokenAddress: t.token_address,
-            txHash,
-            blockNumber: number,
-            timestamp,
-            logIndex: t.log_index,
-            traceIndex: null,
-          });
-        }
-      }
-      summary.logs += logs.length;
-      summary.tokenTransfers += tokenCount;
-    }
+    const tokenCount = logs && logs.length ? addLogs(st, logs, txIndex, txHash, tx.input) : 0;
 
     // The transaction itself.
-    const row = decodeTransaction(
-      tx,
-      receipt,
-      bctx,
-      {
-        error: topError,
-        traced: traces !== null,
-        log_count: logs ? logs.length : 0,
-        token_transfer_count: tokenCount,
-        internal_count: internals.length > 0 ? internals.length - 1 : 0,
-      },
-      feeAcc,
-    );
+    addTransaction(st, tx, receipt, txIndex, txHash, topError, logs ? logs.length : 0, tokenCount);
     if (receipt) gasUsedSum += hexToNumber(receipt.gasUsed);
-    sink.add('transactions', row);
-    sink.add('hash_index', { hash: txHash, kind: 'transaction', block_number: number, transaction_index: txIndex });
-    const from = row.from;
-    const to = row.to;
-    const created = row.created_contract;
-    sink.add('address_transactions', {
-      address: from,
-      block_number: number,
-      transaction_index: txIndex,
-      hash: txHash,
-      is_from: 1,
-      is_to: from === to || from === created ? 1 : 0,
-    });
-    if (to && to !== from) {
-      sink.add('address_transactions', {
-        address: to,
-        block_number: number,
-        transaction_index: txIndex,
-        hash: txHash,
-        is_from: 0,
-        is_to: 1,
-      });
-    }
-    if (created && created !== from && created !== to) {
-      sink.add('address_transactions', {
-        address: created,
-        block_number: number,
-        transaction_index: txIndex,
-        hash: txHash,
-        is_from: 0,
-        is_to: 1,
-      });
-    }
-    summary.txs++;
-    summary.touch(from);
-    summary.touch(to);
-    const succeeded = row.status !== 0 && !topError;
-    if (created && succeeded) {
-      summary.touch(created);
-      summary.created.push({ address: created, txHash, blockNumber: number });
-    }
-    if (row.value !== '0' && succeeded) {
-      summary.valueTransfers.push({
-        kind: 'native',
-        from,
-        to: to || created,
-        value: row.value,
-        tokenId: null,
-        tokenAddress: null,
-        txHash,
-        blockNumber: number,
-        timestamp,
-        logIndex: null,
-        traceIndex: null,
-      });
-    }
   }
 
   // The block, its withdrawals, its hash.
-  const priority = receipts ? feeAcc.total - baseFee * BigInt(gasUsedSum) : 0n;
+  const priority = receipts ? st.feeAcc.total - baseFee * BigInt(gasUsedSum) : 0n;
   sink.add('blocks', decodeBlock(block, null, priority));
   sink.add('hash_index', { hash, kind: 'block', block_number: number, transaction_index: 0 });
   summary.touch(lower(block.miner));
@@ -442,4 +281,225 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     summary.touch(ws[i]!.address);
   }
   return { number, hash, parentHash: lower(block.parentHash), timestamp, txCount: txs.length };
+}
+
+/** Rows of a transaction's internal transactions (st.internals) and what they move. */
+function addInternals(st: BlockState, txIndex: number, txHash: string, txFailed: boolean): void {
+  const { sink, summary, number, timestamp, internals } = st;
+  for (let k = 0; k < internals.length; k++) {
+    const it = internals[k]!;
+    sink.add('internal_transactions', it);
+    if (it.trace_index === 0) continue;
+    summary.internalTxs++;
+    const from = it.from;
+    const to = it.to;
+    if (from) {
+      sink.add('address_internal_transactions', {
+        address: from,
+        block_number: number,
+        transaction_index: txIndex,
+        trace_index: it.trace_index,
+        is_from: 1,
+        is_to: from === to ? 1 : 0,
+      });
+    }
+    if (to && to !== from) {
+      sink.add('address_internal_transactions', {
+        address: to,
+        block_number: number,
+        transaction_index: txIndex,
+        trace_index: it.trace_index,
+        is_from: 0,
+        is_to: 1,
+      });
+    }
+    if (it.reverted || txFailed) continue;
+    if (it.created_contract_address) {
+      summary.created.push({ address: it.created_contract_address, txHash, blockNumber: number });
+      summary.touch(it.created_contract_address);
+    }
+    if (it.value !== '0') {
+      summary.touch(from);
+      summary.touch(to);
+      summary.valueTransfers.push({
+        kind: 'native',
+        from,
+        to,
+        value: it.value,
+        tokenId: null,
+        tokenAddress: null,
+        txHash,
+        blockNumber: number,
+        timestamp,
+        logIndex: null,
+        traceIndex: it.trace_index,
+      });
+    }
+  }
+}
+
+/** Rows of a transaction's logs and their token transfers; returns the token transfer count. */
+function addLogs(st: BlockState, logs: RpcLog[], txIndex: number, txHash: string, input: string): number {
+  const { sink, summary, number } = st;
+  let tokenCount = 0;
+  const lctx: LogContext = {
+    block_number: number,
+    block_hash: st.hash,
+    timestamp: st.timestamp,
+    transaction_index: txIndex,
+    transaction_hash: txHash,
+    method_id: methodId(input),
+  };
+  const transfers = st.transfers;
+  for (let k = 0; k < logs.length; k++) {
+    const log = logs[k]!;
+    const row = decodeLog(log, lctx);
+    sink.add('logs', row);
+    sink.add('address_logs', { address: row.address, block_number: number, log_index: row.log_index });
+    if (!isTokenTopic(row.topic0)) continue;
+    transfers.length = 0;
+    decodeTokenTransfers(log, row.log_index, lctx, transfers);
+    for (let m = 0; m < transfers.length; m++) {
+      tokenCount++;
+      addTokenTransfer(st, transfers[m]!, txHash);
+    }
+  }
+  summary.logs += logs.length;
+  summary.tokenTransfers += tokenCount;
+  return tokenCount;
+}
+
+/** The rows of one token transfer and what it moves. */
+function addTokenTransfer(st: BlockState, t: TokenTransferRow, txHash: string): void {
+  const { sink, summary, number } = st;
+  sink.add('token_transfers', t);
+  sink.add('token_transfers_by_token', {
+    token_address: t.token_address,
+    block_number: number,
+    log_index: t.log_index,
+    batch_index: t.batch_index,
+    token_id: t.token_id,
+  });
+  sink.add('address_token_transfers', {
+    address: t.from,
+    block_number: number,
+    log_index: t.log_index,
+    batch_index: t.batch_index,
+    token_address: t.token_address,
+    token_type: t.token_type,
+    is_from: 1,
+    is_to: t.from === t.to ? 1 : 0,
+  });
+  if (t.to !== t.from) {
+    sink.add('address_token_transfers', {
+      address: t.to,
+      block_number: number,
+      log_index: t.log_index,
+      batch_index: t.batch_index,
+      token_address: t.token_address,
+      token_type: t.token_type,
+      is_from: 0,
+      is_to: 1,
+    });
+  }
+  const key = t.token_address + t.token_type;
+  if (!summary.tokens.has(key)) summary.tokens.set(key, { address: t.token_address, type: t.token_type as TokenType });
+  summary.touch(t.from);
+  summary.touch(t.to);
+  summary.valueTransfers.push({
+    kind: t.token_type as TokenType,
+    from: t.from,
+    to: t.to,
+    value: t.value,
+    tokenId: t.token_id,
+    tokenAddress: t.token_address,
+    txHash,
+    blockNumber: number,
+    timestamp: st.timestamp,
+    logIndex: t.log_index,
+    traceIndex: null,
+  });
+}
+
+/** The transaction's own rows (transactions, hash_index, address_transactions) and summary. */
+function addTransaction(
+  st: BlockState,
+  tx: RpcTransaction,
+  receipt: RpcReceipt | null,
+  txIndex: number,
+  txHash: string,
+  topError: string,
+  logCount: number,
+  tokenCount: number,
+): void {
+  const { sink, summary, number, internals } = st;
+  const row = decodeTransaction(
+    tx,
+    receipt,
+    st.bctx,
+    {
+      error: topError,
+      traced: st.traced,
+      log_count: logCount,
+      token_transfer_count: tokenCount,
+      internal_count: internals.length > 0 ? internals.length - 1 : 0,
+    },
+    st.feeAcc,
+  );
+  sink.add('transactions', row);
+  sink.add('hash_index', { hash: txHash, kind: 'transaction', block_number: number, transaction_index: txIndex });
+  const from = row.from;
+  const to = row.to;
+  const created = row.created_contract;
+  sink.add('address_transactions', {
+    address: from,
+    block_number: number,
+    transaction_index: txIndex,
+    hash: txHash,
+    is_from: 1,
+    is_to: from === to || from === created ? 1 : 0,
+  });
+  if (to && to !== from) {
+    sink.add('address_transactions', {
+      address: to,
+      block_number: number,
+      transaction_index: txIndex,
+      hash: txHash,
+      is_from: 0,
+      is_to: 1,
+    });
+  }
+  if (created && created !== from && created !== to) {
+    sink.add('address_transactions', {
+      address: created,
+      block_number: number,
+      transaction_index: txIndex,
+      hash: txHash,
+      is_from: 0,
+      is_to: 1,
+    });
+  }
+  summary.txs++;
+  summary.touch(from);
+  summary.touch(to);
+  const succeeded = row.status !== 0 && !topError;
+  if (created && succeeded) {
+    summary.touch(created);
+    summary.created.push({ address: created, txHash, blockNumber: number });
+  }
+  if (row.value !== '0' && succeeded) {
+    summary.valueTransfers.push({
+      kind: 'native',
+      from,
+      to: to || created,
+      value: row.value,
+      tokenId: null,
+      tokenAddress: null,
+      txHash,
+      blockNumber: number,
+      timestamp: st.timestamp,
+      logIndex: null,
+      traceIndex: null,
+    });
+  }
 }

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
-import { deleteChainRowsFrom, insertChainRows, storedBlockHashes } from '../storage/clickhouse/chain.js';
+import { deleteChainRowsFrom, insertChainRanges, insertChainRows, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import {
   commitBlocks,
   getCheckpoint,
@@ -86,6 +86,36 @@ export declare interface Indexer {
 }
 
 class ReorgDetected extends Error {}
+
+/** A range handed to the pool, and its result once it is there. */
+interface InFlight {
+  p: Promise<IngestResult | undefined>;
+  done: boolean;
+  result: IngestResult | undefined;
+}
+
+// Group commit (commitGroup): consecutive completed ranges are inserted together, up to these
+// bounds. Measured with the benchmark's chain: 4 to 8 ranges of 20 blocks (about 100-200 MB of
+// rows) per insert cost chDB about a third less CPU than one insert per range (fewer parts to
+// write, fewer merges); one 400 MB insert cost more again.
+const GROUP_MAX_RANGES = 8;
+const GROUP_MAX_BYTES = 128 * 1024 * 1024;
+/** Extra completed ranges the catch-up window may hold so that a group can form. */
+const GROUP_EXTRA_WINDOW = 4;
+
+function tableBytes(r: IngestResult): number {
+  let n = 0;
+  for (const k in r.tables) n += r.tables[k as keyof IngestResult['tables']].byteLength;
+  return n;
+}
+
+/** Consecutive numbers, each block's parent the one before. */
+function isChain(blocks: readonly BlockInfo[]): boolean {
+  for (let i = 1; i < blocks.length; i++) {
+    if (blocks[i].parentHash !== blocks[i - 1].hash || blocks[i].number !== blocks[i - 1].number + 1) return false;
+  }
+  return true;
+}
 
 export class Indexer extends EventEmitter {
   readonly ch: ClickHouseStore;
@@ -306,26 +336,50 @@ export class Indexer extends EventEmitter {
 
   private async catchUp(from: number, head: number): Promise<void> {
     const size = this.batchBlocks;
-    const window = Math.max(2, this.pool!.threads * 2);
+    // Room for a group of completed ranges beyond what the workers hold (see commitGroup).
+    const window = Math.max(2, this.pool!.threads * 2) + GROUP_EXTRA_WINDOW;
     const ranges: [number, number][] = [];
     for (let a = from; a <= head; a += size) ranges.push([a, Math.min(head, a + size - 1)]);
-    const inflight: Promise<IngestResult | undefined>[] = [];
+    const inflight: InFlight[] = [];
     let started = 0;
+    // At first one range per worker thread, so that the first ranges (which the first commit
+    // waits for) are not slowed down by the ones behind them; the whole window after that.
+    let limit = Math.min(window, this.pool!.threads);
     const fill = () => {
-      while (started < ranges.length && inflight.length < window) {
+      while (started < ranges.length && inflight.length < limit) {
         const [a, b] = ranges[started++];
-        const p = this.runRange(a, b);
-        p.catch(() => undefined);
-        inflight.push(p);
+        const slot: InFlight = { p: this.runRange(a, b), done: false, result: undefined };
+        slot.p.then(
+          (r) => {
+            slot.done = true;
+            slot.result = r;
+          },
+          () => {
+            slot.done = true;
+          },
+        );
+        inflight.push(slot);
       }
     };
     fill();
     try {
       while (inflight.length && !this.stopped) {
-        const result = await inflight.shift()!;
+        const result = await inflight.shift()!.p;
+        limit = window;
+        // Ranges right behind it that are already done join its commit (in order).
+        const group = result ? [result] : [];
+        let bytes = result ? tableBytes(result) : 0;
+        while (result && group.length < GROUP_MAX_RANGES && inflight.length && inflight[0]!.done && inflight[0]!.result) {
+          const next = inflight[0]!.result!;
+          const b = tableBytes(next);
+          if (bytes + b > GROUP_MAX_BYTES) break;
+          inflight.shift();
+          group.push(next);
+          bytes += b;
+        }
         fill();
         if (!result || this.stopped) return;
-        await this.commit(result);
+        await this.commitGroup(group);
       }
     } catch (e) {
       if (e instanceof ReorgDetected) {
@@ -335,12 +389,77 @@ export class Indexer extends EventEmitter {
       throw e;
     } finally {
       // Results still on their way are dropped; their ranges are fetched again.
-      this.stopInflight(inflight);
+      this.stopInflight(inflight.map((x) => x.p));
     }
   }
 
   private stopInflight(inflight: Promise<unknown>[]): void {
     for (const p of inflight) p.catch(() => undefined);
+  }
+
+  /**
+   * Commits consecutive ranges with one ClickHouse insert per table and one checkpoint
+   * transaction (fewer, larger parts). Each range is checked exactly as commit() checks it
+   * (it starts at the next height, its first parent is the tip, it is a chain); the ranges
+   * before the first one that fails are committed together, then that one goes through
+   * commit() alone, which raises the reorg or the error as it always did. Crash semantics are
+   * those of one range: rows first, then the recent blocks and the checkpoint of the group's
+   * last block in one PostgreSQL transaction, where every commit hook runs once per range, in
+   * order; 'block' is emitted per range afterwards.
+   */
+  private async commitGroup(all_: IngestResult[]): Promise<void> {
+    // A range without blocks commits nothing (as in commit()).
+    const results = all_.filter((r) => r.blocks.length > 0);
+    if (!results.length) return;
+    const ok: IngestResult[] = [];
+    let next = this.nextHeight();
+    let tip: string | null = this.cp ? this.cp.blockHash : null;
+    for (const r of results) {
+      const blocks = r.blocks;
+      if (blocks[0].number !== next || (tip !== null && blocks[0].parentHash !== tip) || !isChain(blocks)) break;
+      ok.push(r);
+      const last = blocks[blocks.length - 1];
+      next = last.number + 1;
+      tip = last.hash;
+    }
+    if (ok.length <= 1) {
+      // One range (or none that continues the tip): exactly the single-range path.
+      await this.commit(results[0]);
+      if (results.length > 1) await this.commitGroup(results.slice(1));
+      return;
+    }
+    const all: BlockInfo[] = [];
+    for (const r of ok) for (const b of r.blocks) all.push(b);
+    const first = all[0];
+    try {
+      await insertChainRanges(this.ch, ok.map((r) => r.tables));
+      if (this.opts.crashAfterInsert && ++this.commits === this.opts.crashAfterInsert) process.kill(process.pid, 'SIGKILL');
+    } catch (e) {
+      // Some tables may hold the ranges now: remove them so the retry does not double them.
+      await deleteChainRowsFrom(this.ch, first.number).catch(() => undefined);
+      throw e;
+    }
+    await commitBlocks(
+      this.pg,
+      LANE,
+      all.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })),
+      this.commitHooks.length
+        ? async (c) => {
+            for (const r of ok) for (const h of this.commitHooks) await h(c, r);
+          }
+        : undefined,
+    );
+    // Every committed range gets its event, even if a listener throws for an earlier one.
+    let listenerError: unknown;
+    for (const r of ok) {
+      try {
+        this.committedRange(r);
+      } catch (e) {
+        listenerError ??= e;
+      }
+    }
+    if (listenerError !== undefined) throw listenerError;
+    if (ok.length < results.length) await this.commitGroup(results.slice(ok.length));
   }
 
   private async commit(result: IngestResult): Promise<void> {
@@ -351,11 +470,9 @@ export class Indexer extends EventEmitter {
       throw new Error(`internal: range starts at ${first.number}, expected ${this.nextHeight()}`);
     }
     if (this.cp && first.parentHash !== this.cp.blockHash) throw new ReorgDetected();
-    for (let i = 1; i < blocks.length; i++) {
-      if (blocks[i].parentHash !== blocks[i - 1].hash || blocks[i].number !== blocks[i - 1].number + 1) {
-        // The node changed under the worker mid-range: fetch it again.
-        throw new Error(`range ${first.number}-${blocks[blocks.length - 1].number} is not a chain (node reorganised while fetching)`);
-      }
+    if (!isChain(blocks)) {
+      // The node changed under the worker mid-range: fetch it again.
+      throw new Error(`range ${first.number}-${blocks[blocks.length - 1].number} is not a chain (node reorganised while fetching)`);
     }
     try {
       await insertChainRows(this.ch, result.tables);
@@ -375,6 +492,13 @@ export class Indexer extends EventEmitter {
           }
         : undefined,
     );
+    this.committedRange(result);
+  }
+
+  /** After a range's checkpoint is committed: the tip, the stats, the 'block' event. */
+  private committedRange(result: IngestResult): void {
+    const blocks = result.blocks;
+    const first = blocks[0];
     const last = blocks[blocks.length - 1];
     this.cp = { blockNumber: last.number, blockHash: last.hash };
     this.stats.committed = last.number;

@@ -10,6 +10,7 @@ import { HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutEr
 import { getHttpRpcClient } from 'viem/utils';
 import { RpcError, isTransientRpcError, type RpcErrorKind } from './errors.js';
 import { redactUrl } from './url.js';
+import { createNodeFetch } from './http.js';
 
 export type RpcVariant = 'geth' | 'erigon' | 'nethermind' | 'besu' | 'anvil';
 
@@ -197,10 +198,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const limit = createLimiter(concurrency, stats);
   let nextId = 1;
 
+  // node:http under viem's client (src/rpc/http.ts), which applies the body size limit itself.
+  const fetchFn = createNodeFetch({ maxResponseBytes });
   const mk = (url: string): { ep: Endpoint; label: string } => ({
     ep: getHttpRpcClient(url, {
       timeout: timeoutMs,
-      maxResponseBodySize: maxResponseBytes,
+      maxResponseBodySize: false,
+      fetchFn: fetchFn as unknown as typeof fetch,
       fetchOptions: options.headers ? { headers: options.headers } : undefined,
     }),
     label: redactUrl(url),
