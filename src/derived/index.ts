@@ -273,6 +273,18 @@ export class Derived {
     if (!cur) return 0;
     const due = await lanes.claimCoinBalances(pg, cur.blockNumber, 200);
     if (!due.length) return 0;
+    try {
+      return await this.coinReadings(due);
+    } catch (e) {
+      // Not finished (a node or store error): the claimed pairs are due again at once rather
+      // than when their lease runs out, so the lane's own backoff is the only wait.
+      await lanes.releaseCoinBalances(pg, due).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async coinReadings(due: { address: string; block_number: number; attempts: number }[]): Promise<number> {
+    const { pg, ch, rpc } = this.o;
     const outcomes = await rpc.batch<string>(
       due.map((d) => ({ method: 'eth_getBalance', params: [d.address, `0x${Number(d.block_number).toString(16)}`] })),
     );

@@ -167,12 +167,29 @@ export async function applyBalanceDeltas(c: Q, deltas: readonly BalanceDelta[], 
   }
 }
 
+/**
+ * Takes row locks on `table` rows whose `keyCol` is in `keys`, in key order. Every transaction
+ * that updates several rows of a table the lanes share locks them this way first, so two of them
+ * never wait on each other in a cycle.
+ */
+export async function lockRowsInOrder(c: Q, table: 'addresses' | 'tokens', keyCol: 'hash' | 'address', keys: readonly string[]): Promise<void> {
+  if (!keys.length) return;
+  await c.query(`SELECT 1 FROM ${table} WHERE ${keyCol} = ANY($1::text[]) ORDER BY ${keyCol} FOR UPDATE`, [[...keys]]);
+}
+
 async function applyCounters(c: Q, deltas: readonly CounterDelta[]): Promise<void> {
   const byKind = new Map<CounterKind, Map<string, bigint>>();
   for (const d of deltas) {
     let m = byKind.get(d.kind);
     if (!m) byKind.set(d.kind, (m = new Map()));
     m.set(d.key, (m.get(d.key) ?? 0n) + d.delta);
+  }
+  // Lock the rows in key order first: the coin lane updates the same addresses rows in its own
+  // transactions, and two updates taking overlapping rows in different orders deadlock.
+  for (const table of ['addresses', 'tokens'] as const) {
+    const keys = new Set<string>();
+    for (const [kind, m] of byKind) if (COUNTERS[kind].table === table) for (const k of m.keys()) keys.add(k);
+    if (keys.size) await lockRowsInOrder(c, table, COUNTERS[table === 'addresses' ? 'addr_tx' : 'tok_tc'].keyCol, [...keys]);
   }
   for (const [kind, m] of byKind) {
     const { table, keyCol, col } = COUNTERS[kind];

@@ -2,6 +2,7 @@
 // leases them (next attempt pushed into the future), so several processes can share the work and
 // a crash only delays an item; a failure records the error and backs off exponentially.
 import type { PgStore } from './index.js';
+import { lockRowsInOrder } from './derived.js';
 
 /** Seconds until the next attempt after `attempts` failures: 5 s doubling, at most 1 hour, jittered. */
 export function backoffSeconds(attempts: number): number {
@@ -164,6 +165,9 @@ export async function saveCoinBalances(
   if (!done.length) return new Set();
   const changed = done.filter((d) => d.changed);
   return pg.tx(async (c) => {
+    // A rewind takes the chain checkpoint row first: waiting for it here orders us with it.
+    await c.query("SELECT 1 FROM indexer_checkpoints WHERE lane = 'blocks' FOR SHARE"); // the indexer's lane (src/indexer LANE)
+    await lockRowsInOrder(c, 'addresses', 'hash', [...new Set(done.map((d) => d.address))]);
     if (changed.length) {
       await c.query(
         `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = x.b
@@ -200,10 +204,23 @@ export async function coinBalancesToRestore(pg: PgStore, limit: number): Promise
 
 export async function restoreCoinBalances(pg: PgStore, rows: readonly { address: string; value: string | null; block: number | null }[]): Promise<void> {
   if (!rows.length) return;
-  await pg.query(
+  await pg.tx(async (c) => {
+    await lockRowsInOrder(c, 'addresses', 'hash', rows.map((r) => r.address));
+    await c.query(
     `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = x.b
      FROM unnest($1::text[], $2::text[], $3::bigint[]) AS x(h, v, b) WHERE a.hash = x.h AND a.coin_balance_block = -1`,
-    [rows.map((r) => r.address), rows.map((r) => r.value), rows.map((r) => r.block)],
+      [rows.map((r) => r.address), rows.map((r) => r.value), rows.map((r) => r.block)],
+    );
+  });
+}
+
+/** Gives claimed (address, block) pairs back at once, after a step that could not finish them. */
+export async function releaseCoinBalances(pg: PgStore, claimed: readonly { address: string; block_number: number }[]): Promise<void> {
+  if (!claimed.length) return;
+  await pg.query(
+    `UPDATE coin_balance_pending p SET next_at = now() FROM unnest($1::text[], $2::bigint[]) AS x(h, b)
+     WHERE p.address = x.h AND p.block_number = x.b AND p.next_at > now()`,
+    [claimed.map((d) => d.address), claimed.map((d) => d.block_number)],
   );
 }
 
