@@ -2,7 +2,7 @@
 -- a block, a page of an address's transactions by their keys) decompresses whole granules of
 -- every column it selects: with the default 8,192 rows per granule, one transaction row cost
 -- 8.9 MB of decompression and ~10 ms in embedded chDB on bench-api's 1,000,000-transaction store;
--- with 1,024-row granules and 16 KiB compression blocks it is ~1.5 MB and ~40% less time, while
+-- with 1,024-row granules and 16 KiB compression blocks it is ~1.5 MB and ~30% less time, while
 -- full scans (stats) stay as fast (bench/README.md, "Point reads"). The granularity of a table
 -- cannot be altered, so each table is rebuilt: copied into a new table with the settings, then
 -- swapped in. Every step can be rerun after a crash: the copy is dropped and made again from

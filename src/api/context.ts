@@ -116,9 +116,15 @@ export class ApiContext {
    * transaction, self-destruct, empty code) come first; the others are proven from stored chain
    * data (src/storage/clickhouse/reads/addresses.ts), which also covers the lanes' lag.
    */
-  async addressFacts(addresses: Iterable<string>, opts: { withCreation?: boolean } = {}): Promise<Map<string, AddressFacts>> {
+  async addressFacts(
+    addresses: Iterable<string>,
+    opts: { withCreation?: boolean; senders?: Iterable<string> } = {},
+  ): Promise<Map<string, AddressFacts>> {
     const out = new Map<string, AddressFacts>();
     const ask: string[] = [];
+    // Senders of stored transactions are proven externally owned by the rows at hand (only such
+    // accounts sign transactions): the same proof as the store's sent-a-transaction probe.
+    if (!opts.withCreation) for (const a of opts.senders ?? []) if (a) out.set(a, { isContract: false, creation: null });
     for (const a of addresses) {
       if (!a || out.has(a)) continue;
       const known = opts.withCreation ? undefined : this.facts.get(a);
@@ -210,16 +216,18 @@ export class ApiContext {
     const reverted = rows.filter((r) => r.status === 0);
     const creations = rows.filter((r) => r.created_contract && r.status === 1).map((r) => r.created_contract);
     const withAuth = rows.filter((r) => r.authorization_list && r.authorization_list !== '[]');
-    const [facts, fees, traces, head, tokenSet, revertOutputs, authorizations] = await Promise.all([
-      this.addressFacts(addrs),
+    // All at once: embedded chDB runs them on separate sessions in parallel.
+    const [facts, fees, traces, head, tokenSet, revertOutputs, authorizations, errors] = await Promise.all([
+      this.addressFacts(addrs, { senders: rows.map((r) => r.from) }),
       baseFees(this.ch, rows.map((r) => BigInt(r.block_number))),
       this.tracesOn(),
       this.head(),
       creations.length ? tokenTypes(this.ch, creations).then((m) => new Set(m.keys())) : Promise.resolve(new Set<string>()),
       this.revertOutputs(reverted),
       this.authorizations(withAuth),
+      transactionsWithInternalErrors(this.ch, keys),
     ]);
-    const internalErrors = traces === false ? null : await transactionsWithInternalErrors(this.ch, keys);
+    const internalErrors = traces === false ? null : errors;
     return { facts, baseFees: fees, internalErrors, revertOutputs, tokens: tokenSet, authorizations, head };
   }
 

@@ -96,11 +96,15 @@ export const transactionRoutes: RouteDef[] = [
         return { body: pendingTransactionJson(found.pending, facts), policy: 'none' };
       }
       const tx = found.tx;
-      const transfers = await transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 });
-      const lookups = await ctx.txLookups([tx], transfers.flatMap((t) => [t.from, t.to]));
-      const tokenTransfers = transfers.map((t) => tokenTransferJson(t, lookups.facts));
+      const [transfers, lookups] = await Promise.all([
+        tx.token_transfer_count > 0 ? transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 }) : Promise.resolve([]),
+        ctx.txLookups([tx]),
+      ]);
+      const more = transfers.flatMap((t) => [t.from, t.to]).filter((a) => a && !lookups.facts.has(a));
+      const facts = more.length ? new Map([...lookups.facts, ...(await ctx.addressFacts(more))]) : lookups.facts;
+      const tokenTransfers = transfers.map((t) => tokenTransferJson(t, facts));
       // `confirmations` grows with every block: volatile.
-      return { body: transactionJson(tx, lookups, { tokenTransfers }), policy: 'volatile' };
+      return { body: transactionJson(tx, { ...lookups, facts }, { tokenTransfers }), policy: 'volatile' };
     },
   },
   {

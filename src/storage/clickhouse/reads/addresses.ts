@@ -58,18 +58,17 @@ export async function addressFacts(
 
   // 1. Emitted a log: a contract. One LIMIT 1 probe per address, so a contract with a hundred
   //    million logs costs what a quiet one does.
-  const logs = unionPerAddress(addrs, [(a) => `SELECT address FROM address_logs WHERE address = ${a} LIMIT 1`]);
-  for (const r of await ch.query<{ address: string }>(logs.sql, logs.params)) out.get(r.address)!.isContract = true;
-
   // 2. Sent a transaction: not a contract.
-  const open1 = addrs.filter((a) => out.get(a)!.isContract === null);
-  if (open1.length) {
-    const senders = await ch.query<{ address: string }>(
-      'SELECT address FROM address_transactions WHERE address IN {as:Array(String)} AND is_from = 1 LIMIT 1 BY address',
-      { as: open1 },
-    );
-    for (const r of senders) out.get(r.address)!.isContract = false;
-  }
+  // Both probes in one query (one round trip); a log wins over a sent transaction.
+  const logs = unionPerAddress(addrs, [(a) => `SELECT 'log' AS k, address FROM address_logs WHERE address = ${a} LIMIT 1`]);
+  const probes = await ch.query<{ k: string; address: string }>(
+    `${logs.sql}
+     UNION ALL
+     (SELECT 'sent' AS k, address FROM address_transactions WHERE address IN {as:Array(String)} AND is_from = 1 LIMIT 1 BY address)`,
+    { ...logs.params, as: addrs },
+  );
+  for (const r of probes) if (r.k === 'sent') out.get(r.address)!.isContract = false;
+  for (const r of probes) if (r.k === 'log') out.get(r.address)!.isContract = true;
 
   // 3. The first transaction / internal frame that reached the address: its creation, if it was
   //    created in the indexed range (unless it was funded before it existed).
