@@ -61,6 +61,11 @@ export class ApiContext {
   private readonly facts = new LRUCache<string, { f: AddressFacts; gen: number; at: number }>({ max: 200_000 });
   /** Derived token records (null: not a derived token yet), reused for TOKEN_TTL_MS at most. */
   private readonly tokenRows = new LRUCache<string, { row: TokenRow | null; gen: number; at: number }>({ max: 50_000 });
+  /**
+   * Base fee per stored block number (null before London): a block's header changes only by a
+   * reorg, which clears this; kept FACT_TTL_MS when no indexer events reach this process.
+   */
+  private readonly blockBaseFees = new LRUCache<string, { fee: string | null; at: number }>({ max: 100_000 });
   /** Bumped by every block and reorg. */
   private chainGen = 0;
   private eventsAttached = false;
@@ -85,6 +90,7 @@ export class ApiContext {
     this.tokenRows.clear();
     if (kind === 'reorg') {
       this.facts.clear();
+      this.blockBaseFees.clear();
       this.tracesValue = undefined;
     }
   }
@@ -157,6 +163,27 @@ export class ApiContext {
     return out;
   }
 
+  /** Base fees of these blocks (stored ones only), from the cache or one read. */
+  async baseFees(numbers: readonly bigint[]): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    const ask: bigint[] = [];
+    for (const n of numbers) {
+      const k = n.toString();
+      if (out.has(k)) continue;
+      const known = this.blockBaseFees.get(k);
+      if (known && this.fresh(known.at)) out.set(k, known.fee);
+      else ask.push(n);
+    }
+    if (ask.length) {
+      const gen = this.chainGen;
+      for (const [k, fee] of await baseFees(this.ch, ask)) {
+        out.set(k, fee);
+        if (gen === this.chainGen) this.blockBaseFees.set(k, { fee, at: Date.now() });
+      }
+    }
+    return out;
+  }
+
   /** Derived token records of these addresses (lower-case); addresses that are none are left out. */
   async tokens(addresses: Iterable<string>): Promise<Map<string, TokenRow>> {
     const out = new Map<string, TokenRow>();
@@ -219,7 +246,7 @@ export class ApiContext {
     // All at once: embedded chDB runs them on separate sessions in parallel.
     const [facts, fees, traces, head, tokenSet, revertOutputs, authorizations, errors] = await Promise.all([
       this.addressFacts(addrs, { senders: rows.map((r) => r.from) }),
-      baseFees(this.ch, rows.map((r) => BigInt(r.block_number))),
+      this.baseFees(rows.map((r) => BigInt(r.block_number))),
       this.tracesOn(),
       this.head(),
       creations.length ? tokenTypes(this.ch, creations).then((m) => new Set(m.keys())) : Promise.resolve(new Set<string>()),

@@ -96,12 +96,14 @@ export const transactionRoutes: RouteDef[] = [
         return { body: pendingTransactionJson(found.pending, facts), policy: 'none' };
       }
       const tx = found.tx;
-      const [transfers, lookups] = await Promise.all([
-        tx.token_transfer_count > 0 ? transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 }) : Promise.resolve([]),
-        ctx.txLookups([tx]),
-      ]);
-      const more = transfers.flatMap((t) => [t.from, t.to]).filter((a) => a && !lookups.facts.has(a));
-      const facts = more.length ? new Map([...lookups.facts, ...(await ctx.addressFacts(more))]) : lookups.facts;
+      // The transfers and their addresses' facts, beside the transaction's own lookups.
+      const withFacts = async () => {
+        if (tx.token_transfer_count === 0) return { transfers: [], facts: new Map() };
+        const transfers = await transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 });
+        return { transfers, facts: await ctx.addressFacts(transfers.flatMap((t) => [t.from, t.to])) };
+      };
+      const [{ transfers, facts: more }, lookups] = await Promise.all([withFacts(), ctx.txLookups([tx])]);
+      const facts = more.size ? new Map([...more, ...lookups.facts]) : lookups.facts;
       const tokenTransfers = transfers.map((t) => tokenTransferJson(t, facts));
       // `confirmations` grows with every block: volatile.
       return { body: transactionJson(tx, { ...lookups, facts }, { tokenTransfers }), policy: 'volatile' };

@@ -63,14 +63,33 @@ export async function transactionTokenTransfers(
   txIndex: number,
   o: { after?: TransferKey; types?: readonly string[]; limit: number },
 ): Promise<TokenTransferRead[]> {
-  return ch.query<TokenTransferRead>(
-    `SELECT * FROM (
-       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
-       WHERE block_number = {b:UInt64} AND transaction_index = {t:UInt32})
-     WHERE 1${o.after ? ` AND ${AFTER_ASC}` : ''}${typeFilter(o.types)}
+  // No window for batch_size here (it doubled the cost of this read, the one a transaction page
+  // waits for): a log's items are all in the page unless the page starts or ends inside it, and
+  // only an ERC-1155 TransferBatch log has more than one item; just those are counted.
+  const rows = await ch.query<TokenTransferRead>(
+    `SELECT ${COLUMNS} FROM token_transfers
+     WHERE block_number = {b:UInt64} AND transaction_index = {t:UInt32}${o.after ? ` AND ${AFTER_ASC}` : ''}${typeFilter(o.types)}
      ORDER BY log_index, batch_index LIMIT {limit:UInt32}`,
     { b: clampU64(block), t: txIndex, ...keyParams(o.after), types: o.types, limit: o.limit },
   );
+  const seen = new Map<number, number>();
+  for (const r of rows) seen.set(r.log_index, (seen.get(r.log_index) ?? 0) + 1);
+  const cut = new Set<number>();
+  if (rows.length) {
+    if (o.after) cut.add(rows[0].log_index);
+    if (rows.length >= o.limit) cut.add(rows[rows.length - 1].log_index);
+  }
+  const ask = [...cut].filter((l) => rows.some((r) => r.log_index === l && r.token_type === 'ERC-1155'));
+  const counted = new Map<number, number>();
+  if (ask.length) {
+    const n = await ch.query<{ log_index: number; n: string }>(
+      'SELECT log_index, count() AS n FROM token_transfers WHERE block_number = {b:UInt64} AND log_index IN {ls:Array(UInt32)} GROUP BY log_index',
+      { b: clampU64(block), ls: ask },
+    );
+    for (const r of n) counted.set(Number(r.log_index), Number(r.n));
+  }
+  for (const r of rows) r.batch_size = counted.get(r.log_index) ?? (r.token_type === 'ERC-1155' ? seen.get(r.log_index)! : 1);
+  return rows;
 }
 
 /** Every transfer, newest first. */
