@@ -2,6 +2,8 @@
 // parameterized queries one at a time for the whole process), and queries are spread over
 // several sessions so they run in parallel. Values must come back exactly, whatever they hold.
 import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
 import { inlineParams, quoteString } from '../src/storage/clickhouse/inline.js';
 import { openClickHouse } from '../src/storage/clickhouse/index.js';
 import { tmpDir } from './helpers/tmp.js';
@@ -66,4 +68,22 @@ t.test('every embedded session carries the store settings', async (t) => {
     ),
   );
   for (const r of rows) t.same(r[0], { q: '1', m: '2', a: '0', big: '18446744073709551615', db: 'settings_test' });
+});
+
+t.test('embedded inserts go through staging files that never outlive them', async (t) => {
+  const dir = tmpDir(t);
+  const staging = path.join(dir, 'insert-staging');
+  fs.mkdirSync(staging, { recursive: true });
+  fs.writeFileSync(path.join(staging, '999999999-1.JSONCompactEachRow'), '[1]\n'); // a killed process's
+  const ch = await openClickHouse({ database: 'staging_test', dataDir: dir });
+  t.teardown(() => ch.close());
+  t.same(fs.readdirSync(staging), [], 'a dead process\'s staging file is removed at open');
+  await ch.command("CREATE TABLE t (a UInt64, s String) ENGINE = MergeTree ORDER BY a");
+  const rows = Array.from({ length: 1000 }, (_, i) => JSON.stringify([i, `it's "row" ${i}\\`])).join('\n') + '\n';
+  await Promise.all([ch.insertRaw('t', Buffer.from(rows)), ch.insertRaw('t', Buffer.from('[5000,"x"]\n'), ['a', 's'])]);
+  t.same(await ch.query('SELECT count() AS n, sum(a) AS s FROM t'), [{ n: '1001', s: String(999 * 500 + 5000) }]);
+  t.same(await ch.query('SELECT s FROM t WHERE a = 7'), [{ s: 'it\'s "row" 7\\' }]);
+  t.same(fs.readdirSync(staging), [], 'nothing left after the inserts');
+  await t.rejects(ch.insertRaw('t', Buffer.from('[1, 2, 3]\n')), 'a bad row is the engine\'s error');
+  t.same(fs.readdirSync(staging), [], 'nor after a failed one');
 });

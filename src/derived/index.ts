@@ -47,6 +47,9 @@ export interface DerivedOptions {
 
 type Step = () => Promise<number>;
 
+/** A commit of more blocks than this is bulk ingest; it holds the lanes' pacing BULK_HOLD_MS. */
+const BULK_BLOCKS = 4;
+const BULK_HOLD_MS = 3_000;
 /** Blocks behind the node beyond which the indexer counts as catching up. */
 const CATCH_UP_LAG = 64;
 
@@ -65,6 +68,11 @@ export class Derived {
   private generation = 0;
   /** Items processed per lane since start (observability, tests). */
   readonly counts: Record<string, number> = {};
+  /** Height of the indexer's previous commit, and until when its commits count as bulk ingest. */
+  private lastCommitted = -1;
+  private bulkUntil = 0;
+  /** Milliseconds spent in each lane's steps (wall time), for benchmarks. */
+  readonly stepMs: Record<string, number> = {};
 
   constructor(opts: DerivedOptions) {
     this.o = {
@@ -89,6 +97,11 @@ export class Derived {
     indexer.addRewindHook((c, ancestor) => unwindAccounting(c, ancestor));
     // Wake on blocks only when following the head: during catch-up the lanes keep their pace.
     indexer.on('block', () => {
+      // Commits of several blocks at once are bulk ingest (at the head the indexer commits the
+      // node's blocks one or two at a time), even within CATCH_UP_LAG of the head.
+      const committed = indexer.stats.committed ?? -1;
+      if (committed - this.lastCommitted > BULK_BLOCKS) this.bulkUntil = Date.now() + BULK_HOLD_MS;
+      this.lastCommitted = committed;
       if (!this.catchingUp()) this.wake();
     });
     indexer.on('reorg', () => this.wake());
@@ -99,7 +112,7 @@ export class Derived {
   private catchingUp(): boolean {
     const s = this.indexer?.stats;
     if (!s || s.head === null) return false;
-    return s.head - (s.committed ?? -1) > CATCH_UP_LAG;
+    return s.head - (s.committed ?? -1) > CATCH_UP_LAG || Date.now() < this.bulkUntil;
   }
 
   start(): void {
@@ -170,6 +183,7 @@ export class Derived {
         failures++;
         this.log.warn(`${name} lane step failed`, { error: (e as Error).message, failures });
       } finally {
+        this.stepMs[name] = Math.round((this.stepMs[name] ?? 0) + performance.now() - started);
         this.busy--;
         this.generation++;
         if (release) {
@@ -185,15 +199,21 @@ export class Derived {
   /** Waits for the shared catch-up budget; resolves with the function that gives it back. */
   private async catchUpTurn(): Promise<() => void> {
     for (;;) {
-      while (this.turnHeld && !this.stopped) await new Promise<void>((r) => this.turnWaiters.push(r));
       if (this.stopped) return () => undefined;
+      if (!this.catchingUp()) {
+        // At the head again: no budget. Lanes still queued for a turn must see that too.
+        for (const w of this.turnWaiters.splice(0)) w();
+        return () => undefined;
+      }
+      if (this.turnHeld) {
+        await new Promise<void>((r) => this.turnWaiters.push(r));
+        continue;
+      }
       const wait = this.pausedUntil - Date.now();
       if (wait > 0) {
         await this.sleep(Math.min(wait, 1000));
-        if (!this.catchingUp()) return () => undefined; // at the head again: no budget
         continue;
       }
-      if (this.turnHeld) continue;
       this.turnHeld = true;
       return () => {
         this.turnHeld = false;

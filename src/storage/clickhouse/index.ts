@@ -6,7 +6,7 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { Readable } from 'node:stream';
 import fs from 'node:fs';
 import path from 'node:path';
-import { inlineParams } from './inline.js';
+import { inlineParams, quoteString } from './inline.js';
 
 export type RawFormat = 'JSONCompactEachRow' | 'JSONEachRow';
 
@@ -104,6 +104,15 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
     }
   }
   const embedded = embeddedPath !== undefined;
+  // Staging files of inserts (see insertRaw), inside the engine's own directory.
+  let insertDir: string | undefined;
+  let insertSeq = 0;
+  if (embeddedPath) {
+    insertDir = path.join(embeddedPath, 'insert-staging');
+    fs.mkdirSync(insertDir, { recursive: true });
+    // Left over by a killed process: its inserts were never acknowledged, so nothing needs them.
+    for (const f of fs.readdirSync(insertDir)) if (f.startsWith(`${process.pid}-`) === false) fs.rmSync(path.join(insertDir, f), { force: true });
+  }
   const client = lanes[0].client;
 
   /** Runs `fn` on the least busy session. */
@@ -140,7 +149,17 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
       if (bytes.byteLength === 0) return;
       await onLane(async (l) => {
         if (l.conn) {
-          await l.conn.chdb.rawInsert({ table, values: bytes, format, columns });
+          // Through a file: chDB reads `INSERT ... FROM INFILE` 2-3 times cheaper than the same
+          // bytes handed over in memory (its raw insert), measured on 200,000 transaction rows:
+          // 5-7 against 12-20 µs of CPU per row (bench/README.md, "Inserts through a file").
+          const file = path.join(insertDir!, `${process.pid}-${++insertSeq}.${format}`);
+          await fs.promises.writeFile(file, bytes);
+          try {
+            const cols = columns ? ` (${columns.map((c) => `\`${c}\``).join(', ')})` : '';
+            await l.client.command({ query: `INSERT INTO ${table}${cols} FROM INFILE ${quoteString(file)} FORMAT ${format}` });
+          } finally {
+            await fs.promises.rm(file, { force: true });
+          }
           return;
         }
         const cols = columns ? ` (${columns.map((c) => `\`${c}\``).join(', ')})` : '';

@@ -174,7 +174,12 @@ export async function applyBalanceDeltas(c: Q, deltas: readonly BalanceDelta[], 
  */
 export async function lockRowsInOrder(c: Q, table: 'addresses' | 'tokens', keyCol: 'hash' | 'address', keys: readonly string[]): Promise<void> {
   if (!keys.length) return;
-  await c.query(`SELECT 1 FROM ${table} WHERE ${keyCol} = ANY($1::text[]) ORDER BY ${keyCol} FOR UPDATE`, [[...keys]]);
+  // A join with the keys (index probes), not `= ANY(...)`, which the planner may answer with a
+  // scan of the whole table for a long list.
+  await c.query(
+    `SELECT 1 FROM (SELECT DISTINCT k FROM unnest($1::text[]) AS u(k)) AS x JOIN ${table} t ON t.${keyCol} = x.k ORDER BY t.${keyCol} FOR UPDATE OF t`,
+    [[...keys]],
+  );
 }
 
 async function applyCounters(c: Q, deltas: readonly CounterDelta[]): Promise<void> {
