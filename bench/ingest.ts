@@ -244,7 +244,7 @@ export async function main(): Promise<number> {
     await ix.stop();
     await derived?.stop();
     await matcher?.stop();
-    if (derived) out(`derived lanes: on, beside the indexer (items done during ingest: ${JSON.stringify(derived.counts)}; ms in steps: ${JSON.stringify(derived.stepMs)})`);
+    if (derived) out(`derived lanes: on, beside the indexer (items done during ingest: ${JSON.stringify(derived.counts)}; ms in steps: ${JSON.stringify(Object.fromEntries(Object.entries(derived.stepMs).map(([k, v]) => [k, Math.round(v)])))})`);
     else out('derived lanes: off (BENCH_DERIVED=1 runs them beside the indexer)');
     indexer = undefined;
     cap.on = false;

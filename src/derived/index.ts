@@ -71,8 +71,9 @@ export class Derived {
   /** Height of the indexer's previous commit, and until when its commits count as bulk ingest. */
   private lastCommitted = -1;
   private bulkUntil = 0;
-  /** Milliseconds spent in each lane's steps (wall time), for benchmarks. */
+  /** Milliseconds spent in each lane's steps (wall time), and steps taken, for benchmarks and tests. */
   readonly stepMs: Record<string, number> = {};
+  readonly steps: Record<string, number> = {};
 
   constructor(opts: DerivedOptions) {
     this.o = {
@@ -183,7 +184,8 @@ export class Derived {
         failures++;
         this.log.warn(`${name} lane step failed`, { error: (e as Error).message, failures });
       } finally {
-        this.stepMs[name] = Math.round((this.stepMs[name] ?? 0) + performance.now() - started);
+        this.stepMs[name] = (this.stepMs[name] ?? 0) + performance.now() - started;
+        this.steps[name] = (this.steps[name] ?? 0) + 1;
         this.busy--;
         this.generation++;
         if (release) {
