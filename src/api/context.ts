@@ -9,7 +9,6 @@ import type { PgStore } from '../storage/postgres/index.js';
 import { getFact } from '../storage/postgres/indexer.js';
 import { latestBlockNumber, baseFees } from '../storage/clickhouse/reads/blocks.js';
 import { addressFacts, tokenTypes, type AddressFacts } from '../storage/clickhouse/reads/addresses.js';
-import { transactionsWithInternalErrors } from '../storage/clickhouse/reads/transactions.js';
 import type { TransactionRead } from '../storage/clickhouse/reads/transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
@@ -244,27 +243,49 @@ export class ApiContext {
     const creations = rows.filter((r) => r.created_contract && r.status === 1).map((r) => r.created_contract);
     const withAuth = rows.filter((r) => r.authorization_list && r.authorization_list !== '[]');
     // All at once: embedded chDB runs them on separate sessions in parallel.
-    const [facts, fees, traces, head, tokenSet, revertOutputs, authorizations, errors] = await Promise.all([
+    const [facts, fees, traces, head, tokenSet, frames, authorizations] = await Promise.all([
       this.addressFacts(addrs, { senders: rows.map((r) => r.from) }),
       this.baseFees(rows.map((r) => BigInt(r.block_number))),
       this.tracesOn(),
       this.head(),
       creations.length ? tokenTypes(this.ch, creations).then((m) => new Set(m.keys())) : Promise.resolve(new Set<string>()),
-      this.revertOutputs(reverted),
+      this.frameFacts(reverted, keys),
       this.authorizations(withAuth),
-      transactionsWithInternalErrors(this.ch, keys),
     ]);
-    const internalErrors = traces === false ? null : errors;
-    return { facts, baseFees: fees, internalErrors, revertOutputs, tokens: tokenSet, authorizations, head };
+    const internalErrors = traces === false ? null : frames.internalErrors;
+    return { facts, baseFees: fees, internalErrors, revertOutputs: frames.revertOutputs, tokens: tokenSet, authorizations, head };
   }
 
-  private async revertOutputs(rows: readonly TransactionRead[]): Promise<Map<string, string>> {
-    if (!rows.length) return new Map();
-    const found = await this.ch.query<{ block_number: string; transaction_index: number; output: string }>(
-      'SELECT block_number, transaction_index, output FROM internal_transactions WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({bs:Array(UInt64)}, {is:Array(UInt32)}), (block_number, transaction_index)) AND trace_index = 0',
-      { bs: rows.map((r) => BigInt(r.block_number)), is: rows.map((r) => r.transaction_index) },
+  /**
+   * From the stored traces, in one read: the output of the top-level frame of each reverted
+   * transaction (its revert data), and which of `nested` have a failed frame below the top level.
+   */
+  private async frameFacts(
+    reverted: readonly TransactionRead[],
+    nested: readonly { block: bigint; index: bigint }[],
+  ): Promise<{ revertOutputs: Map<string, string>; internalErrors: Set<string> }> {
+    const revertOutputs = new Map<string, string>();
+    const internalErrors = new Set<string>();
+    if (!reverted.length && !nested.length) return { revertOutputs, internalErrors };
+    const rb = reverted.map((r) => BigInt(r.block_number));
+    const ri = reverted.map((r) => r.transaction_index);
+    const nb = nested.map((k) => k.block);
+    const ni = nested.map((k) => Number(k.index));
+    const found = await this.ch.query<{ block_number: string; transaction_index: number; top: number; output: string }>(
+      `SELECT block_number, transaction_index, trace_index = 0 AS top, if(trace_index = 0, output, '') AS output FROM internal_transactions
+       WHERE block_number IN {bs:Array(UInt64)}
+         AND ((trace_index = 0 AND has(arrayZip({rb:Array(UInt64)}, {ri:Array(UInt32)}), (block_number, transaction_index)))
+           OR (trace_index > 0 AND error != '' AND has(arrayZip({nb:Array(UInt64)}, {ni:Array(UInt32)}), (block_number, transaction_index))))
+       LIMIT 1 BY block_number, transaction_index, top`,
+      { bs: [...new Set([...rb, ...nb])], rb, ri, nb, ni },
     );
-    return new Map(found.filter((f) => f.output && f.output !== '0x').map((f) => [txKey(f.block_number, f.transaction_index), f.output]));
+    for (const f of found) {
+      const k = txKey(f.block_number, f.transaction_index);
+      if (Number(f.top)) {
+        if (f.output && f.output !== '0x') revertOutputs.set(k, f.output);
+      } else internalErrors.add(k);
+    }
+    return { revertOutputs, internalErrors };
   }
 
   /** EIP-7702 authorizations with their signer recovered (an unrecoverable one is left out). */

@@ -145,22 +145,6 @@ export async function addressTransactions(ch: ClickHouseStore, address: string, 
   );
 }
 
-/**
- * Of the given transactions, those with a failed internal transaction (a frame with an error
- * below the top level). Keys as "block:index".
- */
-export async function transactionsWithInternalErrors(ch: ClickHouseStore, keys: readonly BlockIndexKey[]): Promise<Set<string>> {
-  if (!keys.length) return new Set();
-  const rows = await ch.query<{ block_number: string; transaction_index: number }>(
-    `SELECT block_number, transaction_index FROM internal_transactions
-     WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({bs:Array(UInt64)}, {is:Array(UInt32)}), (block_number, transaction_index))
-       AND trace_index > 0 AND error != ''
-     GROUP BY block_number, transaction_index`,
-    { bs: keys.map((k) => k.block), is: keys.map((k) => Number(k.index)) },
-  );
-  return new Set(rows.map((r) => `${r.block_number}:${r.transaction_index}`));
-}
-
 /** Whether a transaction exists at these keys with status 1 (keys as "block:index"). */
 export async function successfulTransactions(ch: ClickHouseStore, keys: readonly BlockIndexKey[]): Promise<Set<string>> {
   if (!keys.length) return new Set();
