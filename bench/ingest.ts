@@ -97,7 +97,7 @@ function timedClickHouse(ch: ClickHouseStore, acc: { ms: number; inserts: number
     async insertRaw(table, bytes, columns, format) {
       if (active++ === 0) since = performance.now();
       acc.inserts++;
-      acc.bytes += bytes.byteLength;
+      for (const b of Array.isArray(bytes) ? bytes : [bytes]) acc.bytes += (b as Uint8Array).byteLength;
       try {
         await ch.insertRaw(table, bytes, columns, format);
       } finally {

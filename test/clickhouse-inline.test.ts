@@ -83,6 +83,9 @@ t.test('embedded inserts go through staging files that never outlive them', asyn
   await Promise.all([ch.insertRaw('t', Buffer.from(rows)), ch.insertRaw('t', Buffer.from('[5000,"x"]\n'), ['a', 's'])]);
   t.same(await ch.query('SELECT count() AS n, sum(a) AS s FROM t'), [{ n: '1001', s: String(999 * 500 + 5000) }]);
   t.same(await ch.query('SELECT s FROM t WHERE a = 7'), [{ s: 'it\'s "row" 7\\' }]);
+  // Several buffers in order are one insert of their rows.
+  await ch.insertRaw('t', [Buffer.from('[6000,"a"]\n[6001,"b"]\n'), new Uint8Array(0), Buffer.from('[6002,"c"]\n')], ['a', 's']);
+  t.same(await ch.query('SELECT groupArray(s) AS s FROM (SELECT s FROM t WHERE a >= 6000 ORDER BY a)'), [{ s: ['a', 'b', 'c'] }]);
   t.same(fs.readdirSync(staging), [], 'nothing left after the inserts');
   await t.rejects(ch.insertRaw('t', Buffer.from('[1, 2, 3]\n')), 'a bad row is the engine\'s error');
   t.same(fs.readdirSync(staging), [], 'nor after a failed one');

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
-import { deleteChainRowsFrom, insertChainRanges, insertChainRows, storedBlockHashes } from '../storage/clickhouse/chain.js';
+import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import {
   commitBlocks,
   getCheckpoint,
@@ -428,27 +428,7 @@ export class Indexer extends EventEmitter {
       if (results.length > 1) await this.commitGroup(results.slice(1));
       return;
     }
-    const all: BlockInfo[] = [];
-    for (const r of ok) for (const b of r.blocks) all.push(b);
-    const first = all[0];
-    try {
-      await insertChainRanges(this.ch, ok.map((r) => r.tables));
-      if (this.opts.crashAfterInsert && ++this.commits === this.opts.crashAfterInsert) process.kill(process.pid, 'SIGKILL');
-    } catch (e) {
-      // Some tables may hold the ranges now: remove them so the retry does not double them.
-      await deleteChainRowsFrom(this.ch, first.number).catch(() => undefined);
-      throw e;
-    }
-    await commitBlocks(
-      this.pg,
-      LANE,
-      all.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })),
-      this.commitHooks.length
-        ? async (c) => {
-            for (const r of ok) for (const h of this.commitHooks) await h(c, r);
-          }
-        : undefined,
-    );
+    await this.store(ok);
     // Every committed range gets its event, even if a listener throws for an earlier one.
     let listenerError: unknown;
     for (const r of ok) {
@@ -474,12 +454,23 @@ export class Indexer extends EventEmitter {
       // The node changed under the worker mid-range: fetch it again.
       throw new Error(`range ${first.number}-${blocks[blocks.length - 1].number} is not a chain (node reorganised while fetching)`);
     }
+    await this.store([result]);
+    this.committedRange(result);
+  }
+
+  /**
+   * Stores checked, consecutive ranges: their ClickHouse rows (one insert per table), then one
+   * PostgreSQL transaction with their blocks in the tail, the checkpoint of the last block and
+   * every commit hook once per range, in order.
+   */
+  private async store(ranges: readonly IngestResult[]): Promise<void> {
+    const blocks = ranges.flatMap((r) => r.blocks);
     try {
-      await insertChainRows(this.ch, result.tables);
+      await insertChainRanges(this.ch, ranges.map((r) => r.tables));
       if (this.opts.crashAfterInsert && ++this.commits === this.opts.crashAfterInsert) process.kill(process.pid, 'SIGKILL');
     } catch (e) {
-      // Some tables may hold the range now: remove them so the retry does not double them.
-      await deleteChainRowsFrom(this.ch, first.number).catch(() => undefined);
+      // Some tables may hold the rows now: remove them so the retry does not double them.
+      await deleteChainRowsFrom(this.ch, blocks[0].number).catch(() => undefined);
       throw e;
     }
     await commitBlocks(
@@ -488,11 +479,10 @@ export class Indexer extends EventEmitter {
       blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })),
       this.commitHooks.length
         ? async (c) => {
-            for (const h of this.commitHooks) await h(c, result);
+            for (const r of ranges) for (const h of this.commitHooks) await h(c, r);
           }
         : undefined,
     );
-    this.committedRange(result);
   }
 
   /** After a range's checkpoint is committed: the tip, the stats, the 'block' event. */

@@ -9,81 +9,25 @@ const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_
 const BLOCK_TABLES: readonly string[] = ['blocks', ...TABLE_NAMES.filter((x) => x !== 'blocks'), 'coin_balance_history'];
 
 /**
- * Inserts one committed range's rows. `blocks` goes last, so a block row is only ever present
+ * Inserts the rows of consecutive committed ranges (in chain order; one range is the usual case)
+ * as one insert per table: fewer, larger parts than an insert per range. The ranges' bytes go in
+ * as they are, in order (no joined copy). `blocks` goes last, so a block row is only ever present
  * with all of its other rows (readers may use blocks as the "is it there" table).
  */
-export async function insertChainRows(ch: ClickHouseStore, tables: Partial<Record<TableName, Uint8Array>>): Promise<void> {
-  const order = TABLE_NAMES.filter((t) => t !== 'blocks');
-  await Promise.all(order.map((t) => (tables[t]?.byteLength ? ch.insertRaw(t, tables[t]!, TABLES[t]) : undefined)));
-  if (tables.blocks?.byteLength) await ch.insertRaw('blocks', tables.blocks, TABLES.blocks);
-}
-
-/**
- * Inserts the rows of consecutive committed ranges (in chain order) as one insert per table:
- * fewer, larger parts than one insertChainRows per range. Same order rule: `blocks` last.
- * The ranges' bytes are joined in buffers kept for the next group (fresh ones for every group
- * cost page faults on the commit path), released after a while without group commits.
- */
 export async function insertChainRanges(ch: ClickHouseStore, ranges: readonly Partial<Record<TableName, Uint8Array>>[]): Promise<void> {
-  if (ranges.length === 1) return insertChainRows(ch, ranges[0]!);
-  const reuse = !joinBuffers.busy;
-  joinBuffers.busy = true;
-  try {
-    const joined: Partial<Record<TableName, Uint8Array>> = {};
-    for (const t of TABLE_NAMES) {
-      let n = 0;
-      let count = 0;
-      let only: Uint8Array | undefined;
-      for (const r of ranges) {
-        const b = r[t];
-        if (b?.byteLength) {
-          n += b.byteLength;
-          count++;
-          only = b;
-        }
-      }
-      if (count === 0) continue;
-      if (count === 1) {
-        joined[t] = only;
-        continue;
-      }
-      let buf: Buffer;
-      if (reuse) {
-        const have = joinBuffers.byTable.get(t);
-        buf = have && have.length >= n ? have : Buffer.allocUnsafeSlow(Math.max(n, Math.ceil((have?.length ?? 0) * 1.25)));
-        joinBuffers.byTable.set(t, buf);
-      } else buf = Buffer.allocUnsafe(n);
-      let at = 0;
-      for (const r of ranges) {
-        const b = r[t];
-        if (b?.byteLength) {
-          buf.set(b, at);
-          at += b.byteLength;
-        }
-      }
-      joined[t] = buf.subarray(0, n);
-    }
-    try {
-      await insertChainRows(ch, joined);
-    } catch (e) {
-      // Other tables' inserts may still be reading these buffers: never hand them out again.
-      if (reuse) joinBuffers.byTable.clear();
-      throw e;
-    }
-  } finally {
-    if (reuse) {
-      joinBuffers.busy = false;
-      joinBuffers.release.refresh();
-    }
-  }
+  const chunks = (t: TableName) => ranges.map((r) => r[t]).filter((b): b is Uint8Array => !!b?.byteLength);
+  const insert = (t: TableName) => {
+    const c = chunks(t);
+    return c.length ? ch.insertRaw(t, c, TABLES[t]) : undefined;
+  };
+  await Promise.all(TABLE_NAMES.filter((t) => t !== 'blocks').map(insert));
+  await insert('blocks');
 }
 
-/** Join buffers of insertChainRanges (one user at a time; others get fresh buffers). */
-const joinBuffers = {
-  busy: false,
-  byTable: new Map<TableName, Buffer>(),
-  release: setTimeout(() => joinBuffers.byTable.clear(), 30_000).unref(),
-};
+/** Inserts one committed range's rows (see insertChainRanges). */
+export function insertChainRows(ch: ClickHouseStore, tables: Partial<Record<TableName, Uint8Array>>): Promise<void> {
+  return insertChainRanges(ch, [tables]);
+}
 
 /** Removes every row at or above `from` (uncommitted rows at resume; orphaned rows on a reorg). */
 export async function deleteChainRowsFrom(ch: ClickHouseStore, from: number): Promise<void> {

@@ -47,19 +47,13 @@ function literal(name: string, type: string, v: unknown): string {
   if (Array.isArray(v)) {
     const m = /^Array\((.+)\)$/.exec(t);
     if (!m) throw new Error(`query parameter ${name}: an array for type ${t}`);
-    const inner = innerType(m[1]);
+    const inner = m[1].trim();
     for (const x of v) checkInt(name, inner, x);
     return `CAST([${v.map((x) => scalar(name, x)).join(',')}] AS Array(${inner}))`;
   }
   if (t.startsWith('Array(')) throw new Error(`query parameter ${name}: type ${t} needs an array`);
   if (typeof v !== 'boolean') checkInt(name, t, v);
   return `CAST(${scalar(name, v)} AS ${t})`;
-}
-
-// An array's elements are cast from strings; Array(String) of strings needs no cast at all, but
-// casting is harmless and keeps one path.
-function innerType(t: string): string {
-  return t.trim();
 }
 
 /**

@@ -92,23 +92,30 @@ export async function transactionTokenTransfers(
   return rows;
 }
 
-/** Every transfer, newest first. */
-export async function listTokenTransfers(
-  ch: ClickHouseStore,
-  o: { after?: TransferKey; types?: readonly string[]; limit: number },
-): Promise<TokenTransferRead[]> {
-  // The page's rows are chosen first (a key range read in reverse), then batch sizes are counted
-  // over just the blocks they come from.
-  return ch.query<TokenTransferRead>(
-    `WITH page AS (
-       SELECT block_number, log_index, batch_index FROM token_transfers
-       WHERE 1${o.after ? ` AND ${AFTER_DESC}` : ''}${typeFilter(o.types)}
+/**
+ * A page of transfers newest first: the page's keys are chosen from `keyTable` (a key range read
+ * in reverse), then its rows are read from token_transfers with batch sizes counted over just the
+ * blocks they come from.
+ */
+function newestFirst(keyTable: string, where: string): string {
+  return `WITH page AS (
+       SELECT block_number, log_index, batch_index FROM ${keyTable}
+       WHERE ${where}
        ORDER BY block_number DESC, log_index DESC, batch_index LIMIT {limit:UInt32})
      SELECT * FROM (
        SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
        WHERE block_number IN (SELECT block_number FROM page))
      WHERE (block_number, log_index, batch_index) IN (SELECT * FROM page)
-     ORDER BY block_number DESC, log_index DESC, batch_index`,
+     ORDER BY block_number DESC, log_index DESC, batch_index`;
+}
+
+/** Every transfer, newest first. */
+export async function listTokenTransfers(
+  ch: ClickHouseStore,
+  o: { after?: TransferKey; types?: readonly string[]; limit: number },
+): Promise<TokenTransferRead[]> {
+  return ch.query<TokenTransferRead>(
+    newestFirst('token_transfers', `1${o.after ? ` AND ${AFTER_DESC}` : ''}${typeFilter(o.types)}`),
     { ...keyParams(o.after), types: o.types, limit: o.limit },
   );
 }
@@ -121,15 +128,7 @@ export async function addressTokenTransfers(
 ): Promise<TokenTransferRead[]> {
   const token = o.token ? ' AND token_address = {token:String}' : '';
   return ch.query<TokenTransferRead>(
-    `WITH page AS (
-       SELECT block_number, log_index, batch_index FROM address_token_transfers
-       WHERE address = {a:String}${directionSql(o.direction)}${token}${o.after ? ` AND ${AFTER_DESC}` : ''}${typeFilter(o.types)}
-       ORDER BY block_number DESC, log_index DESC, batch_index LIMIT {limit:UInt32})
-     SELECT * FROM (
-       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
-       WHERE block_number IN (SELECT block_number FROM page))
-     WHERE (block_number, log_index, batch_index) IN (SELECT * FROM page)
-     ORDER BY block_number DESC, log_index DESC, batch_index`,
+    newestFirst('address_token_transfers', `address = {a:String}${directionSql(o.direction)}${token}${o.after ? ` AND ${AFTER_DESC}` : ''}${typeFilter(o.types)}`),
     { a: address, token: o.token, ...keyParams(o.after), types: o.types, limit: o.limit },
   );
 }
@@ -141,15 +140,7 @@ export async function tokenTokenTransfers(
   o: { after?: TransferKey; limit: number },
 ): Promise<TokenTransferRead[]> {
   return ch.query<TokenTransferRead>(
-    `WITH page AS (
-       SELECT block_number, log_index, batch_index FROM token_transfers_by_token
-       WHERE token_address = {t:String}${o.after ? ` AND ${AFTER_DESC}` : ''}
-       ORDER BY block_number DESC, log_index DESC, batch_index LIMIT {limit:UInt32})
-     SELECT * FROM (
-       SELECT ${COLUMNS}, ${WITH_BATCH} FROM token_transfers
-       WHERE block_number IN (SELECT block_number FROM page))
-     WHERE (block_number, log_index, batch_index) IN (SELECT * FROM page)
-     ORDER BY block_number DESC, log_index DESC, batch_index`,
+    newestFirst('token_transfers_by_token', `token_address = {t:String}${o.after ? ` AND ${AFTER_DESC}` : ''}`),
     { t: token, ...keyParams(o.after), limit: o.limit },
   );
 }
