@@ -230,7 +230,7 @@ export async function main(): Promise<number> {
     const rowsTotal = TABLE_NAMES.reduce((a, t) => a + (chain.rows[t] ?? 0), 0);
     out(
       `chain: ${fmt(chain.blocks)} blocks, ${fmt(chain.txs)} txs (${fmt(chain.txs / chain.blocks)}/block), ${fmt(rowsTotal)} rows in ${TABLE_NAMES.length} tables ` +
-        `(${fmt(chain.bytes / 1e6)} MB JSONCompactEachRow), generated and inserted in ${fmt(genS, 1)} s ` +
+        `(${fmt(chain.bytes / 1e6)} MB RowBinary), generated and inserted in ${fmt(genS, 1)} s ` +
         `(the indexer's rows from bench/api-chain.ts with the same TableWriter encoders, inserted with insertChainRows; not indexed from JSON-RPC)`,
     );
     const o0 = performance.now();

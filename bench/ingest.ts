@@ -318,7 +318,7 @@ export async function main(): Promise<number> {
     out(`cpu s by thread: ${listCpu(cpu.threads)}; by child process: ${listCpu(cpu.children)}`);
     out(
       `main thread: event loop utilization ${(elu.utilization * 100).toFixed(0)}%; ClickHouse inserts in flight ${fmt(ins.ms / 1000, 2)} s of ${fmt(wall, 2)} s ` +
-        `(${fmt(ins.inserts)} inserts, ${fmt(mb(ins.bytes), 1)} MB JSONCompactEachRow)`,
+        `(${fmt(ins.inserts)} inserts, ${fmt(mb(ins.bytes), 1)} MB RowBinary)`,
     );
     out(
       `worker tasks: ${fmt(cap.count)}; their own timings summed: fetch (HTTP + JSON.parse) ${fmt(cap.fetchMs / 1000, 2)} s, decode + encode ${fmt(cap.decodeMs / 1000, 2)} s ` +

@@ -117,7 +117,8 @@ t.test('encodeRows / TableWriter / ownedBuffer', async (t) => {
   const w = new TableWriter();
   w.add('address_logs', row);
   const bufs = w.toBuffers();
-  t.equal(bufs.address_logs.toString(), '["0xabc",5,2]\n');
+  // RowBinary: String as length + bytes, UInt64 and UInt32 little-endian.
+  t.equal(bufs.address_logs.toString('hex'), '05' + Buffer.from('0xabc').toString('hex') + '0500000000000000' + '02000000');
   t.equal(bufs.blocks.length, 0);
   for (const name of TABLE_NAMES) {
     t.equal(bufs[name].buffer.byteLength, bufs[name].length, `${name} owns its ArrayBuffer`);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import ingestTask, { ingest, type IngestResult, type IngestTask } from '../workers/ingest.js';
 import { TABLES, TABLE_NAMES, type TableName } from '../src/chain/tables.js';
+import { decodeTableBytes } from '../src/chain/encode.js';
 import { ChainDataError } from '../src/chain/errors.js';
 import { TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC } from '../src/chain/tokens.js';
 import type { CallFrame, ParityTrace, RpcBlock, RpcReceipt, RpcTransaction } from '../src/chain/wire.js';
@@ -15,13 +16,7 @@ import { startReplayRpc, type ReplayServer } from './helpers/replay-rpc.js';
 const missing = fixturesMissing();
 
 function rows(result: IngestResult, table: TableName): unknown[][] {
-  const text = Buffer.from(result.tables[table]).toString('utf8');
-  if (text === '') return [];
-  if (!text.endsWith('\n')) throw new Error(`${table} does not end with a newline`);
-  return text
-    .slice(0, -1)
-    .split('\n')
-    .map((l) => JSON.parse(l) as unknown[]);
+  return decodeTableBytes(table, result.tables[table]);
 }
 
 /** Rows of `table` as objects keyed by column name. */

@@ -38,7 +38,7 @@ export interface IngestTask {
 }
 
 export interface IngestResult {
-  /** JSONCompactEachRow bytes per table (column order of src/chain/tables.ts). */
+  /** RowBinary bytes per table (TableWriter; column order of src/chain/tables.ts). */
   tables: Record<TableName, Uint8Array>;
   /** In block order. */
   blocks: BlockInfo[];

@@ -1,6 +1,7 @@
 // Chain tables in ClickHouse: inserts of the worker's encoded rows, removal of uncommitted or
 // orphaned rows, and the few reads the indexer itself needs.
 import { TABLE_NAMES, TABLES, type TableName } from '../../chain/tables.js';
+import { TABLE_WRITER_FORMAT } from '../../chain/encode.js';
 import type { ClickHouseStore } from './index.js';
 
 const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_number');
@@ -9,7 +10,7 @@ const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_
 const BLOCK_TABLES: readonly string[] = ['blocks', ...TABLE_NAMES.filter((x) => x !== 'blocks'), 'coin_balance_history'];
 
 /**
- * Inserts the rows of consecutive committed ranges (in chain order; one range is the usual case)
+ * Inserts the rows of consecutive committed ranges (TableWriter's RowBinary bytes) (in chain order; one range is the usual case)
  * as one insert per table: fewer, larger parts than an insert per range. The ranges' bytes go in
  * as they are, in order (no joined copy). `blocks` goes last, so a block row is only ever present
  * with all of its other rows (readers may use blocks as the "is it there" table).
@@ -18,7 +19,7 @@ export async function insertChainRanges(ch: ClickHouseStore, ranges: readonly Pa
   const chunks = (t: TableName) => ranges.map((r) => r[t]).filter((b): b is Uint8Array => !!b?.byteLength);
   const insert = (t: TableName) => {
     const c = chunks(t);
-    return c.length ? ch.insertRaw(t, c, TABLES[t]) : undefined;
+    return c.length ? ch.insertRaw(t, c, TABLES[t], TABLE_WRITER_FORMAT) : undefined;
   };
   await Promise.all(TABLE_NAMES.filter((t) => t !== 'blocks').map(insert));
   await insert('blocks');

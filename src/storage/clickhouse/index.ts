@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inlineParams, quoteString } from './inline.js';
 
-export type RawFormat = 'JSONCompactEachRow' | 'JSONEachRow';
+export type RawFormat = 'JSONCompactEachRow' | 'JSONEachRow' | 'RowBinary';
 
 export interface ClickHouseStore {
   readonly client: ClickHouseClient;
