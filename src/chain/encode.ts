@@ -92,6 +92,8 @@ const LONG_STRING = 48;
 const TWO_32 = 4294967296;
 /** 10^k for k = 0..7 (decimal chunks of the big-integer conversion). */
 const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000];
+/** Largest value of an unsigned integer of 1, 2 or 4 bytes. */
+const UINT_MAX: readonly number[] = [0, 255, 65535, 0, 4294967295];
 
 /** A row value that RowBinary cannot represent for its column type. */
 export class RowValueError extends Error {
@@ -159,7 +161,7 @@ class BinaryRowBuffer {
   }
   /** UInt8/UInt16/UInt32/DateTime: `bytes` little-endian bytes of a non-negative integer. */
   uint(v: unknown, bytes: 1 | 2 | 4): void {
-    if (typeof v !== 'number' || !(v >= 0) || v > 2 ** (8 * bytes) - 1 || Math.floor(v) !== v) {
+    if (typeof v !== 'number' || !(v >= 0) || v > UINT_MAX[bytes]! || Math.floor(v) !== v) {
       if (typeof v === 'string' && /^[0-9]{1,10}$/.test(v)) return this.uint(Number(v), bytes);
       bad(`not a UInt${8 * bytes}`, v);
     }
