@@ -28,7 +28,7 @@ import { setLogLevel, type Logger } from '../src/log.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { buildResponseStore, saveResponseStore, type BlockMethod } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
-import { decodeOnly, fetchedKeys, insertsOnly, parseOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
+import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type ProcCpu } from './sysinfo.js';
 
 function envInt(name: string, def: number, min = 0): number {
@@ -329,7 +329,7 @@ export async function main(): Promise<number> {
       out(`  JSON.parse, 1 thread: ${fmt(parse.seconds, 2)} s = ${fmt(parseTxsS)} txs/s`);
       out(`  decode + encode (parsed objects -> table bytes), 1 thread: ${fmt(decode.seconds, 2)} s = ${fmt(c.txs / decode.seconds)} txs/s`);
       out(`  worker pool (HTTP + parse + decode + encode, no database), ${p.threads} threads: ${fmt(parts.workersS, 2)} s = ${fmt(c.txs / parts.workersS)} txs/s; cpu s: ${parts.workersCpu}`);
-      out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, insertChainRows per range, in order): ${fmt(parts.insertsS, 2)} s = ${fmt(c.txs / parts.insertsS)} txs/s, ${fmt(rows / parts.insertsS)} rows/s; cpu s: ${parts.insertsCpu}`);
+      out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, groups of ${INSERT_GROUP} ranges as the indexer commits them, in order): ${fmt(parts.insertsS, 2)} s = ${fmt(c.txs / parts.insertsS)} txs/s, ${fmt(rows / parts.insertsS)} rows/s; cpu s: ${parts.insertsCpu}`);
     }
     out(`replay server: ${fmt(srv1.httpRequests - srv0.httpRequests)} HTTP requests, ${fmt(srv1.calls - srv0.calls)} calls, ${fmt(mb(srv1.bytesOut - srv0.bytesOut), 1)} MB sent`);
     out(`stored rows per table: ${TABLE_NAMES.map((t) => `${t} ${stored[t]}`).join(', ')}`);
