@@ -79,3 +79,49 @@ t.test('catch-up commits ranges in groups, in order, each once', async (t) => {
     }
   }
 });
+
+t.test('stop() ends a group wait at once; groupWaitMs is checked', async (t) => {
+  for (const bad of [NaN, -1, Infinity, 1e9]) {
+    t.throws(
+      () => createIndexer({ ch: {} as never, pg: {} as never, rpc: { url: 'http://127.0.0.1:1', variant: 'geth' }, groupWaitMs: bad }),
+      { name: 'RangeError' },
+      `groupWaitMs ${bad} refused`,
+    );
+  }
+  const store = buildResponseStore({ blocks: 11 }); // 4 ranges of 3
+  const server = await startReplayServer(store);
+  t.teardown(() => server.close());
+  const stores = await openStores({ dataDir: tmpDir(t), clickhouseDatabase: 'explorer' });
+  const pool = createIngestPool(2);
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  t.teardown(async () => {
+    release();
+    await pool.destroy();
+    await stores.close();
+  });
+  await migrateAll(stores);
+  const delivered: number[] = [];
+  const heldPool: IngestPool = {
+    threads: pool.threads,
+    destroy: () => Promise.resolve(),
+    async run(task) {
+      const r = await pool.run(task);
+      if (task.from === BATCH) await held; // the second range never arrives before stop()
+      delivered.push(task.from);
+      return r;
+    },
+  };
+  const events: BlockEvent[] = [];
+  const indexer = createIndexer({ ch: stores.ch, pg: stores.pg, rpc: { url: server.url, variant: 'geth' }, batchBlocks: BATCH, pool: heldPool, pollMs: 100, pending: false, groupWaitMs: 60_000 });
+  indexer.on('block', (e: BlockEvent) => events.push(e));
+  await indexer.start();
+  const t0 = Date.now();
+  while (!delivered.includes(0) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 500));
+  t.ok(delivered.includes(0), 'the first range was delivered');
+  t.equal(events.length, 0, 'it waits for the held range behind it');
+  const s0 = Date.now();
+  await indexer.stop();
+  t.ok(Date.now() - s0 < 10_000, `stop() returned without waiting out the 60 s group wait (${Date.now() - s0} ms)`);
+});

@@ -143,7 +143,10 @@ t.test('values that do not fit their column are refused, naming the table', asyn
       t.match((e as Error).message, /^transactions: /, 'the message names the table');
     }
   }
-  t.throws(() => w.add('hash_index', { hash: '0x1', kind: 'account', block_number: 1, transaction_index: 0 } as never), { name: 'RowValueError' }, 'unknown enum name refused');
+  for (const kind of ['account', 'toString', '__proto__', 'constructor', 3]) {
+    t.throws(() => w.add('hash_index', { hash: '0x1', kind, block_number: 1, transaction_index: 0 } as never), { name: 'RowValueError' }, `enum value ${String(kind)} refused`);
+  }
+  t.equal(w.count('hash_index'), 0);
   t.equal(w.count('transactions'), 0, 'no refused row counted');
   w.add('transactions', good as never);
   const bytes = w.toBuffers().transactions;

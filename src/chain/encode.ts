@@ -309,7 +309,7 @@ class BinaryRowBuffer {
 
 /** Enum8('a' = 1, 'b' = 2) -> { a: 1, b: 2 }. */
 function enumValues(type: string): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out = Object.create(null) as Record<string, number>; // no inherited names
   for (const m of type.matchAll(/'((?:[^'\\]|\\.)*)'\s*=\s*(-?\d+)/g)) out[m[1]!] = Number(m[2]);
   return out;
 }

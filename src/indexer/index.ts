@@ -147,7 +147,9 @@ export class Indexer extends EventEmitter {
   private cp: Checkpoint | null = null;
   private stopped = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly groupWaitMs: number;
+  /** Ends every pending sleep or group wait (stop()). */
+  private readonly wakers = new Set<() => void>();
   private lagReported = false;
   private commits = 0;
   private pendingFollower: PendingFollower | undefined;
@@ -161,6 +163,9 @@ export class Indexer extends EventEmitter {
     this.pg = opts.pg;
     this.firstBlock = opts.firstBlock ?? 0;
     this.batchBlocks = opts.batchBlocks ?? 20;
+    const gw = opts.groupWaitMs ?? GROUP_MAX_WAIT_MS;
+    if (!Number.isFinite(gw) || gw < 0 || gw > 600_000) throw new RangeError(`groupWaitMs must be 0 to 600000, got ${gw}`);
+    this.groupWaitMs = gw;
     this.pollMs = opts.pollMs ?? 1000;
     this.log = opts.log ?? createLogger('indexer');
     this.rpc = createRpcClient({
@@ -208,7 +213,7 @@ export class Indexer extends EventEmitter {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    for (const w of [...this.wakers]) w();
     await this.loop;
     await this.pendingFollower?.stop();
     if (this.ownsPool) await this.pool?.destroy();
@@ -417,7 +422,7 @@ export class Indexer extends EventEmitter {
    * left running, or GROUP_MAX_WAIT_MS passed (see GROUP_MIN_RANGES).
    */
   private async awaitGroup(inflight: readonly InFlight[], firstBytes: number): Promise<void> {
-    const deadline = Date.now() + (this.opts.groupWaitMs ?? GROUP_MAX_WAIT_MS);
+    const deadline = Date.now() + this.groupWaitMs;
     for (;;) {
       let n = 1;
       let bytes = firstBytes;
@@ -431,18 +436,18 @@ export class Indexer extends EventEmitter {
       if (n >= GROUP_MIN_RANGES || bytes >= GROUP_MIN_BYTES || i >= inflight.length || this.stopped) return;
       const left = deadline - Date.now();
       if (left <= 0) return;
-      let wake!: () => void;
-      const timeout = new Promise<void>((resolve) => {
-        const timer = setTimeout(done, left);
-        function done() {
+      if (this.stopped) return;
+      // Until that range settles, the time is up, or stop().
+      await new Promise<void>((resolve) => {
+        const done = () => {
           clearTimeout(timer);
+          this.wakers.delete(done);
           resolve();
-        }
-        wake = done;
+        };
+        const timer = setTimeout(done, left);
+        this.wakers.add(done);
+        inflight[i]!.p.then(done, done);
       });
-      this.wake = wake; // stop() ends the wait
-      await Promise.race([inflight[i]!.p.then(() => undefined, () => undefined), timeout]);
-      wake();
     }
   }
 
@@ -595,17 +600,20 @@ export class Indexer extends EventEmitter {
     this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);
   }
 
+  /** Resolves after `ms`, or at once when the indexer stops; the timer is cleared either way. */
   private sleep(ms: number): Promise<void> {
     if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.wakers.delete(done);
         resolve();
-      }
-      this.wake = done;
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
     });
   }
+
 }
 
 export function createIndexer(opts: IndexerOptions): Indexer {
