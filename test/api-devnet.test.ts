@@ -293,10 +293,18 @@ t.test('API v2 on the devnet scenario', async (t) => {
     const hits = api.app.cache!.stats.hits;
     await api.get(`${V2}/transactions`);
     t.equal(api.app.cache!.stats.hits, hits + 1, 'the second request is a cache hit');
-    // A new transaction; anvil mines it at once.
+    // A new transaction; anvil mines it at once, but may answer the hash before the block is
+    // there: its block comes from the receipt (reading eth_blockNumber right away could still
+    // give the old head, and the test would then look before the block was indexed).
     const sender = devAccount(5).address;
     const hash = await api.rpc<string>('eth_sendTransaction', [{ from: sender, to: scenario.freshEoa, value: '0x1' }]);
-    const newHead = Number(await api.rpc<string>('eth_blockNumber'));
+    let receipt: { blockNumber: string } | null = null;
+    for (let i = 0; i < 200 && !receipt; i++) {
+      receipt = await api.rpc<{ blockNumber: string } | null>('eth_getTransactionReceipt', [hash]);
+      if (!receipt) await new Promise((r) => setTimeout(r, 25));
+    }
+    t.ok(receipt, 'the transaction was mined');
+    const newHead = Number(receipt!.blockNumber);
     await api.indexer.waitFor(newHead, 60_000);
     const after = await api.get(`${V2}/transactions`);
     t.equal(after.body.items[0].hash, hash, 'the new transaction is first');
