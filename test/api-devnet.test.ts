@@ -9,6 +9,7 @@ import { startServer } from '../src/api/server.js';
 import { createLogger } from '../src/log.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
 import { devAccount } from './helpers/devnet.js';
+import { minedIn } from './helpers/rpc.js';
 
 interface NodeTx { hash: string; from: string; to: string | null; value: string; blockNumber: string; transactionIndex: string; nonce: string; gas: string; input: string }
 interface NodeLog { logIndex: string; address: string; topics: string[]; data: string }
@@ -298,13 +299,7 @@ t.test('API v2 on the devnet scenario', async (t) => {
     // give the old head, and the test would then look before the block was indexed).
     const sender = devAccount(5).address;
     const hash = await api.rpc<string>('eth_sendTransaction', [{ from: sender, to: scenario.freshEoa, value: '0x1' }]);
-    let receipt: { blockNumber: string } | null = null;
-    for (let i = 0; i < 200 && !receipt; i++) {
-      receipt = await api.rpc<{ blockNumber: string } | null>('eth_getTransactionReceipt', [hash]);
-      if (!receipt) await new Promise((r) => setTimeout(r, 25));
-    }
-    t.ok(receipt, 'the transaction was mined');
-    const newHead = Number(receipt!.blockNumber);
+    const newHead = await minedIn(api.devnet.url, hash);
     await api.indexer.waitFor(newHead, 60_000);
     const after = await api.get(`${V2}/transactions`);
     t.equal(after.body.items[0].hash, hash, 'the new transaction is first');

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { withDevnet } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { minedIn, rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { projectRoot } from '../src/paths.js';
 import { openStores } from '../src/storage/index.js';
@@ -78,10 +78,11 @@ async function fingerprint(dataDir: string): Promise<Record<string, string>> {
 t.test('kill -9 during catch-up, restart: same state as an uninterrupted run', async (t) => {
   const devnet = await withDevnet(t);
   const url = devnet.url;
+  let last = '';
   for (let i = 0; i < 160; i++) {
-    await rpc(url, 'eth_sendTransaction', [{ from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', to: '0x00000000000000000000000000000000000c0ffe', value: `0x${(i + 1).toString(16)}` }]);
+    last = await rpc<string>(url, 'eth_sendTransaction', [{ from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', to: '0x00000000000000000000000000000000000c0ffe', value: `0x${(i + 1).toString(16)}` }]);
   }
-  const head = Number(await rpc<string>(url, 'eth_blockNumber'));
+  const head = await minedIn(url, last);
   t.ok(head > 150, `chain of ${head} blocks`);
 
   const crashed = tmpDir(t);

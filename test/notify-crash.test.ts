@@ -4,7 +4,7 @@ import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { withDevnet, devAccount } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { minedIn, rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { tmpDir } from './helpers/tmp.js';
 import { startReceiver } from './helpers/receiver.js';
@@ -71,7 +71,7 @@ t.test('kill -9 of the notifier mid-delivery loses nothing', async (t) => {
   receiver.delayMs = 1500; // deliveries hang long enough to be cut
   const hashes: string[] = [];
   for (let i = 1; i <= 4; i++) hashes.push(await rpc<string>(url, 'eth_sendTransaction', [{ from: devAccount(0).address, to: W, value: `0x${i.toString(16)}` }]));
-  await indexer.waitFor(Number(await rpc<string>(url, 'eth_blockNumber')));
+  await indexer.waitFor(await minedIn(url, hashes[3]!));
   const first = spawnNotifier();
   await until(() => receiver.deliveries.length > 0 || receiver.pending() > 0, 'a delivery in flight');
   first.kill('SIGKILL');

@@ -6,7 +6,7 @@ import t from 'tap';
 import crypto from 'node:crypto';
 import { encodeFunctionData, type Hex } from 'viem';
 import { withDevnet, compileContracts, devAccount } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { minedIn, rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { startReceiver, startSmtpSink, TEST_CA, type Receiver } from './helpers/receiver.js';
 import { createIndexer } from '../src/indexer/index.js';
@@ -182,7 +182,7 @@ t.test('watchlist notifications on the devnet', async (t) => {
   t.equal(deleted.status, 200, 'DELETE /user/watchlist/{id} through the Account API');
   await new Promise((r) => setTimeout(r, 300));
   const afterDelete = await send(owner, W, undefined, 8n);
-  await indexer.waitFor(Number(await rpc<string>(url, 'eth_blockNumber')));
+  await indexer.waitFor(await minedIn(url, afterDelete));
   await new Promise((r) => setTimeout(r, 700));
   t.notOk(back.deliveries.some((d) => JSON.parse(d.body).transaction.hash === afterDelete), 'no notification after DELETE');
   const [left] = await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM notification_outbox WHERE watchlist_id = $1', [entry.id]);

@@ -9,3 +9,18 @@ export async function rpc<T>(url: string, method: string, params: unknown[] = []
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
+
+/**
+ * The block number a sent transaction was mined in, waiting for its receipt: anvil may answer
+ * eth_sendTransaction before the block exists, so eth_blockNumber right after it can still be
+ * the old head.
+ */
+export async function minedIn(url: string, hash: string, timeoutMs = 10_000): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await rpc<{ blockNumber: string } | null>(url, 'eth_getTransactionReceipt', [hash]);
+    if (r?.blockNumber) return Number(r.blockNumber);
+    if (Date.now() > until) throw new Error(`transaction ${hash} not mined within ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}
