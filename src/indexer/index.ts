@@ -436,18 +436,7 @@ export class Indexer extends EventEmitter {
       if (n >= GROUP_MIN_RANGES || bytes >= GROUP_MIN_BYTES || i >= inflight.length || this.stopped) return;
       const left = deadline - Date.now();
       if (left <= 0) return;
-      if (this.stopped) return;
-      // Until that range settles, the time is up, or stop().
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.wakers.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, left);
-        this.wakers.add(done);
-        inflight[i]!.p.then(done, done);
-      });
+      await this.sleep(left, inflight[i]!.p); // until that range settles, the time is up, or stop()
     }
   }
 
@@ -600,8 +589,11 @@ export class Indexer extends EventEmitter {
     this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);
   }
 
-  /** Resolves after `ms`, or at once when the indexer stops; the timer is cleared either way. */
-  private sleep(ms: number): Promise<void> {
+  /**
+   * Resolves after `ms`, when `until` settles (if given), or at once when the indexer stops;
+   * the timer is cleared either way.
+   */
+  private sleep(ms: number, until?: Promise<unknown>): Promise<void> {
     if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -611,6 +603,7 @@ export class Indexer extends EventEmitter {
       };
       const timer = setTimeout(done, ms);
       this.wakers.add(done);
+      until?.then(done, done);
     });
   }
 
