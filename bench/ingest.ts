@@ -268,7 +268,7 @@ export async function main(): Promise<number> {
     if (bad.length) failure = `stored counts differ from the generated chain: ${bad.map(([n, g, w]) => `${n} ${g} != ${w}`).join('; ')}`;
 
     // 4. Optional: the pool alone and the inserts alone, same tasks and bytes.
-    let parts: { workersS: number; workersCpu: string; insertsS: number; insertsCpu: string } | undefined;
+    let parts: { workersS: number; workersCpu: string; insertsS: number; insertsCpu: string; insertsCpuS: number } | undefined;
     if (breakdown && !failure) {
       const a1 = new CpuAccount(threadLabel, childLabel);
       const workersS = await workersOnly(p, cap.tasks);
@@ -276,7 +276,13 @@ export async function main(): Promise<number> {
       const a2 = new CpuAccount(threadLabel, childLabel);
       const insertsS = await insertsOnly(stores.ch, cap.results);
       const insertsCpu = a2.end();
-      parts = { workersS, workersCpu: listCpu([...workersCpu.threads, ...workersCpu.children]), insertsS, insertsCpu: listCpu([...insertsCpu.threads, ...insertsCpu.children]) };
+      parts = {
+        workersS,
+        workersCpu: listCpu([...workersCpu.threads, ...workersCpu.children]),
+        insertsS,
+        insertsCpu: listCpu([...insertsCpu.threads, ...insertsCpu.children]),
+        insertsCpuS: insertsCpu.process,
+      };
     }
     cap.results.length = 0;
     await p.destroy();
@@ -330,6 +336,16 @@ export async function main(): Promise<number> {
       out(`  decode + encode (parsed objects -> table bytes), 1 thread: ${fmt(decode.seconds, 2)} s = ${fmt(c.txs / decode.seconds)} txs/s`);
       out(`  worker pool (HTTP + parse + decode + encode, no database), ${p.threads} threads: ${fmt(parts.workersS, 2)} s = ${fmt(c.txs / parts.workersS)} txs/s; cpu s: ${parts.workersCpu}`);
       out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, groups of ${INSERT_GROUP} ranges as the indexer commits them, in order): ${fmt(parts.insertsS, 2)} s = ${fmt(c.txs / parts.insertsS)} txs/s, ${fmt(rows / parts.insertsS)} rows/s; cpu s: ${parts.insertsCpu}`);
+      // What the ratio target allows: ingest >= 0.5 x parse-only with `cores` cores fully used
+      // means at most 2 x cores x (JSON.parse CPU per tx) of CPU per tx for everything.
+      const us = (s: number) => (s / c.txs) * 1e6;
+      const budget = 2 * machine.cores * us(parse.seconds);
+      const floor = us(parse.seconds) + us(parts.insertsCpuS);
+      out(
+        `  0.5 x parse-only allows ${fmt(budget, 1)} µs of CPU per tx on ${machine.cores} cores for the whole ingest; JSON.parse (${fmt(us(parse.seconds), 1)}) + ` +
+          `ClickHouse inserts alone (${fmt(us(parts.insertsCpuS), 1)}, process CPU) already take ${fmt(floor, 1)} µs/tx, ` +
+          `decode + encode alone ${fmt(us(decode.seconds), 1)} µs/tx more`,
+      );
     }
     out(`replay server: ${fmt(srv1.httpRequests - srv0.httpRequests)} HTTP requests, ${fmt(srv1.calls - srv0.calls)} calls, ${fmt(mb(srv1.bytesOut - srv0.bytesOut), 1)} MB sent`);
     out(`stored rows per table: ${TABLE_NAMES.map((t) => `${t} ${stored[t]}`).join(', ')}`);
