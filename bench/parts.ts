@@ -9,6 +9,7 @@ import { TableWriter } from '../src/chain/encode.js';
 import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from '../src/chain/wire.js';
 import type { IngestPool } from '../src/indexer/pool.js';
+import { GROUP_MIN_RANGES } from '../src/indexer/index.js';
 import { groupTraces } from '../src/rpc/fetch.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/index.js';
 import { insertChainRanges } from '../src/storage/clickhouse/chain.js';
@@ -111,8 +112,8 @@ export async function workersOnly(pool: IngestPool, tasks: IngestTask[]): Promis
   return (performance.now() - t0) / 1000;
 }
 
-/** Ranges per insert in insertsOnly: the indexer's catch-up groups (GROUP_MIN_RANGES). */
-export const INSERT_GROUP = 4;
+/** Ranges per insert in insertsOnly: the indexer's catch-up groups. */
+export const INSERT_GROUP = GROUP_MIN_RANGES;
 
 /**
  * ClickHouse inserts alone: the chain tables are emptied, then the ranges' table bytes are

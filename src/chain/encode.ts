@@ -2,16 +2,13 @@
 // straight-line code:
 // - ENCODERS / encodeRow / encodeRows: a row -> its ClickHouse `JSONCompactEachRow` line (one
 //   JSON array, values in column order; UInt256 and UInt64 above 2^53 as quoted decimal strings,
-//   DateTime as unix seconds, Nullable as null). The reference form, and what the derived-data
-//   code inserts.
+//   DateTime as unix seconds, Nullable as null). The reference form the tests compare with.
 // - TableWriter (the ingest path): rows as ClickHouse `RowBinary`, each value written as bytes
 //   straight into a reusable buffer per table. chDB parses RowBinary with about a fifth less CPU
-//   than the same rows as JSONCompactEachRow (bench/README.md, "RowBinary inserts"), and the
+//   than the same rows as JSONCompactEachRow (bench/README.md, "Evening runs", "RowBinary"), and the
 //   rows are stored identically (test/rowbinary.test.ts inserts both forms and compares).
 
 import { TABLE_COLUMNS, TABLE_NAMES, type RowOf, type TableName } from './tables.js';
-
-export const ROW_FORMAT = 'JSONCompactEachRow';
 
 type Encoder<T extends TableName> = (row: RowOf<T>) => string;
 

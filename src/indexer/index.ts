@@ -113,7 +113,7 @@ const GROUP_EXTRA_WINDOW = 4;
 // (9 inserts per table for the benchmark's 16 ranges), and chDB spent about a third more CPU
 // on those inserts and their merges than on 4 groups of 4 (bench/README.md, "Fewer, larger
 // inserts").
-const GROUP_MIN_RANGES = 4;
+export const GROUP_MIN_RANGES = 4;
 const GROUP_MIN_BYTES = 64 * 1024 * 1024;
 const GROUP_MAX_WAIT_MS = 3000;
 
@@ -385,23 +385,20 @@ export class Indexer extends EventEmitter {
       while (inflight.length && !this.stopped) {
         const result = await inflight.shift()!.p;
         limit = window;
-        if (result) {
-          fill();
-          await this.awaitGroup(inflight, tableBytes(result));
-        }
+        fill();
+        if (!result || this.stopped) return;
+        let bytes = tableBytes(result);
+        await this.awaitGroup(inflight, bytes);
+        if (this.stopped) return;
         // Ranges right behind it that are already done join its commit (in order).
-        const group = result ? [result] : [];
-        let bytes = result ? tableBytes(result) : 0;
-        while (result && group.length < GROUP_MAX_RANGES && inflight.length && inflight[0]!.done && inflight[0]!.result) {
-          const next = inflight[0]!.result!;
-          const b = tableBytes(next);
+        const group = [result];
+        while (group.length < GROUP_MAX_RANGES && inflight[0]?.result) {
+          const b = tableBytes(inflight[0].result);
           if (bytes + b > GROUP_MAX_BYTES) break;
-          inflight.shift();
-          group.push(next);
+          group.push(inflight.shift()!.result!);
           bytes += b;
         }
         fill();
-        if (!result || this.stopped) return;
         await this.commitGroup(group);
       }
     } catch (e) {
@@ -606,7 +603,6 @@ export class Indexer extends EventEmitter {
       until?.then(done, done);
     });
   }
-
 }
 
 export function createIndexer(opts: IndexerOptions): Indexer {

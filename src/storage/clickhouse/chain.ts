@@ -10,8 +10,9 @@ const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_
 const BLOCK_TABLES: readonly string[] = ['blocks', ...TABLE_NAMES.filter((x) => x !== 'blocks'), 'coin_balance_history'];
 
 /**
- * Inserts the rows of consecutive committed ranges (TableWriter's RowBinary bytes) (in chain order; one range is the usual case)
- * as one insert per table: fewer, larger parts than an insert per range. The ranges' bytes go in
+ * Inserts the rows of consecutive committed ranges (TableWriter's RowBinary bytes, in chain
+ * order; one range is the usual case) as one insert per table: fewer, larger parts than an
+ * insert per range. The ranges' bytes go in
  * as they are, in order (no joined copy). `blocks` goes last, so a block row is only ever present
  * with all of its other rows (readers may use blocks as the "is it there" table).
  */

@@ -42,12 +42,6 @@ const SETTINGS: ClickHouseSettings = {
   enable_analyzer: 0,
 };
 
-interface ChdbConn {
-  chdb: {
-    rawInsert(p: { table: string; values: Buffer | Uint8Array; format: string; columns?: readonly string[] }): Promise<unknown>;
-  };
-}
-
 /**
  * Sessions opened on the embedded engine. chDB runs queries of different sessions in parallel
  * (one engine, one data directory, several native connections); queries on one session wait for
@@ -57,7 +51,6 @@ const EMBEDDED_SESSIONS = 4;
 
 interface Lane {
   client: ClickHouseClient;
-  conn?: ChdbConn;
   busy: number;
 }
 
@@ -98,7 +91,7 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
     // No per-query settings: chDB's connection would prefix every query with one `SET` statement
     // per setting (about 1 ms of CPU per query for these three). A session keeps what is SET on
     // it, so each session is set up once.
-    for (const c of entry.conns) lanes.push({ client: createClient({ connection: c as never }), conn: c as ChdbConn, busy: 0 });
+    for (const c of entry.conns) lanes.push({ client: createClient({ connection: c as never }), busy: 0 });
     // chDB ignores the client's `database` option but keeps USE for its session.
     await lanes[0].client.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}` });
     for (const l of lanes) {
@@ -114,7 +107,7 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
     insertDir = path.join(embeddedPath, 'insert-staging');
     fs.mkdirSync(insertDir, { recursive: true });
     // Left over by a killed process: its inserts were never acknowledged, so nothing needs them.
-    for (const f of fs.readdirSync(insertDir)) if (f.startsWith(`${process.pid}-`) === false) fs.rmSync(path.join(insertDir, f), { force: true });
+    for (const f of fs.readdirSync(insertDir)) if (!f.startsWith(`${process.pid}-`)) fs.rmSync(path.join(insertDir, f), { force: true });
   }
   const client = lanes[0].client;
 
@@ -153,11 +146,11 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
       if (!chunks.length) return;
       const cols = columns ? ` (${columns.map((c) => `\`${c}\``).join(', ')})` : '';
       await onLane(async (l) => {
-        if (l.conn) {
+        if (insertDir) {
           // Through a file: chDB reads `INSERT ... FROM INFILE` 2-3 times cheaper than the same
           // bytes handed over in memory (its raw insert), measured on 200,000 transaction rows:
           // 5-7 against 12-20 µs of CPU per row (bench/README.md, "Inserts through a file").
-          const file = path.join(insertDir!, `${process.pid}-${++insertSeq}.${format}`);
+          const file = path.join(insertDir, `${process.pid}-${++insertSeq}.${format}`);
           const fh = await fs.promises.open(file, 'w');
           try {
             await fh.writev(chunks);

@@ -207,8 +207,8 @@ export async function restoreCoinBalances(pg: PgStore, rows: readonly { address:
   await pg.tx(async (c) => {
     await lockRowsInOrder(c, 'addresses', 'hash', rows.map((r) => r.address));
     await c.query(
-    `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = x.b
-     FROM unnest($1::text[], $2::text[], $3::bigint[]) AS x(h, v, b) WHERE a.hash = x.h AND a.coin_balance_block = -1`,
+      `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = x.b
+       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS x(h, v, b) WHERE a.hash = x.h AND a.coin_balance_block = -1`,
       [rows.map((r) => r.address), rows.map((r) => r.value), rows.map((r) => r.block)],
     );
   });
