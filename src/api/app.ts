@@ -28,8 +28,11 @@ export interface ApiAppOptions extends ApiDeps {
 
 export interface ApiApp {
   handle(req: ApiRequest): Promise<ApiReply>;
-  /** Follows an indexer's 'block' and 'reorg' events; returns a function that detaches. */
-  attach(events: EventEmitter): () => void;
+  /**
+   * Follows the chain's events: an indexer's 'block' and 'reorg', the derived-data lanes'
+   * 'derived' (src/derived: a lane changed what responses show). Returns a function that detaches.
+   */
+  attach(...sources: EventEmitter[]): () => void;
   readonly cache: ResponseCache | null;
   readonly ctx: ApiContext;
   readonly router: Router;
@@ -87,22 +90,32 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     }
   }
 
-  function attach(events: EventEmitter): () => void {
+  function attach(...sources: EventEmitter[]): () => void {
     cache?.setVolatileTtl(undefined);
     ctx.setAttached(true);
-    const onBlock = () => {
-      ctx.onChainChange('block');
+    const onBlock = (e?: { summary?: { createdContracts?: { address: string }[] } }) => {
+      ctx.onChainChange('block', (e?.summary?.createdContracts ?? []).map((c) => c.address));
       cache?.invalidate('block');
     };
     const onReorg = () => {
       ctx.onChainChange('reorg');
       cache?.invalidate('reorg');
     };
-    events.on('block', onBlock);
-    events.on('reorg', onReorg);
+    const onDerived = () => {
+      ctx.onDerivedChange();
+      cache?.invalidate('derived');
+    };
+    for (const events of sources) {
+      events.on('block', onBlock);
+      events.on('reorg', onReorg);
+      events.on('derived', onDerived);
+    }
     return () => {
-      events.off('block', onBlock);
-      events.off('reorg', onReorg);
+      for (const events of sources) {
+        events.off('block', onBlock);
+        events.off('reorg', onReorg);
+        events.off('derived', onDerived);
+      }
       cache?.setVolatileTtl(UNATTACHED_VOLATILE_TTL_MS);
       ctx.setAttached(false);
     };

@@ -30,6 +30,15 @@ export interface ApiDeps {
 /** How long chain facts are trusted when no indexer events arrive (split roles). */
 const FACT_TTL_MS = 1000;
 /**
+ * How long the node's "no code here" is trusted when no indexer events arrive: with events, it
+ * holds until a block creates a contract at that address (a counterfactual deployment).
+ */
+const NODE_FACT_TTL_MS = 60_000;
+/** Longest wait for the node's eth_getCode answers; without one the fact stays unknown (null). */
+const NODE_CODE_TIMEOUT_MS = 2_000;
+/** At most this many addresses are asked of the node for one response. */
+const NODE_CODE_MAX = 500;
+/**
  * How long a token's derived record is reused. The derived lanes move it after the block that
  * changed it (never in the indexer's commit), so a block event alone does not say it is fresh.
  */
@@ -57,7 +66,7 @@ export class ApiContext {
    * until the next block (new evidence arrives only with blocks), or FACT_TTL_MS when no indexer
    * events reach this process.
    */
-  private readonly facts = new LRUCache<string, { f: AddressFacts; gen: number; at: number }>({ max: 200_000 });
+  private readonly facts = new LRUCache<string, { f: AddressFacts; gen: number; at: number; node?: boolean }>({ max: 200_000 });
   /** Derived token records (null: not a derived token yet), reused for TOKEN_TTL_MS at most. */
   private readonly tokenRows = new LRUCache<string, { row: TokenRow | null; gen: number; at: number }>({ max: 50_000 });
   /**
@@ -82,16 +91,29 @@ export class ApiContext {
     this.headValue = undefined;
   }
 
-  /** Called by the app when the indexer reports new blocks or a reorg. */
-  onChainChange(kind: 'block' | 'reorg'): void {
+  /**
+   * Called by the app when the indexer reports new blocks or a reorg. `created`: contracts the
+   * new blocks created, whose "no code" answers from the node are no longer true.
+   */
+  onChainChange(kind: 'block' | 'reorg', created: Iterable<string> = []): void {
     this.headValue = undefined;
     this.chainGen++;
     this.tokenRows.clear();
+    for (const a of created) this.facts.delete(a);
     if (kind === 'reorg') {
       this.facts.clear();
       this.blockBaseFees.clear();
       this.tracesValue = undefined;
     }
+  }
+
+  /**
+   * Called by the app when the derived-data lanes changed something: token records, and contract
+   * records of the code lane, are read again.
+   */
+  onDerivedChange(): void {
+    this.tokenRows.clear();
+    for (const [a, k] of this.facts.entries()) if (k.f.isContract === null) this.facts.delete(a);
   }
 
   private fresh(at: number): boolean {
@@ -133,7 +155,7 @@ export class ApiContext {
     for (const a of addresses) {
       if (!a || out.has(a)) continue;
       const known = opts.withCreation ? undefined : this.facts.get(a);
-      const usable = known && (known.f.isContract !== null || (this.eventsAttached ? known.gen === this.chainGen : Date.now() - known.at < FACT_TTL_MS));
+      const usable = known && this.usableFact(known);
       if (known && usable) out.set(a, known.f);
       else {
         out.set(a, { isContract: null, creation: null });
@@ -153,11 +175,57 @@ export class ApiContext {
       }
       const rest = ask.filter((a) => !found.has(a));
       if (rest.length) for (const [a, f] of await addressFacts(this.ch, rest, opts)) found.set(a, f);
+      // Nothing stored proves it either way (an account that only received, a miner, a contract
+      // from before the first indexed block that never logged, an unknown address): the node's
+      // code at its head says, as Blockscout's is_contract does ("has code").
+      const fromNode = await this.nodeHasCode([...found].filter(([, f]) => f.isContract === null).map(([a]) => a));
       for (const [a, f] of found) {
+        const code = fromNode.get(a);
+        if (code !== undefined) f.isContract = code;
         out.set(a, f);
         // Contract-ness, once proven, does not change but by a reorg (which clears this cache).
-        if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now() });
+        if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now(), node: code === false });
       }
+    }
+    return out;
+  }
+
+  /**
+   * Whether a cached fact may be used: proven ones until a reorg; the node's "no code" until a
+   * block creates a contract there (or NODE_FACT_TTL_MS without indexer events); unknown ones
+   * until the next block (new evidence arrives only with blocks), or FACT_TTL_MS without events.
+   */
+  private usableFact(k: { f: AddressFacts; gen: number; at: number; node?: boolean }): boolean {
+    if (k.node) return this.eventsAttached || Date.now() - k.at < NODE_FACT_TTL_MS;
+    if (k.f.isContract !== null) return true;
+    return this.eventsAttached ? k.gen === this.chainGen : Date.now() - k.at < FACT_TTL_MS;
+  }
+
+  /**
+   * eth_getCode of each address at the node's head, in one batch: true when it has code (an
+   * EIP-7702 delegation included), false when none. An address the node did not answer for (no
+   * node configured, an error, a timeout) is left out: unknown stays null, never a guess.
+   */
+  private async nodeHasCode(addresses: readonly string[]): Promise<Map<string, boolean>> {
+    const out = new Map<string, boolean>();
+    const ask = addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)).slice(0, NODE_CODE_MAX);
+    if (!this.rpc || !ask.length) return out;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), NODE_CODE_TIMEOUT_MS);
+      timer.unref();
+    });
+    try {
+      const outcomes = await Promise.race([this.rpc.batch<string>(ask.map((a) => ({ method: 'eth_getCode', params: [a, 'latest'] }))), timeout]);
+      if (!outcomes) return out;
+      ask.forEach((a, i) => {
+        const o = outcomes[i];
+        if (o?.ok && typeof o.result === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(o.result)) out.set(a, o.result.length > 2);
+      });
+    } catch (e) {
+      this.log.warn('eth_getCode for address facts failed', { error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      clearTimeout(timer);
     }
     return out;
   }

@@ -1,13 +1,21 @@
 // The API's response cache: serialized response bytes in an LRU bounded by bytes (CACHE_MAX_MB),
 // keyed by the normalized request, with one computation in flight per key (single flight).
 //
-// Freshness: an entry is 'volatile' (lists, counters, anything with confirmations: dropped on
-// every new block) or 'stable' (a stored block's or transaction's own data: kept until a reorg).
-// Every invalidation bumps a generation: a computation that started before it is neither stored
-// nor joined by later requests, so nothing computed from the old chain is served after the event.
+// Freshness, by the entry's policy:
+// - 'volatile' (lists, counters, anything with confirmations or derived figures): dropped on every
+//   new block, every change the derived-data lanes make, and every reorg;
+// - 'derived' (a stored transaction's own data that shows derived figures, e.g. its transfers'
+//   token supply and holders): dropped when the lanes change something, or by a reorg;
+// - 'stable' (a stored block's or transaction's own chain data): kept until a reorg.
+// Every invalidation bumps the generations it affects: a computation that started before it is
+// neither stored nor joined by later requests, so nothing computed from the old state is served
+// after the event.
 import { LRUCache } from 'lru-cache';
 
-export type CachePolicy = 'volatile' | 'stable' | 'none';
+export type CachePolicy = 'volatile' | 'derived' | 'stable' | 'none';
+
+/** What happened: a new block, a change by the derived-data lanes, or a reorg. */
+export type Invalidation = 'block' | 'derived' | 'reorg';
 
 export interface CachedResponse {
   status: number;
@@ -35,8 +43,7 @@ interface Entry extends CachedResponse {
 
 interface Flight {
   /** Generations when the computation started. */
-  volatileGen: number;
-  stableGen: number;
+  gens: Record<Exclude<CachePolicy, 'none'>, number>;
   promise: Promise<CachedResponse>;
 }
 
@@ -45,11 +52,13 @@ const ENTRY_OVERHEAD = 96;
 export class ResponseCache {
   private readonly lru: LRUCache<string, Entry>;
   private readonly inflight = new Map<string, Flight>();
-  private readonly volatileKeys = new Set<string>();
-  /** Bumped by every block and reorg. */
-  private volatileGen = 0;
-  /** Bumped by reorgs only. */
-  private stableGen = 0;
+  /** Keys of the entries each invalidation drops without a reorg. */
+  private readonly keysOf = { volatile: new Set<string>(), derived: new Set<string>() };
+  /**
+   * Generation per policy: 'volatile' is bumped by every invalidation, 'derived' by derived
+   * changes and reorgs, 'stable' by reorgs only.
+   */
+  private readonly gens = { volatile: 0, derived: 0, stable: 0 };
   private volatileTtlMs: number | undefined;
   readonly stats = { hits: 0, misses: 0, shared: 0, stores: 0, discarded: 0 };
 
@@ -59,7 +68,8 @@ export class ResponseCache {
       maxSize: Math.max(1, opts.maxBytes),
       sizeCalculation: (e, k) => e.body.length + k.length * 2 + ENTRY_OVERHEAD,
       dispose: (_e, k) => {
-        this.volatileKeys.delete(k);
+        this.keysOf.volatile.delete(k);
+        this.keysOf.derived.delete(k);
       },
     });
   }
@@ -82,32 +92,27 @@ export class ResponseCache {
    */
   async get(key: string, compute: () => Promise<CachedResponse>): Promise<CacheResult> {
     const hit = this.lru.get(key);
-    if (hit && hit.generation === (hit.policy === 'volatile' ? this.volatileGen : this.stableGen)) {
+    if (hit && hit.policy !== 'none' && hit.generation === this.gens[hit.policy]) {
       this.stats.hits++;
       return { status: hit.status, body: hit.body, policy: hit.policy, source: 'hit' };
     }
     const flying = this.inflight.get(key);
-    if (flying && flying.volatileGen === this.volatileGen) {
+    if (flying && flying.gens.volatile === this.gens.volatile) {
       this.stats.shared++;
       const r = await flying.promise;
       return { ...r, source: 'shared' };
     }
     this.stats.misses++;
-    const volatileGen = this.volatileGen;
-    const stableGen = this.stableGen;
+    const gens = { ...this.gens };
     const promise = compute();
-    const flight: Flight = { volatileGen, stableGen, promise };
+    const flight: Flight = { gens, promise };
     this.inflight.set(key, flight);
     try {
       const r = await promise;
       if (r.policy !== 'none') {
-        // Volatile data is valid only if no block arrived meanwhile; stable data unless a reorg.
-        const generation = r.policy === 'volatile' ? volatileGen : stableGen;
-        if (generation === (r.policy === 'volatile' ? this.volatileGen : this.stableGen)) {
-          this.store(key, { ...r, generation });
-        } else {
-          this.stats.discarded++;
-        }
+        // Valid only if nothing that invalidates this policy happened meanwhile.
+        if (gens[r.policy] === this.gens[r.policy]) this.store(key, { ...r, generation: gens[r.policy] });
+        else this.stats.discarded++;
       }
       return { ...r, source: 'miss' };
     } finally {
@@ -118,25 +123,35 @@ export class ResponseCache {
   private store(key: string, e: Entry): void {
     if (e.policy === 'volatile') {
       this.lru.set(key, e, this.volatileTtlMs ? { ttl: this.volatileTtlMs } : undefined);
-      if (this.lru.has(key)) this.volatileKeys.add(key);
+      if (this.lru.has(key)) this.keysOf.volatile.add(key);
     } else {
       this.lru.set(key, e);
+      if (e.policy === 'derived' && this.lru.has(key)) this.keysOf.derived.add(key);
     }
     this.stats.stores++;
   }
 
-  /** A new block: every volatile entry is dropped. A reorg: everything is. */
-  invalidate(kind: 'block' | 'reorg'): void {
-    this.volatileGen++;
+  /**
+   * A new block drops every volatile entry; a change by the derived-data lanes drops the volatile
+   * and 'derived' ones; a reorg drops everything.
+   */
+  invalidate(kind: Invalidation): void {
+    this.gens.volatile++;
     this.inflight.clear();
     if (kind === 'reorg') {
-      this.stableGen++;
+      this.gens.derived++;
+      this.gens.stable++;
       this.lru.clear();
-      this.volatileKeys.clear();
+      this.keysOf.volatile.clear();
+      this.keysOf.derived.clear();
       return;
     }
-    for (const k of [...this.volatileKeys]) this.lru.delete(k);
-    this.volatileKeys.clear();
+    const drop = kind === 'derived' ? [this.keysOf.volatile, this.keysOf.derived] : [this.keysOf.volatile];
+    if (kind === 'derived') this.gens.derived++;
+    for (const set of drop) {
+      for (const k of [...set]) this.lru.delete(k);
+      set.clear();
+    }
   }
 
   clear(): void {

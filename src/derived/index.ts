@@ -9,6 +9,10 @@
 //   code         deployed bytecode of created contracts
 //   coin         native balances by eth_getBalance at each block an address was touched
 //   checks       a sample of token balances compared with balanceOf, corrected where they differ
+// After a step that changed something, a 'derived' event tells the API that responses showing
+// derived figures (balances, holders, token records...) are stale; events are coalesced to at
+// most one per DERIVED_EVENT_MS, the last change always followed by one.
+import { EventEmitter } from 'node:events';
 import { encodeFunctionData, decodeAbiParameters, parseAbi, type Hex } from 'viem';
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
@@ -52,8 +56,19 @@ const BULK_BLOCKS = 4;
 const BULK_HOLD_MS = 3_000;
 /** Blocks behind the node beyond which the indexer counts as catching up. */
 const CATCH_UP_LAG = 64;
+/** 'derived' events are at most this often (a burst of lane steps after a block makes one or two). */
+export const DERIVED_EVENT_MS = 100;
 
-export class Derived {
+export interface DerivedEvent {
+  /** Lanes whose steps changed data since the previous event. */
+  lanes: string[];
+}
+
+export declare interface Derived {
+  on(event: 'derived', fn: (e: DerivedEvent) => void): this;
+}
+
+export class Derived extends EventEmitter {
   private readonly o: Required<Omit<DerivedOptions, 'log' | 'allowPrivateMetadataHosts'>> & { allowPrivate: boolean };
   private readonly log: Logger;
   private stopped = false;
@@ -74,8 +89,13 @@ export class Derived {
   /** Milliseconds spent in each lane's steps (wall time), and steps taken, for benchmarks and tests. */
   readonly stepMs: Record<string, number> = {};
   readonly steps: Record<string, number> = {};
+  /** Lanes changed since the last 'derived' event, and the timer of the next one. */
+  private changedLanes = new Set<string>();
+  private eventTimer: NodeJS.Timeout | undefined;
+  private lastEventAt = 0;
 
   constructor(opts: DerivedOptions) {
+    super();
     this.o = {
       pg: opts.pg,
       ch: opts.ch,
@@ -132,6 +152,25 @@ export class Derived {
     this.wake();
     for (const w of this.turnWaiters.splice(0)) w();
     await Promise.all(this.loops);
+    clearTimeout(this.eventTimer);
+    this.emitChanged();
+  }
+
+  /** A lane's step changed data: a 'derived' event follows within DERIVED_EVENT_MS. */
+  private changed(lane: string): void {
+    this.changedLanes.add(lane);
+    if (this.eventTimer) return;
+    const wait = Math.max(0, this.lastEventAt + DERIVED_EVENT_MS - Date.now());
+    this.eventTimer = setTimeout(() => this.emitChanged(), wait);
+  }
+
+  private emitChanged(): void {
+    this.eventTimer = undefined;
+    if (!this.changedLanes.size) return;
+    const lanes = [...this.changedLanes];
+    this.changedLanes.clear();
+    this.lastEventAt = Date.now();
+    this.emit('derived', { lanes } satisfies DerivedEvent);
   }
 
   wake(): void {
@@ -153,7 +192,8 @@ export class Derived {
               + (SELECT count(*) FROM addresses WHERE coin_balance_block = -1) AS n`,
       );
       // Claimed work is leased (not due) while a step runs: settled only if no step ran meanwhile.
-      if ((cp?.blockNumber ?? -1) === (cur?.blockNumber ?? -1) && Number(due.n) === 0 && this.busy === 0 && gen === this.generation) return;
+      // ...and once the last change has been announced ('derived' event).
+      if ((cp?.blockNumber ?? -1) === (cur?.blockNumber ?? -1) && Number(due.n) === 0 && this.busy === 0 && gen === this.generation && !this.eventTimer) return;
       if (Date.now() > end) throw new Error(`derived lanes did not settle (cursor ${cur?.blockNumber}, checkpoint ${cp?.blockNumber}, due ${due.n})`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -180,8 +220,11 @@ export class Derived {
         n = await step();
         failures = 0;
         this.counts[name] = (this.counts[name] ?? 0) + n;
+        if (n > 0) this.changed(name);
       } catch (e) {
         failures++;
+        // A step may have written part of its work before it failed.
+        this.changed(name);
         this.log.warn(`${name} lane step failed`, { error: (e as Error).message, failures });
       } finally {
         this.stepMs[name] = (this.stepMs[name] ?? 0) + performance.now() - started;

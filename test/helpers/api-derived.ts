@@ -11,6 +11,7 @@ import { createIndexer } from '../../src/indexer/index.js';
 import { createDerived, type Derived } from '../../src/derived/index.js';
 import { createApiApp } from '../../src/api/app.js';
 import { createLogger } from '../../src/log.js';
+import { createRpcClient, type RpcClient } from '../../src/rpc/client.js';
 
 export interface DerivedApiFixture extends ApiFixture {
   derived: Derived;
@@ -20,7 +21,12 @@ export interface DerivedApiFixture extends ApiFixture {
 
 export async function apiWithDerived(
   t: Test,
-  opts: { before?: (devnet: Devnet) => Promise<void>; cacheMaxMb?: number } = {},
+  opts: {
+    before?: (devnet: Devnet) => Promise<void>;
+    cacheMaxMb?: number;
+    /** Wraps the node client the lanes use (e.g. to hold their calls back in a test). */
+    derivedRpc?: (rpc: RpcClient) => RpcClient;
+  } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t);
   if (opts.before) await opts.before(devnet);
@@ -39,7 +45,7 @@ export async function apiWithDerived(
   const derived = createDerived({
     pg: stores.pg,
     ch: stores.ch,
-    rpc: indexer.rpc,
+    rpc: opts.derivedRpc ? opts.derivedRpc(indexer.rpc) : indexer.rpc,
     pollMs: 50,
     rangeBlocks: 16,
     // The scenario's http metadata URIs point at devnet.invalid: one quick attempt, no retries.
@@ -49,8 +55,10 @@ export async function apiWithDerived(
     log: createLogger('derived').child('test'),
   });
   derived.attach(indexer);
-  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16 });
-  const detach = app.attach(indexer);
+  // The node as `explorer start` gives it to the API (is_contract of unknown addresses, state-change balances).
+  const node = createRpcClient({ url: devnet.url, timeoutMs: 5000, maxRetries: 1 });
+  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node });
+  const detach = app.attach(indexer, derived);
   t.teardown(async () => {
     detach();
     await derived.stop();

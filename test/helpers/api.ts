@@ -10,6 +10,7 @@ import { createApiApp, type ApiApp } from '../../src/api/app.js';
 import type { ApiReply } from '../../src/api/http.js';
 import type { Stores } from '../../src/storage/index.js';
 import { createLogger } from '../../src/log.js';
+import { createRpcClient } from '../../src/rpc/client.js';
 
 export interface ApiFixture {
   devnet: Devnet;
@@ -58,7 +59,9 @@ export async function apiOnDevnet(t: Test, opts: { cacheMaxMb?: number; variant?
     pending: false,
     log: createLogger('indexer').child('test'),
   });
-  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16 });
+  // The node as `explorer start` gives it to the API (is_contract of unknown addresses, state-change balances).
+  const node = createRpcClient({ url: devnet.url, timeoutMs: 5000, maxRetries: 1 });
+  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node });
   const detach = app.attach(indexer);
   t.teardown(async () => {
     detach();
