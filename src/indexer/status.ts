@@ -2,11 +2,18 @@
 // against the node's head as last seen, never a guess. Internal transactions are indexed in the
 // same pass as their blocks, so their ratio is the blocks' ratio when traces are on, and null
 // (with the reason) when the node has no trace method.
+// An indexer that follows the head is a few blocks behind the node now and then (the node's newest
+// blocks are being fetched): within FOLLOWING_LAG_BLOCKS of the head, with no gap in what is
+// stored, indexing counts as finished and the ratio as 1; beyond it the ratio is the stored share,
+// floored, so a real backlog never looks finished.
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
 import { storedBlockCounts } from '../storage/clickhouse/chain.js';
 import { getCheckpoint, getFact } from '../storage/postgres/indexer.js';
 import { LANE } from './index.js';
+
+/** Blocks behind the node's head that still count as following it (not a backlog). */
+export const FOLLOWING_LAG_BLOCKS = 4;
 
 export interface IndexingStatus {
   finished_indexing_blocks: boolean;
@@ -22,6 +29,8 @@ export interface IndexingStatus {
     node_head: number | null;
     node_head_seen_at: string | null;
     stored_blocks: number;
+    /** Blocks between the node's head and the committed block (null until both are known). */
+    lag_blocks: number | null;
     internal_transactions: 'on' | 'off' | 'unknown';
     notes: string[];
   };
@@ -42,11 +51,14 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
   ]);
   const firstBlock = caps?.firstBlock ?? 0;
   const committed = cp?.blockNumber ?? null;
-  const counts = await storedBlockCounts(ch, committed ?? -1 >= 0 ? committed! : 0);
+  const counts = await storedBlockCounts(ch, committed ?? 0);
   const stored = committed == null ? 0 : counts.blocks;
   const total = head ? Math.max(0, head.number - firstBlock + 1) : 0;
-  const blocksRatio = head ? ratio(stored, total) : '0.00';
-  const finishedBlocks = !!head && stored >= total;
+  const lag = head && committed !== null ? Math.max(0, head.number - committed) : null;
+  // Following: close to the head and every block from the first to the committed one stored.
+  const following = lag !== null && lag <= FOLLOWING_LAG_BLOCKS && stored >= committed! - firstBlock + 1;
+  const finishedBlocks = !!head && (stored >= total || following);
+  const blocksRatio = !head ? '0.00' : finishedBlocks ? ratio(1, 1) : ratio(stored, total);
   const traces = caps ? (caps.traces === 'off' ? 'off' : 'on') : 'unknown';
   return {
     finished_indexing_blocks: finishedBlocks,
@@ -59,6 +71,7 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
       node_head: head?.number ?? null,
       node_head_seen_at: head?.at ?? null,
       stored_blocks: stored,
+      lag_blocks: lag,
       internal_transactions: traces,
       notes: caps?.notes ?? [],
     },
