@@ -13,6 +13,7 @@ import { pendingTransactionJson, transactionJson } from '../serializers/transact
 import { tokenTransferJson } from '../serializers/token-transfer.js';
 import { logJson } from '../serializers/log.js';
 import { stateChanges } from '../state-changes.js';
+import { nodeBalances } from '../state-balances.js';
 import {
   BLOCK_NUMBER,
   FULL_HASH,
@@ -127,7 +128,8 @@ export const transactionRoutes: RouteDef[] = [
         types: query.type as string[] | undefined,
         limit: size + 1,
       });
-      return { body: await tokenTransfersPage(ctx, rows, size), policy: 'stable' };
+      // The transfers' token records (supply, holders) are derived data: dropped when the lanes change them.
+      return { body: await tokenTransfersPage(ctx, rows, size), policy: 'derived' };
     },
   },
   {
@@ -179,12 +181,19 @@ export const transactionRoutes: RouteDef[] = [
       ]);
       const baseFee = fees.get(tx.block_number) ?? null;
       const input = { tx, miner, baseFee: baseFee === null ? null : BigInt(baseFee), frames: traces === false ? null : frames, transfers };
-      const facts = await ctx.addressFacts([tx.from, miner, ...frames.flatMap((f) => [f.from, f.to]), ...transfers.flatMap((t) => [t.from, t.to])]);
-      const all = stateChanges(input, facts);
+      const [node, facts0] = await Promise.all([
+        nodeBalances(ctx, tx, transfers),
+        ctx.addressFacts([tx.from, miner, ...frames.flatMap((f) => [f.from, f.to]), ...transfers.flatMap((t) => [t.from, t.to])]),
+      ]);
+      // Accounts only the node's diff names (e.g. a self-destruct's beneficiary) need their facts too.
+      const more = [...(node.balances.coin?.keys() ?? [])].filter((a) => !facts0.has(a));
+      const facts = more.length ? new Map([...facts0, ...(await ctx.addressFacts(more))]) : facts0;
+      const all = stateChanges(input, facts, node.balances);
       const skip = typeof query.items_count === 'bigint' ? (query.items_count > BigInt(all.length) ? all.length : Number(query.items_count)) : 0;
       const items = all.slice(skip, skip + PAGE_SIZE);
       const next = skip + PAGE_SIZE < all.length ? { items_count: skip + PAGE_SIZE, state_changes: null } : null;
-      return { body: { items, next_page_params: next }, policy: 'stable' };
+      // Balances the node could not give for want of an answer are asked again next time.
+      return { body: { items, next_page_params: next }, policy: node.transient ? 'none' : 'stable' };
     },
   },
 ];

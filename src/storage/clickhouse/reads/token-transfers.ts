@@ -150,3 +150,24 @@ export async function tokenHasTransfers(ch: ClickHouseStore, token: string): Pro
   const rows = await ch.query('SELECT 1 FROM token_transfers_by_token WHERE token_address = {t:String} LIMIT 1', { t: token });
   return rows.length > 0;
 }
+
+/** A movement of a token before a given transaction of its block (state changes' balances). */
+export interface EarlierTransferRead {
+  token_address: string;
+  token_type: string;
+  from: string;
+  to: string;
+  value: string;
+  token_id: string | null;
+}
+
+/** Transfers of these tokens by the transactions of `block` before `txIndex`, in chain order. */
+export async function earlierTransfersInBlock(ch: ClickHouseStore, block: bigint, txIndex: number, tokens: readonly string[]): Promise<EarlierTransferRead[]> {
+  if (!tokens.length || txIndex === 0) return [];
+  return ch.query<EarlierTransferRead>(
+    `SELECT token_address, token_type, "from", "to", value, token_id FROM token_transfers
+     WHERE block_number = {b:UInt64} AND transaction_index < {t:UInt32} AND token_address IN {tokens:Array(String)}
+     ORDER BY log_index, batch_index`,
+    { b: clampU64(block), t: txIndex, tokens: [...new Set(tokens)] },
+  );
+}
