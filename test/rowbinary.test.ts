@@ -63,7 +63,7 @@ function valueFor(type: string, r: () => number, i: number): unknown {
   if (type === 'UInt64') return pick(U64);
   if (type === 'UInt256') return pick(U256);
   if (type === 'String') return pick(STRINGS) + (r() < 0.5 ? String(i) : '');
-  if (type.startsWith('Enum8(')) return pick(['block', 'transaction']);
+  if (type.startsWith('Enum8(')) return pick([...type.matchAll(/'([^']*)'/g)].map((m) => m[1]!)); // the type's own names
   if (type === 'Array(String)') return r() < 0.3 ? [] : [pick(STRINGS), pick(STRINGS)];
   if (type === 'Array(UInt32)') return r() < 0.3 ? [] : [0, Math.floor(r() * 100), 4294967295];
   throw new Error(`no test values for ${type}`);

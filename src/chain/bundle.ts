@@ -7,6 +7,7 @@ import { decodeBlock, decodeWithdrawals } from './blocks.js';
 import { ChainDataError } from './errors.js';
 import { hexToBigInt, hexToNumber, lower } from './hex.js';
 import { decodeLog } from './logs.js';
+import { blockRewards } from './rewards.js';
 import type { RowOf, TableName, TokenTransferRow, TokenType } from './tables.js';
 import { TABLE_NAMES } from './tables.js';
 import { decodeTokenTransfers, isTokenTopic, type LogContext } from './tokens.js';
@@ -184,6 +185,12 @@ export function checkBundle(b: BlockBundle): void {
           throw new ChainDataError(`traces are from block ${bh}, not ${hash} (reorg?)`, number);
         }
       }
+      // Reward traces too: a block without transactions has no other trace to tell.
+      for (const r of traces.rewards ?? []) {
+        if (r.blockHash && lower(r.blockHash) !== hash) {
+          throw new ChainDataError(`reward traces are from block ${r.blockHash}, not ${hash} (reorg?)`, number);
+        }
+      }
     }
   }
 }
@@ -270,11 +277,23 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     if (receipt) gasUsedSum += hexToNumber(receipt.gasUsed);
   }
 
-  // The block, its withdrawals, its hash.
+  // The block, its rewards, its withdrawals, its hash.
   const priority = receipts ? st.feeAcc.total - baseFee * BigInt(gasUsedSum) : 0n;
   sink.add('blocks', decodeBlock(block, null, priority));
   sink.add('hash_index', { hash, kind: 'block', block_number: number, transaction_index: 0 });
-  summary.touch(lower(block.miner));
+  const miner = lower(block.miner);
+  summary.touch(miner);
+  const rewards = blockRewards({
+    block_number: number,
+    miner,
+    difficulty: hexToBigInt(block.difficulty),
+    priorityFees: receipts ? priority : null,
+    rewardTraces: traces && traces.format === 'parity' ? traces.rewards : undefined,
+  });
+  for (let i = 0; i < rewards.length; i++) {
+    sink.add('block_rewards', rewards[i]!);
+    summary.touch(rewards[i]!.address); // an uncle's miner was paid too
+  }
   const ws = decodeWithdrawals(block);
   for (let i = 0; i < ws.length; i++) {
     sink.add('withdrawals', ws[i]!);

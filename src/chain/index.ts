@@ -9,3 +9,4 @@ export * from './logs.js';
 export * from './tokens.js';
 export * from './traces.js';
 export * from './bundle.js';
+export * from './rewards.js';

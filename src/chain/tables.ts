@@ -1,5 +1,6 @@
-// The ClickHouse column lists, in ONE place. They mirror sql/clickhouse/0001_chain.sql exactly
-// (names, order and types); test/decode-tables.test.ts parses the SQL file and fails on any drift.
+// The ClickHouse column lists, in ONE place. They mirror the CREATE TABLE statements of
+// sql/clickhouse/0001_chain.sql and 0004_block_rewards.sql exactly (names, order and types);
+// test/decode-tables.test.ts parses the SQL files and fails on any drift.
 // The row types below are derived from these lists, so a renamed column is a compile error in
 // every decoder that fills it.
 
@@ -176,6 +177,12 @@ export const TABLE_COLUMNS = {
     ['is_from', 'UInt8'],
     ['is_to', 'UInt8'],
   ],
+  block_rewards: [
+    ['block_number', 'UInt64'],
+    ['address_type', "Enum8('validator' = 1, 'emission_funds' = 2, 'uncle' = 3)"],
+    ['address', 'String'],
+    ['reward', 'UInt256'],
+  ],
 } as const satisfies Record<string, readonly (readonly [string, string])[]>;
 
 export type TableName = keyof typeof TABLE_COLUMNS;
@@ -228,6 +235,9 @@ export type AddressTokenTransferRow = RowOf<'address_token_transfers'>;
 export type TokenTransferByTokenRow = RowOf<'token_transfers_by_token'>;
 export type InternalTransactionRow = RowOf<'internal_transactions'>;
 export type AddressInternalTransactionRow = RowOf<'address_internal_transactions'>;
+export type BlockRewardRow = RowOf<'block_rewards'>;
+/** Blockscout's `address_type` of a block reward (Explorer.Chain.Block.Reward). */
+export type RewardType = 'validator' | 'emission_funds' | 'uncle';
 
 export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155';
 export type TransferKind = 'token_transfer' | 'token_minting' | 'token_burning';

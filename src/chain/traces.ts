@@ -5,7 +5,7 @@
 // Normalizations so both formats agree:
 // - type: call | create | create2 | selfdestruct (parity 'suicide' = selfdestruct); call_type
 //   call | delegatecall | staticcall | callcode for calls, '' otherwise. Parity 'reward' traces
-//   are not internal transactions and are skipped.
+//   are not internal transactions: parityBlockTraces sets them apart (block rewards, rewards.ts).
 // - error strings use parity's words ("Reverted", "Out of gas", ...): normalizeTraceError.
 // - creates: `to` and created_contract_address = the new contract (both '' when the create
 //   failed), created_contract_code = the deployed code, `output` = '' (the code is not stored
@@ -292,18 +292,24 @@ export function gethBlockTraces(
 
 /**
  * trace_block result (flat, all transactions, plus reward traces) -> traces grouped per
- * transaction position. Throws when a transaction has no trace or positions are out of range.
+ * transaction position, and the reward traces in the node's order. Throws when a transaction
+ * has no trace or positions are out of range.
  */
 export function parityBlockTraces(
   result: readonly ParityTrace[] | null,
   txCount: number,
   blockNumber?: number,
-): { format: 'parity'; txs: ParityTrace[][] } {
+): { format: 'parity'; txs: ParityTrace[][]; rewards: ParityTrace[] } {
   if (!Array.isArray(result)) throw new ChainDataError('trace_block returned no array', blockNumber);
   const groups: ParityTrace[][] = [];
+  const rewards: ParityTrace[] = [];
   for (let i = 0; i < txCount; i++) groups.push([]);
   for (const t of result) {
-    if (t.type === 'reward' || t.transactionPosition == null) continue;
+    if (t.type === 'reward') {
+      rewards.push(t);
+      continue;
+    }
+    if (t.transactionPosition == null) continue;
     const p = t.transactionPosition;
     if (p < 0 || p >= txCount) {
       throw new ChainDataError(`trace for transaction position ${p} but the block has ${txCount} transactions`, blockNumber);
@@ -313,7 +319,7 @@ export function parityBlockTraces(
   for (let i = 0; i < txCount; i++) {
     if (groups[i]!.length === 0) throw new ChainDataError(`no trace for transaction ${i} (of ${txCount})`, blockNumber);
   }
-  return { format: 'parity', txs: groups };
+  return { format: 'parity', txs: groups, rewards };
 }
 
 /** trace_replayBlockTransactions(block, ['trace']) result -> traces grouped per transaction. */

@@ -187,8 +187,11 @@ export interface ParityReplayResult {
 
 /**
  * Traces of one block, grouped per transaction in block order, in either format.
- * `callTracer`: one root frame per transaction. `parity`: the flat traces of each transaction.
+ * `callTracer`: one root frame per transaction. `parity`: the flat traces of each transaction,
+ * and, from trace_block (which reports what the block paid out), its `reward` traces: present
+ * (possibly empty) only when the node was asked a method that reports rewards, so that "no
+ * reward reported" is not confused with "not asked" (trace_replayBlockTransactions, callTracer).
  */
 export type BlockTraces =
   | { format: 'callTracer'; txs: CallFrame[]; txHashes?: (Hex | undefined)[] }
-  | { format: 'parity'; txs: ParityTrace[][] };
+  | { format: 'parity'; txs: ParityTrace[][]; rewards?: ParityTrace[] };
