@@ -1,5 +1,5 @@
 // /blocks, /blocks/{id}, /blocks/{id}/transactions, /main-page/blocks.
-import { blockByHash, blockByNumber, listBlocks, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
+import { blockByHash, blockByNumber, blockRewards, listBlocks, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
 import { blockTransactions, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import { blockInternalCount } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
@@ -20,8 +20,13 @@ async function findBlock(ctx: ApiContext, id: BlockId): Promise<BlockRead> {
   return b;
 }
 
-async function blocksList(ctx: ApiContext, rows: BlockRead[]) {
-  return ctx.addressFacts(rows.map((b) => b.miner));
+/** A list page's blocks as JSON: their miners' facts and their rewards, read in parallel. */
+async function blocksJson(ctx: ApiContext, rows: BlockRead[]) {
+  const [facts, rewards] = await Promise.all([
+    ctx.addressFacts(rows.map((b) => b.miner)),
+    blockRewards(ctx.ch, rows.map((b) => BigInt(b.number))),
+  ]);
+  return rows.map((b) => blockJson(b, facts, rewards.get(b.number) ?? []));
 }
 
 /** Block-transaction `type` filters Blockscout offers, proven per row. */
@@ -37,8 +42,8 @@ export const blockRoutes: RouteDef[] = [
       const size = pageSize(query);
       const before = typeof query.block_number === 'bigint' ? query.block_number : undefined;
       const rows = await listBlocks(ctx.ch, before, size + 1);
-      const facts = await blocksList(ctx, rows.slice(0, size));
-      const page = makePage(rows, size, (rs) => rs.map((b) => blockJson(b, facts)), (b) => ({ block_number: int(b.number) }));
+      const items = await blocksJson(ctx, rows.slice(0, size));
+      const page = makePage(rows, size, () => items, (b) => ({ block_number: int(b.number) }));
       return { body: page, policy: 'volatile' };
     },
   },
@@ -46,8 +51,7 @@ export const blockRoutes: RouteDef[] = [
     pattern: '/main-page/blocks',
     async handler({ ctx }) {
       const rows = await listBlocks(ctx.ch, undefined, 4);
-      const facts = await blocksList(ctx, rows);
-      return { body: rows.map((b) => blockJson(b, facts)), policy: 'volatile' };
+      return { body: await blocksJson(ctx, rows), policy: 'volatile' };
     },
   },
   {
@@ -55,8 +59,13 @@ export const blockRoutes: RouteDef[] = [
     path: BLOCK_PATH,
     async handler({ path, ctx }) {
       const b = await findBlock(ctx, path.block_hash_or_number_param as BlockId);
-      const [facts, internalCount] = await Promise.all([ctx.addressFacts([b.miner]), blockInternalCount(ctx.ch, BigInt(b.number))]);
-      return { body: blockJson(b, facts, { internalCount }), policy: 'stable' };
+      const number = BigInt(b.number);
+      const [facts, internalCount, rewards] = await Promise.all([
+        ctx.addressFacts([b.miner]),
+        blockInternalCount(ctx.ch, number),
+        blockRewards(ctx.ch, [number]),
+      ]);
+      return { body: blockJson(b, facts, rewards.get(b.number) ?? [], { internalCount }), policy: 'stable' };
     },
   },
   {

@@ -1,5 +1,5 @@
 // Block JSON (Blockscout's block_view prepare_block; schemas Block / BlockResponse).
-import type { BlockRead } from '../../storage/clickhouse/reads/blocks.js';
+import type { BlockRead, BlockRewardRead } from '../../storage/clickhouse/reads/blocks.js';
 import { requiredAddress, type AddressJson, type FactsLookup } from './address.js';
 import { int, isoTimestamp, percent } from './common.js';
 
@@ -39,11 +39,21 @@ export interface BlockDetail {
   internalCount: number;
 }
 
+/** Blockscout's BlockView.block_reward_text: the single block's labels per address_type. */
+const REWARD_LABELS: Record<BlockRewardRead['address_type'], string> = {
+  // "Chore Reward" needs a POA keys-manager contract (a validator reward paid to a key other
+  // than the miner's payout key); without one configured Blockscout says "Miner Reward" too.
+  validator: 'Miner Reward',
+  emission_funds: 'Emission Reward',
+  uncle: 'Uncle Reward',
+};
+
 /**
- * `detail` present: the single-block variant (counts filled). Rewards are not indexed yet, so
- * the list is empty rather than invented.
+ * `detail` present: the single-block variant (counts filled, reward labels). `rewards`: the
+ * block's stored reward rows (src/chain/rewards.ts: none when unknown), in lists typed by
+ * address_type as Blockscout's prepare_reward does.
  */
-export function blockJson(b: BlockRead, facts: FactsLookup, detail?: BlockDetail): BlockJson {
+export function blockJson(b: BlockRead, facts: FactsLookup, rewards: readonly BlockRewardRead[], detail?: BlockDetail): BlockJson {
   const gasUsed = BigInt(b.gas_used);
   const gasLimit = BigInt(b.gas_limit);
   const hasBaseFee = b.base_fee_per_gas !== null;
@@ -69,13 +79,15 @@ export function blockJson(b: BlockRead, facts: FactsLookup, detail?: BlockDetail
     nonce: b.nonce || null,
     base_fee_per_gas: b.base_fee_per_gas,
     burnt_fees: burnt === null ? null : burnt.toString(),
-    priority_fee: priority.toString(),
+    // Blockscout sends it only with a base fee (`base_fee_per_gas && ...`): before London there
+    // is no priority fee, every fee goes to the miner (still in transaction_fees).
+    priority_fee: hasBaseFee ? priority.toString() : null,
     transaction_fees: fees.toString(),
     gas_target_percentage: target === 0n ? 0 : percent(gasUsed - target, target),
     gas_used_percentage: percent(gasUsed, gasLimit),
     burnt_fees_percentage: burnt === null || fees === 0n ? null : percent(burnt, fees),
     uncles_hashes: b.uncles.map((hash) => ({ hash })),
-    rewards: [],
+    rewards: rewards.map((r) => ({ reward: r.reward, type: detail ? REWARD_LABELS[r.address_type] : r.address_type })),
     type: 'block',
     is_pending_update: false,
   };

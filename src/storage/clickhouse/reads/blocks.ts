@@ -74,3 +74,27 @@ export async function blockMiner(ch: ClickHouseStore, n: bigint): Promise<string
   const rows = await ch.query<{ miner: string }>('SELECT miner FROM blocks WHERE number = {n:UInt64} LIMIT 1', { n: clampU64(n) });
   return rows[0]?.miner ?? '';
 }
+
+export interface BlockRewardRead {
+  block_number: string;
+  address_type: 'validator' | 'emission_funds' | 'uncle';
+  address: string;
+  reward: string;
+}
+
+/** Reward rows per block number (a block without any: absent), each block's in key order. */
+export async function blockRewards(ch: ClickHouseStore, numbers: readonly bigint[]): Promise<Map<string, BlockRewardRead[]>> {
+  const out = new Map<string, BlockRewardRead[]>();
+  if (!numbers.length) return out;
+  const rows = await ch.query<BlockRewardRead>(
+    `SELECT block_number, address_type, address, reward FROM block_rewards
+     WHERE block_number IN {ns:Array(UInt64)} ORDER BY block_number, address_type, address`,
+    { ns: [...new Set(numbers.map(clampU64))] },
+  );
+  for (const r of rows) {
+    const list = out.get(r.block_number);
+    if (list) list.push(r);
+    else out.set(r.block_number, [r]);
+  }
+  return out;
+}
