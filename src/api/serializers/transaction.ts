@@ -89,11 +89,22 @@ export interface TxDetail {
 
 export const txKey = (block: string | bigint, index: number | bigint) => `${block}:${index}`;
 
-/** Blockscout's `result`: "success", the error text, or "awaiting_internal_transactions" when the error is unknown. */
+/**
+ * Blockscout's `result` (Chain.transaction_to_status): "success", the top-level trace's error
+ * text, or "awaiting_internal_transactions" while the status is unknown (a pre-Byzantium receipt
+ * has none; traces would tell). A failed transaction without a stored error (its block was
+ * indexed without traces, and traces never come later: Blockscout would say
+ * "awaiting_internal_transactions" for ever) says what its receipt proves. Only a REVERT hands
+ * back unused gas: any other failure of the top-level frame consumes all of it, and the refund
+ * counter is rolled back with the state. So gas left over means "Reverted" (the word traces give
+ * here too, normalizeTraceError); all gas used does not tell which failure it was: "error", the
+ * word Blockscout's own views (TransactionView.formatted_result) use when the reason is unknown.
+ */
 function result(t: TransactionRead): string {
   if (t.status === 1) return 'success';
-  if (t.status === 0) return t.error || 'awaiting_internal_transactions';
-  return t.error || 'awaiting_internal_transactions';
+  if (t.error) return t.error;
+  if (t.status === 0) return BigInt(t.gas_used) < BigInt(t.gas) ? 'Reverted' : 'error';
+  return 'awaiting_internal_transactions';
 }
 
 const ERROR_SELECTOR = '0x08c379a0';
