@@ -51,6 +51,7 @@ import {
   recordId,
   settingsField,
   uuidId,
+  type NotificationMethods,
 } from './validate.js';
 
 export const ACCOUNT_PREFIX = '/account/api/v1';
@@ -180,6 +181,18 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     notification_methods: r.notification_methods,
   });
 
+  /**
+   * The channels notification_methods names, validated (README, "Watchlist notifications"): only
+   * they change; the others keep their stored value (a new entry: DEFAULT_METHODS). methodsField
+   * fills unnamed channels with defaults, which would turn on a channel the request did not name.
+   */
+  const namedMethods = (f: Fields): Partial<NotificationMethods> | undefined => {
+    const full = methodsField(f);
+    if (!full) return undefined;
+    const named = f.body.notification_methods as Record<string, unknown>;
+    return Object.fromEntries((['email', 'webhook'] as const).filter((k) => k in named).map((k) => [k, full[k]]));
+  };
+
   // ---- handlers -----------------------------------------------------------------------------
 
   const userInfo: Handler = async ({ who }) => {
@@ -243,7 +256,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     const address = f.address('address_hash');
     const name = f.name('name', NAME_MAX.other, true);
     const settings = settingsField(f);
-    const methods = methodsField(f);
+    const methods = namedMethods(f);
     f.done();
     if (!(await watchlistHas(pg, who.userId, address!)) && (await countWatchlist(pg, who.userId)) >= LIMITS.watchlist) {
       throw badRequest(`an account watches at most ${LIMITS.watchlist} addresses`);
@@ -263,7 +276,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     if (f.has('address_hash')) f.fail('address_hash cannot be changed: delete the entry and add the new address');
     const name = f.name('name', NAME_MAX.other, false);
     const settings = settingsField(f);
-    const methods = methodsField(f);
+    const methods = namedMethods(f);
     f.done();
     const row = await updateWatchlist(pg, who.userId, id, { name: name ?? null, settings: settings ?? null, methods: methods ?? null, at: now() });
     if (!row) throw notFound('Watchlist entry not found');

@@ -228,8 +228,10 @@ export async function watchlistHas(pgs: PgStore, userId: string, address: string
 }
 
 /**
- * Adds an address, or updates the user's existing entry for it in place: the name always,
- * the settings and methods when given (null keeps the stored ones; a new entry takes `defaults`).
+ * Adds an address, or updates the user's existing entry for it in place: the name always, the
+ * settings when given (null keeps the stored ones; a new entry takes `defaults`). `methods` holds
+ * only the channels the request named: they replace their stored value, the others keep it (a
+ * new entry: `defaults.methods`); null changes none.
  */
 export async function upsertWatchlist(
   pgs: PgStore,
@@ -238,11 +240,11 @@ export async function upsertWatchlist(
 ): Promise<{ row: WatchlistRow; created: boolean }> {
   const rows = await pgs.query<WatchlistRow & { created: boolean }>(
     `INSERT INTO watchlist AS w (user_id, address_hash, name, notification_settings, notification_methods, created_at, updated_at)
-     VALUES ($1, $2, $3, COALESCE($4::jsonb, $6::jsonb), COALESCE($5::jsonb, $7::jsonb), $8, $8)
+     VALUES ($1, $2, $3, COALESCE($4::jsonb, $6::jsonb), $7::jsonb || COALESCE($5::jsonb, '{}'::jsonb), $8, $8)
      ON CONFLICT (user_id, address_hash) DO UPDATE SET
        name = EXCLUDED.name,
        notification_settings = COALESCE($4::jsonb, w.notification_settings),
-       notification_methods = COALESCE($5::jsonb, w.notification_methods),
+       notification_methods = w.notification_methods || COALESCE($5::jsonb, '{}'::jsonb),
        updated_at = $8
      RETURNING ${WATCH_COLS}, (xmax = 0) AS created`,
     [
@@ -260,7 +262,10 @@ export async function upsertWatchlist(
   return { row, created };
 }
 
-/** Replaces the given fields of the user's entry; null leaves a field as it is. */
+/**
+ * Replaces the given fields of the user's entry; null leaves a field as it is. `methods` holds only
+ * the channels the request named: they replace their stored value, the others keep it.
+ */
 export async function updateWatchlist(
   pgs: PgStore,
   userId: string,
@@ -270,7 +275,7 @@ export async function updateWatchlist(
   const rows = await pgs.query<WatchlistRow>(
     `UPDATE watchlist SET name = COALESCE($3, name),
        notification_settings = COALESCE($4::jsonb, notification_settings),
-       notification_methods = COALESCE($5::jsonb, notification_methods),
+       notification_methods = notification_methods || COALESCE($5::jsonb, '{}'::jsonb),
        updated_at = $6
      WHERE user_id = $1 AND id = $2 RETURNING ${WATCH_COLS}`,
     [userId, id, p.name, json(p.settings), json(p.methods), p.at],
