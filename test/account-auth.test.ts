@@ -214,7 +214,7 @@ t.test('credentials, revocation and sign-in', async (t) => {
 
   await t.test('Sign-In with Ethereum', async (t) => {
     const clock = movableClock();
-    const app = await accountApp(t, pg, { clock: clock.now, siweDomain: 'explorer.test' });
+    const app = await accountApp(t, pg, { clock: clock.now });
     const call = client(app.handle);
     const account = privateKeyToAccount(generatePrivateKey());
     const sign = async (o: { nonce: string; domain?: string; expirationTime?: Date; signer?: typeof account; address?: `0x${string}` }) => {

@@ -13,7 +13,6 @@ t.test('rate limits, keys and notification settings over a real socket', async (
   const stores = await embeddedStores(t);
   const account = createAccountApp({
     pg: stores.pg,
-    siweDomain: 'explorer.test',
     extraRoutes: notificationRoutes(stores.pg, { allowHttp: false, allowPrivate: false, timeoutMs: 1000 }),
   });
   await account.ready();

@@ -16,7 +16,7 @@ const ERC20 = [
 
 t.test('private tags, watchlist names and custom ABIs only for their owner', async (t) => {
   const fx = await apiOnDevnet(t);
-  const account = createAccountApp({ pg: fx.stores.pg, siweDomain: 'explorer.test' });
+  const account = createAccountApp({ pg: fx.stores.pg });
   await account.ready();
   t.teardown(() => account.close());
   const handle = createGateway({ api: fx.app, account, pg: fx.stores.pg, limiter: new RateLimiter({ anonymousPerSecond: 0, keyPerSecond: 0 }) });

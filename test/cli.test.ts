@@ -100,6 +100,11 @@ t.test('start with no settings brings everything up, stops it all on a signal, a
     const res = await fetch(`http://127.0.0.1:${port}/api/v2/main-page/indexing-status`);
     t.equal(res.status, 200, 'and answers');
     t.match(await res.json(), { finished_indexing_blocks: Boolean, indexed_blocks_ratio: String });
+    // Its own devnet without PUBLIC_URL: SIWE binds to the local UI origin and the devnet's chain.
+    const nonce = await fetch(`http://127.0.0.1:${port}/account/api/v1/auth/siwe/nonce`);
+    t.equal(nonce.status, 200, 'SIWE works on its own devnet without PUBLIC_URL');
+    t.match(await nonce.json(), { data: { domain: 'localhost:3000', uri: 'http://localhost:3000', chain_id: 31337 } });
+    t.match(s.log(), /Sign-In with Ethereum binds to the local origin on this devnet origin=http:\/\/localhost:3000/);
     if (sig === 'SIGINT') t.match(log, /fresh devnet: running the demo scenario/);
     else t.match(log, /devnet state restored head=\d+/, 'the second start continues the same chain');
     s.child.kill(sig);

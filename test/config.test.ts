@@ -32,7 +32,7 @@ const BAD: Record<string, string[]> = {
   WEBHOOK_ALLOW_PRIVATE: ['TRUE'],
   NOTIFY_MAX_ATTEMPTS: ['0'],
   TRUSTED_PROXIES: ['10.0.0.1, proxy.local'],
-  SIWE_DOMAIN: ['https://example.org', 'a b'],
+  PUBLIC_URL: ['explorer.example.org', 'https://explorer.example.org/login', 'ftp://explorer.example.org', 'https://x:99999', 'https://a b'],
 };
 const GOOD: Record<string, [string, string, unknown]> = {
   ETHEREUM_JSONRPC_HTTP_URL: ['rpcUrl', 'http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
@@ -64,7 +64,7 @@ const GOOD: Record<string, [string, string, unknown]> = {
   WEBHOOK_ALLOW_PRIVATE: ['webhookAllowPrivate', 'false', false],
   NOTIFY_MAX_ATTEMPTS: ['notifyMaxAttempts', '3', 3],
   TRUSTED_PROXIES: ['trustedProxies', '10.0.0.1, ::1', ['10.0.0.1', '::1']],
-  SIWE_DOMAIN: ['siweDomain', 'explorer.example.org', 'explorer.example.org'],
+  PUBLIC_URL: ['publicUrl', 'https://Explorer.Example.org:443/', 'https://explorer.example.org'],
 };
 
 t.test('defaults with an empty environment', async (t) => {
@@ -127,4 +127,21 @@ t.test('blank values mean unset', async (t) => {
 t.test('settings table lists every setting', async (t) => {
   const table = settingsTable();
   for (const d of SETTINGS) t.match(table, `\`${d.env}\``);
+});
+
+t.test('PUBLIC_URL is kept as one spelling of the origin', async (t) => {
+  t.equal(loadConfig({ PUBLIC_URL: 'http://localhost:3000/' }).publicUrl, 'http://localhost:3000');
+  t.equal(loadConfig({ PUBLIC_URL: 'https://[::1]:8443' }).publicUrl, 'https://[::1]:8443');
+  t.equal(loadConfig({}).publicUrl, undefined, 'unset by default');
+});
+
+t.test('SIWE_DOMAIN, replaced by PUBLIC_URL, stops the start with a message saying so', async (t) => {
+  try {
+    loadConfig({ SIWE_DOMAIN: 'explorer.example.org', PUBLIC_URL: 'https://explorer.example.org' });
+    t.fail('accepted');
+  } catch (e) {
+    t.type(e, ConfigError);
+    t.match((e as Error).message, /SIWE_DOMAIN is no longer read.*PUBLIC_URL/);
+  }
+  t.equal(loadConfig({ SIWE_DOMAIN: ' ' }).publicUrl, undefined, 'blank means unset');
 });

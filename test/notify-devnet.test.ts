@@ -68,7 +68,7 @@ t.test('watchlist notifications on the devnet', async (t) => {
   const OTHER = '0x00000000000000000000000000000000000c0c0a';
   const acct = await newAccount(stores.pg, 'watcher@example.org', 'Watcher');
   const user = { id: acct.userId };
-  const account = createAccountApp({ pg: stores.pg, siweDomain: 'explorer.test' });
+  const account = createAccountApp({ pg: stores.pg });
   await account.ready();
   t.teardown(() => account.close());
   const accountCall = async (method: string, path: string, body?: unknown) =>

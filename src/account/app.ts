@@ -70,8 +70,10 @@ export interface AccountDeps {
   log?: Logger;
   /** SMTP of the e-mailed sign-in codes; without it POST /auth/email/code answers 503. */
   smtp?: SmtpOptions;
-  /** Expected EIP-4361 domain; default: the Host header of the verify request. */
-  siweDomain?: string;
+  /** PUBLIC_URL: the origin Sign-In with Ethereum binds to (domain and URI); unset: the SIWE endpoints answer 503. */
+  publicUrl?: string;
+  /** The chain's id, which SIWE messages must name: a number, or how to ask the node (eth_chainId). */
+  chainId?: number | (() => Promise<number>);
   /** Milliseconds since the epoch (tests move time). Default Date.now. */
   clock?: () => number;
   /** Tuning (defaults in parentheses): credential cache TTL (30 s), last_used_at flush (5 s), revocation ack wait (2 s). */
@@ -162,7 +164,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     ackTimeoutMs: deps.ackTimeoutMs,
   });
   const mailer = deps.mailer ?? (deps.smtp ? createMailer(deps.smtp) : undefined);
-  const signIn = createSignIn({ pg, clock, mailer, siweDomain: deps.siweDomain, log });
+  const signIn = createSignIn({ pg, clock, mailer, publicUrl: deps.publicUrl, chainId: deps.chainId, log });
   let closed = false;
 
   // Expired sessions, nonces and codes are removed now and then.
@@ -347,8 +349,8 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   };
 
   const siweNonce: Handler = async () => ok(await signIn.siweNonce());
-  const siweVerify: Handler = async ({ req, body }) => {
-    const g = await signIn.siweVerify(body(), req.headers['host']);
+  const siweVerify: Handler = async ({ body }) => {
+    const g = await signIn.siweVerify(body());
     return ok({ token: g.token, expires_at: g.expires_at });
   };
   const emailCode: Handler = async ({ body }) => ok(await signIn.emailCode(body()));

@@ -1,8 +1,13 @@
 // Sign-in: Sign-In with Ethereum (EIP-4361, viem/siwe) and an e-mailed one-time code. Both end
 // in a session token ("es_..."); the first sign-in of a wallet or an e-mail address creates its
 // account.
+//
+// A SIWE message is bound to this instance, never to what the request says about itself: its
+// domain must be the host of PUBLIC_URL, its URI on that origin, its Chain ID the indexed chain's.
+// Trusting the Host header would let a page on evil.example relay a signature meant for itself
+// (posted with Host: evil.example) and sign its visitor in here.
 import { getAddress, verifyMessage } from 'viem';
-import { generateSiweNonce, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
+import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import type { PgStore } from '../storage/postgres/index.js';
 import {
   dropEmailCode,
@@ -13,7 +18,7 @@ import {
 } from '../storage/postgres/account.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from './mail.js';
-import { hashEmailCode, newEmailCode, newSalt, newToken, sameDigest, sha256Hex } from './tokens.js';
+import { hashEmailCode, newEmailCode, newSalt, newSiweNonce, newToken, sameDigest, sha256Hex } from './tokens.js';
 import { Fields, HttpError, badRequest } from './validate.js';
 
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -22,6 +27,11 @@ export const CODE_TTL_MS = 10 * 60 * 1000;
 export const CODE_MAX_ATTEMPTS = 5;
 /** A new code for the same address is sent at most this often. */
 export const CODE_RESEND_MS = 30 * 1000;
+
+/** The 503 of both SIWE endpoints when PUBLIC_URL is not set. */
+export const SIWE_NEEDS_PUBLIC_URL =
+  "Sign-In with Ethereum is off on this instance: the operator has not set PUBLIC_URL (the explorer's public origin, " +
+  'e.g. https://explorer.example.org), which every sign-in message must name';
 
 export interface SessionGrant {
   token: string;
@@ -34,8 +44,10 @@ export interface SignInDeps {
   pg: PgStore;
   clock: () => number;
   mailer?: Mailer;
-  /** Expected EIP-4361 domain (host[:port]); when unset, the Host header of the request. */
-  siweDomain?: string;
+  /** The public origin (PUBLIC_URL) SIWE messages must name; unset: SIWE answers 503. */
+  publicUrl?: string;
+  /** Chain ID SIWE messages must name: a number, or how to ask the node (asked once it is needed, kept once known). */
+  chainId?: number | (() => Promise<number>);
   log?: Logger;
 }
 
@@ -54,14 +66,46 @@ export function createSignIn(d: SignInDeps) {
     return { token, tokenHash: sha256Hex(token), expiresAt: new Date(d.clock() + SESSION_TTL_MS) };
   };
 
-  async function siweNonce(): Promise<{ nonce: string; expires_at: string }> {
-    const nonce = generateSiweNonce();
-    const expiresAt = new Date(d.clock() + NONCE_TTL_MS);
-    await insertSiweNonce(d.pg, nonce, expiresAt);
-    return { nonce, expires_at: expiresAt.toISOString() };
+  // The origin SIWE binds to, parsed once; null when PUBLIC_URL is not set.
+  let target: { origin: string; host: string; scheme: string } | null = null;
+  if (d.publicUrl) {
+    const u = new URL(d.publicUrl);
+    target = { origin: u.origin, host: u.host, scheme: u.protocol.slice(0, -1) };
+  }
+  const siweTarget = () => {
+    if (!target) throw new HttpError(503, SIWE_NEEDS_PUBLIC_URL);
+    return target;
+  };
+
+  let knownChainId = typeof d.chainId === 'number' ? d.chainId : undefined;
+  async function expectedChainId(): Promise<number> {
+    if (knownChainId !== undefined) return knownChainId;
+    if (typeof d.chainId !== 'function') {
+      throw new HttpError(503, 'Sign-In with Ethereum is off on this instance: the chain id is unknown (the operator sets CHAIN_ID or a node URL)');
+    }
+    try {
+      const id = await d.chainId();
+      if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`the node answered an invalid chain id ${String(id)}`);
+      return (knownChainId = id);
+    } catch (e) {
+      d.log?.warn('could not read the chain id for Sign-In with Ethereum', { error: e instanceof Error ? e.message : String(e) });
+      throw new HttpError(503, 'Sign-In with Ethereum is unavailable: the chain id could not be read from the node; try again later');
+    }
   }
 
-  async function siweVerify(body: Record<string, unknown>, host: string | undefined): Promise<SessionGrant> {
+  /** A single-use nonce, and what the message must name (domain, an URI on the origin, Chain ID). */
+  async function siweNonce(): Promise<{ nonce: string; expires_at: string; domain: string; uri: string; chain_id: number }> {
+    const t = siweTarget();
+    const chainId = await expectedChainId();
+    const nonce = newSiweNonce();
+    const expiresAt = new Date(d.clock() + NONCE_TTL_MS);
+    await insertSiweNonce(d.pg, nonce, expiresAt);
+    return { nonce, expires_at: expiresAt.toISOString(), domain: t.host, uri: t.origin, chain_id: chainId };
+  }
+
+  async function siweVerify(body: Record<string, unknown>): Promise<SessionGrant> {
+    const t = siweTarget();
+    const chainId = await expectedChainId();
     const f = new Fields(body, ['message', 'signature']);
     const message = f.string('message', 8192);
     const signature = f.string('signature', 1024);
@@ -71,12 +115,25 @@ export function createSignIn(d: SignInDeps) {
     if (!fields.address || !fields.domain || !fields.nonce || !fields.uri || !fields.version || fields.chainId === undefined) {
       throw badRequest('message is not an EIP-4361 (Sign-In with Ethereum) message');
     }
-    const domain = d.siweDomain ?? host;
-    if (!domain || fields.domain !== domain) throw new HttpError(401, `the message is for domain ${fields.domain}, not ${domain ?? '(unknown)'}`);
+    // Host names are case-insensitive; the configured one is already lower-case.
+    if (fields.domain.toLowerCase() !== t.host) {
+      throw new HttpError(401, `the message is for domain ${fields.domain.slice(0, 300)}, but this explorer is ${t.host}`);
+    }
+    if (fields.scheme !== undefined && fields.scheme.toLowerCase() !== t.scheme) {
+      throw new HttpError(401, `the message is for scheme ${fields.scheme.slice(0, 40)}, but this explorer is ${t.origin}`);
+    }
+    let uriOrigin = 'null';
+    try {
+      uriOrigin = new URL(fields.uri).origin;
+    } catch {
+      // not a URL: refused below
+    }
+    if (uriOrigin !== t.origin) throw new HttpError(401, `the message's URI ${fields.uri.slice(0, 300)} is not on ${t.origin}`);
+    if (fields.chainId !== chainId) throw new HttpError(401, `the message is for chain id ${fields.chainId}, but this explorer indexes chain id ${chainId}`);
     const time = now();
     if (fields.expirationTime && !(fields.expirationTime.getTime() > time.getTime())) throw new HttpError(401, 'the message has expired');
     if (fields.notBefore && !(fields.notBefore.getTime() <= time.getTime())) throw new HttpError(401, 'the message is not valid yet');
-    if (!validateSiweMessage({ message: fields, domain, time })) throw new HttpError(401, 'the message is not a valid Sign-In with Ethereum message');
+    if (!validateSiweMessage({ message: fields, time })) throw new HttpError(401, 'the message is not a valid Sign-In with Ethereum message');
     let valid = false;
     try {
       valid = await verifyMessage({ address: fields.address, message: message!, signature: signature as `0x${string}` });

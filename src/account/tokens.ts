@@ -1,6 +1,6 @@
 // Secrets handed to clients: API keys ("ek_") and session tokens ("es_"), each the prefix and 32
 // random bytes in base64url. Only their SHA-256 digests are stored. E-mailed codes are 6 digits,
-// stored as sha256(salt || code).
+// stored as sha256(salt || code). Sign-In with Ethereum nonces are 128 random bits.
 import crypto from 'node:crypto';
 
 export const API_KEY_PREFIX = 'ek_';
@@ -28,6 +28,15 @@ export function sha256Hex(s: string): string {
 /** A 6-digit code, uniformly drawn. */
 export function newEmailCode(): string {
   return crypto.randomInt(0, 1_000_000).toString().padStart(6, '0');
+}
+
+/**
+ * A Sign-In with Ethereum nonce: 16 bytes from the operating system's CSPRNG as 32 hex digits
+ * (EIP-4361 wants at least 8 letters or digits). Not viem's generateSiweNonce, whose successive
+ * nonces are one buffer shifted by a character each, so one nonce predicts the next.
+ */
+export function newSiweNonce(): string {
+  return crypto.randomBytes(16).toString('hex');
 }
 
 export function hashEmailCode(code: string, salt: string): string {

@@ -114,10 +114,14 @@ export function smtpOptions(cfg: Config): AccountSmtp | undefined {
  */
 export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter, node?: NodeEndpoint) {
   const policy = { ...DEFAULT_POLICY, allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate };
+  const nodeUrl = node?.url ?? cfg.rpcUrl;
+  if (!cfg.publicUrl) log.warn('PUBLIC_URL is not set: Sign-In with Ethereum is refused (503) until it is');
   const account = createAccountApp({
     pg: stores.pg,
     smtp: smtpOptions(cfg),
-    siweDomain: cfg.siweDomain,
+    publicUrl: cfg.publicUrl,
+    // SIWE messages must name the chain: CHAIN_ID, else the node's eth_chainId (asked when first needed).
+    chainId: cfg.chainId ?? (nodeUrl ? () => nodeChainId(nodeUrl) : undefined),
     extraRoutes: notificationRoutes(stores.pg, policy),
   });
   await account.ready();
@@ -140,6 +144,12 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
   });
   life.add({ name: 'API server', stop: () => api.close() });
   return api;
+}
+
+/** The node's chain id (eth_chainId). */
+async function nodeChainId(url: string): Promise<number> {
+  const hex = await createRpcClient({ url, timeoutMs: 5000, maxRetries: 1 }).request<string>('eth_chainId');
+  return Number(BigInt(hex));
 }
 
 /** URLs in logs without their passwords. */

@@ -26,6 +26,11 @@ export async function runStart(cfg: Config): Promise<number> {
     } else {
       const { startLocalDevnet } = await import('./devnet.js');
       const dev = await startLocalDevnet(cfg.dataDir);
+      // A local trial on its own devnet: SIWE may bind to the local web UI's origin when PUBLIC_URL is unset.
+      if (!cfg.publicUrl) {
+        cfg = { ...cfg, publicUrl: `http://localhost:${cfg.uiPort}` };
+        log.info('PUBLIC_URL is not set: Sign-In with Ethereum binds to the local origin on this devnet', { origin: cfg.publicUrl });
+      }
       life.add(...dev.parts);
       node = { url: dev.url, variant: 'anvil' };
     }

@@ -52,7 +52,12 @@ export const ConfigSchema = Type.Object({
   webhookAllowHttp: Type.Boolean(),
   webhookAllowPrivate: Type.Boolean(),
   notifyMaxAttempts: PosInt,
-  siweDomain: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' })),
+  publicUrl: Type.Optional(
+    Type.String({
+      pattern:
+        '^https?://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?/?$',
+    }),
+  ),
   trustedProxies: Type.Array(Type.String({ pattern: '^[0-9a-fA-F:.]+$' })),
   logLevel: Type.Union(LOG_LEVELS.map((v) => Type.Literal(v))),
 });
@@ -108,15 +113,16 @@ export const SETTINGS: readonly SettingDef[] = [
   def('IPFS_GATEWAY', 'ipfsGateway', 'url', 'an http(s) URL',
     'Gateway for ipfs:// NFT metadata (the CID and path are appended).', 'https://ipfs.io/ipfs/'),
   def('SMTP_URL', 'smtpUrl', 'url', 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@host:587',
-    'SMTP relay for e-mailed sign-in codes and watchlist e-mails. Unset: e-mail is off.'),
+    'SMTP relay for e-mailed sign-in codes, notification address confirmations and watchlist e-mails. Unset: e-mail is off.'),
   def('SMTP_FROM', 'smtpFrom', 'string', 'an e-mail address', 'Sender of the e-mails.', 'explorer@localhost'),
   def('WEBHOOK_ALLOW_HTTP', 'webhookAllowHttp', 'bool', 'true or false', 'Allow plain http:// webhook URLs.', false),
   def('WEBHOOK_ALLOW_PRIVATE', 'webhookAllowPrivate', 'bool', 'true or false',
     'Allow webhooks to loopback, private, link-local and metadata addresses.', false),
   def('NOTIFY_MAX_ATTEMPTS', 'notifyMaxAttempts', 'int', 'a positive integer',
     'Delivery attempts before a notification is marked failed (kept, and listed to its owner).', 12),
-  def('SIWE_DOMAIN', 'siweDomain', 'string', 'a host name, optionally with :port',
-    'Domain that Sign-In with Ethereum messages must name. Default: the request Host header.'),
+  def('PUBLIC_URL', 'publicUrl', 'url', 'an http(s) origin without a path, e.g. https://explorer.example.org',
+    'Public origin of this explorer. Sign-In with Ethereum messages must name its host as domain and a URI on it. ' +
+      'Unset: SIWE is refused (503), except under `explorer start` with its own devnet (http://localhost:UI_PORT).'),
   def('TRUSTED_PROXIES', 'trustedProxies', 'list', 'comma-separated IP addresses',
     'Proxies whose X-Forwarded-For names the client IP for rate limits.', []),
   def('LOG_LEVEL', 'logLevel', 'enum', `one of ${LOG_LEVELS.join(', ')}`, 'Log verbosity.', 'info'),
@@ -140,10 +146,22 @@ function convert(d: SettingDef, raw: string): unknown {
   return raw;
 }
 
+/**
+ * Settings that are no longer read, and what replaced them: a start with one of them set stops
+ * with this message, rather than run without what the operator meant to configure.
+ */
+const REMOVED: Record<string, string> = {
+  SIWE_DOMAIN:
+    'SIWE_DOMAIN is no longer read: Sign-In with Ethereum now binds to PUBLIC_URL; set PUBLIC_URL to the public origin instead (e.g. https://explorer.example.org)',
+};
+
 /** Reads every setting from `env`; throws ConfigError listing every bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
+  for (const [name, why] of Object.entries(REMOVED)) {
+    if (env[name] !== undefined && env[name]!.trim() !== '') problems.push(why);
+  }
   for (const d of SETTINGS) {
     const raw = env[d.env];
     if (raw === undefined || raw.trim() === '') {
@@ -164,6 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const cfg = out as Config;
   cfg.dataDir = path.resolve(cfg.dataDir);
+  // One spelling of the origin (lower-case host, no default port, no trailing slash): SIWE compares against it.
+  if (cfg.publicUrl) cfg.publicUrl = new URL(cfg.publicUrl).origin;
   return cfg;
 }
 

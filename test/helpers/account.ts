@@ -34,7 +34,7 @@ export function movableClock(start = Date.now()): Clock {
 }
 
 export async function accountApp(t: Test, pg: PgStore, deps: Partial<AccountDeps> = {}): Promise<AccountApp> {
-  const app = createAccountApp({ pg, log: createLogger('account').child('test'), siweDomain: 'explorer.test', ...deps });
+  const app = createAccountApp({ pg, log: createLogger('account').child('test'), publicUrl: 'https://explorer.test', chainId: 1, ...deps });
   t.teardown(() => app.close());
   await app.ready();
   return app;
