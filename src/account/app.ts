@@ -80,11 +80,12 @@ export interface AccountDeps {
   cacheTtlMs?: number;
   usageFlushMs?: number;
   ackTimeoutMs?: number;
-  /** A ready-made mailer instead of smtp (tests). */
+  /** A ready-made mailer instead of smtp (one shared with the notification routes; tests). */
   mailer?: Mailer;
   /**
    * More authenticated routes under /account/api/v1 (e.g. the notification settings): each gets
-   * the caller's user id, body and query; a thrown error with `status` 400/404 becomes {message}.
+   * the caller's user id, body and query; a thrown error with a 4xx or 503 `status` becomes {message}
+   * (with its `headers`, e.g. Retry-After).
    */
   extraRoutes?: ExtraRoute[];
 }
@@ -392,8 +393,10 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
             try {
               return await run({ userId: c.who.userId, body: c.body, query: c.req.query });
             } catch (e) {
-              const status = (e as { status?: unknown }).status;
-              if (status === 400 || status === 404) throw new HttpError(status, (e as Error).message);
+              const { status, headers } = e as { status?: unknown; headers?: Record<string, string> };
+              if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 503)) {
+                throw new HttpError(status, (e as Error).message, headers ?? {});
+              }
               throw e;
             }
           }),

@@ -10,7 +10,7 @@ import { notificationRoutes } from '../notify/routes.js';
 import { DEFAULT_POLICY } from '../notify/webhook.js';
 import { createAccountApp } from '../account/app.js';
 import { createRpcClient } from '../rpc/client.js';
-import type { SmtpOptions as AccountSmtp } from '../account/mail.js';
+import { createMailer, type SmtpOptions as AccountSmtp } from '../account/mail.js';
 import type { EventEmitter } from 'node:events';
 import type { Lifecycle } from './lifecycle.js';
 import type { RpcVariant } from '../rpc/client.js';
@@ -114,15 +114,18 @@ export function smtpOptions(cfg: Config): AccountSmtp | undefined {
  */
 export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter, node?: NodeEndpoint) {
   const policy = { ...DEFAULT_POLICY, allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate };
+  const smtp = smtpOptions(cfg);
+  // One mailer for sign-in codes and notification address confirmations; the Account API closes it.
+  const mailer = smtp ? createMailer(smtp) : undefined;
   const nodeUrl = node?.url ?? cfg.rpcUrl;
   if (!cfg.publicUrl) log.warn('PUBLIC_URL is not set: Sign-In with Ethereum is refused (503) until it is');
   const account = createAccountApp({
     pg: stores.pg,
-    smtp: smtpOptions(cfg),
+    mailer,
     publicUrl: cfg.publicUrl,
     // SIWE messages must name the chain: CHAIN_ID, else the node's eth_chainId (asked when first needed).
     chainId: cfg.chainId ?? (nodeUrl ? () => nodeChainId(nodeUrl) : undefined),
-    extraRoutes: notificationRoutes(stores.pg, policy),
+    extraRoutes: notificationRoutes(stores.pg, policy, { mailer }),
   });
   await account.ready();
   life.add({ name: 'Account API', stop: () => account.close() });

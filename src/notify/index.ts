@@ -258,6 +258,11 @@ export class Notifier {
       error = r.error ?? '';
       retryable = r.retryable;
     } else {
+      if (d.email_unconfirmed) {
+        // Decided at send time from the settings of that moment: a queued event never reaches an address changed and not confirmed since.
+        this.stats.cancelled++;
+        return store.markCancelled(pgs, d.id, 'the notification e-mail address is not confirmed: nothing is sent to it until it is');
+      }
       if (!this.mailer || !this.o.smtp) {
         error = 'e-mail is not configured on this instance (SMTP_URL)';
       } else if (!d.email) {

@@ -6,12 +6,19 @@
 //   POST   /user/notification-settings/webhook/rotate  -> a new secret, shown once
 //   DELETE /user/notification-settings/webhook
 //   POST   /user/notification-settings/webhook/test    enqueue a test delivery
-//   PUT    /user/notification-settings/email           {email} (null: the account's address)
+//   PUT    /user/notification-settings/email           {email} (null: the account's address):
+//                                                      another address is mailed a code, and gets
+//                                                      no watchlist e-mail until it is confirmed
+//   POST   /user/notification-settings/email/confirm   {code}
 //   GET    /user/notifications?limit=N                  recent deliveries with status and errors
 import crypto from 'node:crypto';
 import type { PgStore } from '../storage/postgres/index.js';
 import * as store from '../storage/postgres/notify.js';
 import type { QueryLike } from '../api/http.js';
+import type { Mailer } from '../account/mail.js';
+import { CODE_MAX_ATTEMPTS, CODE_RESEND_MS, CODE_TTL_MS, normalizeEmail } from '../account/signin.js';
+import { hashEmailCode, newEmailCode, newSalt, sameDigest } from '../account/tokens.js';
+import type { Logger } from '../log.js';
 import { checkWebhookUrl, type WebhookPolicy } from './webhook.js';
 import { newWebhookSecret } from './index.js';
 
@@ -26,14 +33,25 @@ export interface NotifyReply {
   data: unknown;
 }
 
-/** A client error: the Account API turns it into 400/404 {message}. */
+/** A client error (or 503: e-mail not possible here): the Account API answers {message} with this status. */
 export class NotifyInputError extends Error {
   constructor(
-    readonly status: 400 | 404,
+    readonly status: 400 | 404 | 429 | 503,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
+}
+
+export interface NotifyRouteOptions {
+  /** Sends the confirmation codes of chosen e-mail addresses; without it such a PUT answers 503. */
+  mailer?: Mailer;
+  /** Called after a test delivery is queued (e.g. to wake a notifier in this process). */
+  onEnqueue?: () => void;
+  /** Milliseconds since the epoch (tests move time). Default Date.now. */
+  clock?: () => number;
+  log?: Logger;
 }
 
 export interface NotifyRoute {
@@ -41,16 +59,19 @@ export interface NotifyRoute {
   methods: Record<string, (c: NotifyCtx) => Promise<NotifyReply>>;
 }
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
-
-export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, onEnqueue?: () => void): NotifyRoute[] {
+export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: NotifyRouteOptions = {}): NotifyRoute[] {
+  const clock = o.clock ?? Date.now;
   const settings = async (userId: string) => {
     const s = await store.getNotificationSettings(pg, userId);
+    const codeLive = s.email_code_expires_at && s.email_code_expires_at.getTime() > clock();
     return {
       webhook_url: s.webhook_url,
       webhook_set_at: s.webhook_set_at ? s.webhook_set_at.toISOString() : null,
       email: s.email ?? s.account_email,
       email_is_account_address: s.email === null,
+      // The account's own address counts as confirmed: it signed in with it (or the operator made it).
+      email_confirmed: s.email === null ? s.account_email !== null : s.email_confirmed_at !== null,
+      email_confirmation_expires_at: codeLive ? s.email_code_expires_at!.toISOString() : null,
     };
   };
   return [
@@ -102,7 +123,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, onEnqueue
           await pg.tx((tx) =>
             store.enqueue(tx, [{ eventId, channel: 'webhook', userId: c.userId, watchlistId: null, kind: 'test', direction: 'none', blockNumber: 0, payload }]),
           );
-          onEnqueue?.();
+          o.onEnqueue?.();
           return { status: 202, data: { event_id: eventId } };
         },
       },
@@ -111,11 +132,83 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, onEnqueue
       pattern: ['user', 'notification-settings', 'email'],
       methods: {
         PUT: async (c) => {
-          const email = c.body().email;
-          if (email !== null && (typeof email !== 'string' || !EMAIL.test(email))) {
-            throw new NotifyInputError(400, 'email: an e-mail address, or null for the account address');
+          const body = c.body();
+          const extra = Object.keys(body).filter((k) => k !== 'email');
+          if (extra.length) throw new NotifyInputError(400, `${JSON.stringify(extra[0].slice(0, 40))} is not a field of this request (accepted: email)`);
+          const raw = body.email;
+          const email = typeof raw === 'string' && raw.length <= 320 ? normalizeEmail(raw) : null;
+          if (raw !== null && !email) throw new NotifyInputError(400, 'email: an e-mail address, or null for the account address');
+          const code = newEmailCode();
+          const salt = newSalt();
+          const codeHash = hashEmailCode(code, salt);
+          const now = new Date(clock());
+          const chosen = await store.chooseNotificationEmail(pg, {
+            userId: c.userId,
+            email,
+            codeHash,
+            salt,
+            now,
+            expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+            cooldownMs: CODE_RESEND_MS,
+            canMail: o.mailer !== undefined,
+          });
+          if (chosen.result === 'cannot-mail') {
+            throw new NotifyInputError(503, 'e-mail is not configured on this instance (SMTP_URL), so another address cannot be confirmed');
           }
-          await store.setNotificationEmail(pg, c.userId, email === null ? null : email.toLowerCase());
+          if (chosen.result === 'wait') {
+            const secs = Math.max(1, Math.ceil((chosen.retryAt.getTime() - now.getTime()) / 1000));
+            throw new NotifyInputError(429, `a confirmation code was sent a moment ago; ask again in ${secs} s`, { 'retry-after': String(secs) });
+          }
+          if (chosen.result === 'code') {
+            // A fixed subject and text: nothing the account chose (names, labels) goes to an address not yet confirmed.
+            try {
+              await o.mailer!.send(
+                email!,
+                'Confirm this address for watchlist notifications',
+                `Your confirmation code is ${code}\n\n` +
+                  `Someone asked for the watchlist notifications of an explorer account to be sent to this address. ` +
+                  `Nothing is sent here unless the code is entered (POST /account/api/v1/user/notification-settings/email/confirm) ` +
+                  `within ${CODE_TTL_MS / 60000} minutes; it allows ${CODE_MAX_ATTEMPTS} attempts.\n` +
+                  `If you did not ask for it, ignore this message.\n`,
+              );
+            } catch (e) {
+              await store.dropNotificationEmailCode(pg, c.userId, codeHash).catch(() => undefined);
+              o.log?.warn('could not send a notification address confirmation', { error: e instanceof Error ? e.message : String(e) });
+              throw new NotifyInputError(503, 'the confirmation e-mail could not be sent; the address is kept unconfirmed (nothing is sent to it): try again later');
+            }
+          }
+          return { status: 200, data: await settings(c.userId) };
+        },
+      },
+    },
+    {
+      pattern: ['user', 'notification-settings', 'email', 'confirm'],
+      methods: {
+        POST: async (c) => {
+          const body = c.body();
+          const extra = Object.keys(body).filter((k) => k !== 'code');
+          if (extra.length) throw new NotifyInputError(400, `${JSON.stringify(extra[0].slice(0, 40))} is not a field of this request (accepted: code)`);
+          const code = body.code;
+          if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw new NotifyInputError(400, 'code: the 6 digits of the confirmation e-mail');
+          const r = await store.confirmNotificationEmail(pg, {
+            userId: c.userId,
+            now: new Date(clock()),
+            maxAttempts: CODE_MAX_ATTEMPTS,
+            check: (hash, salt) => sameDigest(hashEmailCode(code, salt), hash),
+          });
+          if (r.result === 'confirmed') throw new NotifyInputError(400, 'the notification address is already confirmed');
+          if (r.result === 'none') {
+            throw new NotifyInputError(
+              400,
+              'no confirmation code is outstanding (expired, used up, never sent, or the account address is chosen): PUT the address again for a new code',
+            );
+          }
+          if (r.result === 'wrong') {
+            throw new NotifyInputError(
+              400,
+              r.attemptsLeft > 0 ? `wrong code; ${r.attemptsLeft} attempt(s) left` : 'wrong code; no attempts left: PUT the address again for a new code',
+            );
+          }
           return { status: 200, data: await settings(c.userId) };
         },
       },

@@ -1,5 +1,6 @@
 // Notification state in PostgreSQL: watchlist entries for the matcher, the outbox (enqueue in
-// the indexer's commit transaction, claim/finish by notifiers), and account-wide settings.
+// the indexer's commit transaction, claim/finish by notifiers), and account-wide settings with
+// the confirmation of a chosen e-mail address.
 import type pg from 'pg';
 import type { PgStore } from './index.js';
 
@@ -82,7 +83,10 @@ export interface ClaimedDelivery {
   still_wanted: boolean | null;
   webhook_url: string | null;
   webhook_secret: string | null;
+  /** Where the e-mail goes: the account's address, or the chosen one once confirmed; else null. */
   email: string | null;
+  /** A chosen address that is not confirmed (nothing is sent to it). */
+  email_unconfirmed: boolean;
 }
 
 /**
@@ -117,7 +121,9 @@ export async function claimDeliveries(
        CASE WHEN c.watchlist_id IS NULL THEN NULL
             ELSE coalesce((w.notification_settings -> c.kind ->> c.direction)::boolean, false)
                  AND coalesce((w.notification_methods ->> c.channel)::boolean, false) END AS still_wanted,
-       s.webhook_url, s.webhook_secret, coalesce(s.email, u.email) AS email
+       s.webhook_url, s.webhook_secret,
+       CASE WHEN s.email IS NULL THEN u.email WHEN s.email_confirmed_at IS NOT NULL THEN s.email END AS email,
+       coalesce(s.email IS NOT NULL AND s.email_confirmed_at IS NULL, false) AS email_unconfirmed
      FROM claimed c
      JOIN users u ON u.id = c.user_id
      LEFT JOIN watchlist w ON w.id = c.watchlist_id
@@ -153,17 +159,22 @@ export async function markAttemptFailed(pgs: PgStore, id: string, error: string,
 export interface NotificationSettingsRow {
   webhook_url: string | null;
   webhook_set_at: Date | null;
+  /** The chosen address; null: the account's own (account_email). */
   email: string | null;
   account_email: string | null;
+  email_confirmed_at: Date | null;
+  /** Expiry of the outstanding confirmation code, if one is outstanding. */
+  email_code_expires_at: Date | null;
 }
 
 export async function getNotificationSettings(pgs: PgStore, userId: string): Promise<NotificationSettingsRow> {
   const [r] = await pgs.query<NotificationSettingsRow>(
-    `SELECT s.webhook_url, s.webhook_set_at, s.email, u.email AS account_email
+    `SELECT s.webhook_url, s.webhook_set_at, s.email, u.email AS account_email, s.email_confirmed_at,
+       CASE WHEN s.email_code_hash IS NOT NULL THEN s.email_code_expires_at END AS email_code_expires_at
      FROM users u LEFT JOIN notification_settings s ON s.user_id = u.id WHERE u.id = $1`,
     [userId],
   );
-  return r ?? { webhook_url: null, webhook_set_at: null, email: null, account_email: null };
+  return r ?? { webhook_url: null, webhook_set_at: null, email: null, account_email: null, email_confirmed_at: null, email_code_expires_at: null };
 }
 
 export async function setWebhook(pgs: PgStore, userId: string, url: string | null, secret: string | null): Promise<void> {
@@ -184,12 +195,115 @@ export async function rotateWebhookSecret(pgs: PgStore, userId: string, secret: 
   return r.length > 0;
 }
 
-export async function setNotificationEmail(pgs: PgStore, userId: string, email: string | null): Promise<void> {
-  await pgs.query(
-    `INSERT INTO notification_settings (user_id, email, updated_at) VALUES ($1, $2, now())
-     ON CONFLICT (user_id) DO UPDATE SET email = EXCLUDED.email, updated_at = now()`,
-    [userId, email],
-  );
+export type EmailChoice =
+  /** The account's own address (null, or the same as the account's): nothing to confirm. */
+  | { result: 'account' }
+  /** Already the confirmed address: nothing changed. */
+  | { result: 'confirmed' }
+  /** Stored, unconfirmed, with the given code: send it. */
+  | { result: 'code' }
+  /** A code was sent to this account less than the cooldown ago: nothing changed. */
+  | { result: 'wait'; retryAt: Date }
+  /** A code would be needed but `canMail` is false: nothing changed. */
+  | { result: 'cannot-mail' };
+
+const NO_CODE = 'email_code_hash = NULL, email_code_salt = NULL, email_code_expires_at = NULL, email_code_attempts = 0';
+
+/**
+ * Chooses the notification address of an account under a row lock. Null or the account's own
+ * address: back to the account's address. Another address replaces the chosen one as unconfirmed
+ * with a new code, unless a code went out less than `cooldownMs` ago (per account, whatever the
+ * address, so an account cannot mail many addresses quickly) or no code can be mailed (`canMail`).
+ */
+export async function chooseNotificationEmail(
+  pgs: PgStore,
+  a: { userId: string; email: string | null; codeHash: string; salt: string; now: Date; expiresAt: Date; cooldownMs: number; canMail: boolean },
+): Promise<EmailChoice> {
+  return pgs.tx(async (c) => {
+    await c.query('INSERT INTO notification_settings (user_id, updated_at) VALUES ($1, $2) ON CONFLICT (user_id) DO NOTHING', [a.userId, a.now]);
+    const row = (
+      await c.query<{ email: string | null; email_confirmed_at: Date | null; email_code_sent_at: Date | null; account_email: string | null }>(
+        `SELECT s.email, s.email_confirmed_at, s.email_code_sent_at, u.email AS account_email
+         FROM notification_settings s JOIN users u ON u.id = s.user_id WHERE s.user_id = $1 FOR UPDATE OF s`,
+        [a.userId],
+      )
+    ).rows[0];
+    if (a.email === null || a.email === row.account_email) {
+      await c.query(`UPDATE notification_settings SET email = NULL, email_confirmed_at = NULL, ${NO_CODE}, updated_at = $2 WHERE user_id = $1`, [
+        a.userId,
+        a.now,
+      ]);
+      return { result: 'account' };
+    }
+    if (row.email === a.email && row.email_confirmed_at) return { result: 'confirmed' };
+    if (!a.canMail) return { result: 'cannot-mail' };
+    if (row.email_code_sent_at && row.email_code_sent_at.getTime() + a.cooldownMs > a.now.getTime()) {
+      return { result: 'wait', retryAt: new Date(row.email_code_sent_at.getTime() + a.cooldownMs) };
+    }
+    await c.query(
+      `UPDATE notification_settings SET email = $2, email_confirmed_at = NULL, email_code_hash = $3, email_code_salt = $4,
+         email_code_sent_at = $5, email_code_expires_at = $6, email_code_attempts = 0, updated_at = $5
+       WHERE user_id = $1`,
+      [a.userId, a.email, a.codeHash, a.salt, a.now, a.expiresAt],
+    );
+    return { result: 'code' };
+  });
+}
+
+/** Forgets a confirmation code that could not be sent (the address stays, unconfirmed); a new one may be asked for at once. */
+export async function dropNotificationEmailCode(pgs: PgStore, userId: string, codeHash: string): Promise<void> {
+  await pgs.query(`UPDATE notification_settings SET ${NO_CODE}, email_code_sent_at = NULL WHERE user_id = $1 AND email_code_hash = $2`, [
+    userId,
+    codeHash,
+  ]);
+}
+
+export type EmailConfirmation =
+  | { result: 'ok'; email: string }
+  | { result: 'wrong'; attemptsLeft: number }
+  /** No live code (never sent, expired, used up), or the account's own address is chosen. */
+  | { result: 'none' }
+  | { result: 'confirmed' };
+
+/**
+ * Checks a confirmation code under a row lock. Right: the address is confirmed and the code
+ * deleted. Wrong: one attempt is counted; the last allowed wrong attempt deletes the code.
+ */
+export async function confirmNotificationEmail(
+  pgs: PgStore,
+  a: { userId: string; now: Date; maxAttempts: number; check: (codeHash: string, salt: string) => boolean },
+): Promise<EmailConfirmation> {
+  return pgs.tx(async (c) => {
+    const row = (
+      await c.query<{
+        email: string | null;
+        email_confirmed_at: Date | null;
+        email_code_hash: string | null;
+        email_code_salt: string | null;
+        email_code_expires_at: Date | null;
+        email_code_attempts: number;
+      }>(
+        `SELECT email, email_confirmed_at, email_code_hash, email_code_salt, email_code_expires_at, email_code_attempts
+         FROM notification_settings WHERE user_id = $1 FOR UPDATE`,
+        [a.userId],
+      )
+    ).rows[0];
+    if (!row || row.email === null) return { result: 'none' };
+    if (row.email_confirmed_at) return { result: 'confirmed' };
+    const clear = () => c.query(`UPDATE notification_settings SET ${NO_CODE} WHERE user_id = $1`, [a.userId]);
+    if (!row.email_code_hash || !row.email_code_salt || !row.email_code_expires_at || row.email_code_expires_at <= a.now || row.email_code_attempts >= a.maxAttempts) {
+      if (row.email_code_hash) await clear();
+      return { result: 'none' };
+    }
+    if (!a.check(row.email_code_hash, row.email_code_salt)) {
+      const attempts = row.email_code_attempts + 1;
+      if (attempts >= a.maxAttempts) await clear();
+      else await c.query('UPDATE notification_settings SET email_code_attempts = $2 WHERE user_id = $1', [a.userId, attempts]);
+      return { result: 'wrong', attemptsLeft: a.maxAttempts - attempts };
+    }
+    await c.query(`UPDATE notification_settings SET email_confirmed_at = $2, ${NO_CODE}, updated_at = $2 WHERE user_id = $1`, [a.userId, a.now]);
+    return { result: 'ok', email: row.email };
+  });
 }
 
 export interface DeliveryRow {
