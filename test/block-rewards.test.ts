@@ -75,7 +75,7 @@ t.test('rules, on real trace_block reward traces', { skip: missing }, async (t) 
   t.same(blockRewards({ block_number: 0, miner: pool, difficulty: 0n, priorityFees: 0n, rewardTraces: undefined }), [], 'genesis paid nothing');
 
   // POA "external" rewards: by position (validator, emission funds, validator...); one row per
-  // (type, address), uncle rewards of one address summed; a reward type nobody defines is left out.
+  // (type, address), uncle rewards of one address summed; a rewardType Blockscout does not list is left out.
   const rw = (author: string, rewardType: string, value: string): ParityTrace =>
     ({ type: 'reward', action: { author, rewardType, value }, subtraces: 0, traceAddress: [] }) as ParityTrace;
   const A = '0x00000000000000000000000000000000000000aa';
@@ -86,7 +86,7 @@ t.test('rules, on real trace_block reward traces', { skip: missing }, async (t) 
     [['validator', A, '21'], ['validator', C, '48'], ['emission_funds', B, '32']],
   );
   t.same(
-    blockRewards({ block_number: 9, miner: A, difficulty: 1n, priorityFees: 0n, rewardTraces: [rw(A, 'block', '0x1'), rw(B, 'uncle', '0x2'), rw(B, 'uncle', '0x3'), rw(C, 'mystery', '0x4')] }).map((r) => [r.address_type, r.address, r.reward]),
+    blockRewards({ block_number: 9, miner: A, difficulty: 1n, priorityFees: 0n, rewardTraces: [rw(A, 'block', '0x1'), rw(B, 'uncle', '0x2'), rw(B, 'uncle', '0x3'), rw(C, 'emptyStep', '0x4')] }).map((r) => [r.address_type, r.address, r.reward]),
     [['validator', A, '1'], ['uncle', B, '5']],
   );
 });

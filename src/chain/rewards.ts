@@ -6,10 +6,10 @@
 //   by parity-style `trace_block` (`type: 'reward'` traces). Types as Blockscout's
 //   EthereumJSONRPC.FetchedBeneficiaries assigns them: rewardType "block" -> validator, "uncle" ->
 //   uncle, "external" (POA block-reward contracts) -> validator for the first reward trace,
-//   emission_funds for the second, validator after that; "emptyStep" -> validator. Any other
-//   rewardType is left out, as Blockscout does (it cannot say what kind of reward it is; halting
-//   the indexer over it would be worse). Rewards of one type to one address are summed
-//   (Blockscout's reduce_uncle_rewards; one row per key).
+//   emission_funds for the second, validator after that. Any other rewardType (AuRa's
+//   "emptyStep", ...) is left out: Blockscout matches only those three, and halting the indexer
+//   over a reward it cannot classify would be worse. Rewards of one type to one address are
+//   summed (Blockscout's reduce_uncle_rewards; one row per key).
 // - The miner's fee income is the block's priority fees: sum of gas_used * (effective gas price -
 //   base fee) (before London the base fee is 0: all fees). Like Blockscout (Indexer.Block.Fetcher
 //   add_gas_payments) it is added to the validator reward paid to the miner. Blockscout's
@@ -26,11 +26,10 @@ import { hexToBigInt, lower } from './hex.js';
 import type { BlockRewardRow, RewardType } from './tables.js';
 import type { ParityTrace } from './wire.js';
 
-/** Blockscout's address type for the `index`-th reward trace of a block; null: not a reward type it knows. */
+/** Blockscout's address type for the `index`-th reward trace of a block; null: a rewardType it does not list. */
 function rewardType(rewardTypeName: string | undefined, index: number): RewardType | null {
   switch (rewardTypeName) {
     case 'block':
-    case 'emptyStep':
       return 'validator';
     case 'uncle':
       return 'uncle';
