@@ -23,8 +23,11 @@ export interface ApiOptions {
   /** CACHE_MAX_MB */
   cacheMaxMb: number;
   log: Logger;
-  /** The indexer (its 'block' and 'reorg' events), when it runs in this process. */
-  events?: EventEmitter;
+  /**
+   * The indexer (its 'block' and 'reorg' events) and the derived-data lanes ('derived'), when
+   * they run in this process.
+   */
+  events?: EventEmitter[];
   /** The node, for current values of contract read methods (short timeout, few retries). */
   rpc?: RpcClient;
   /** The Account API and credential checks (rate limits per key). */
@@ -44,7 +47,7 @@ export interface RunningApi {
 
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc });
-  const detach = o.events ? app.attach(o.events) : () => undefined;
+  const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
   const handle = createGateway({ api: app, account: o.account, pg: o.pg, limiter, trustedProxies: new Set(o.trustedProxies ?? []) });
   const server = await startServer({ handle, host: o.host, port: o.port, log: o.log });

@@ -76,7 +76,7 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   derived.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });
   life.add({ name: 'derived data lanes', stop: () => derived.stop() });
-  return indexer;
+  return { indexer, derived };
 }
 
 /** Delivers due watchlist notifications (webhooks, e-mail); several may run at once. */
@@ -109,10 +109,10 @@ export function smtpOptions(cfg: Config): AccountSmtp | undefined {
 }
 
 /**
- * The HTTP API: the public API v2 (following the indexer's events when it runs in this
- * process), the Account API with the notification settings, and rate limits in front of both.
+ * The HTTP API: the public API v2 (following the indexer's and the derived lanes' events when
+ * they run in this process), the Account API with the notification settings, and rate limits in front of both.
  */
-export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events?: EventEmitter, node?: NodeEndpoint) {
+export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events: EventEmitter[] = [], node?: NodeEndpoint) {
   const policy = { ...DEFAULT_POLICY, allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate };
   const smtp = smtpOptions(cfg);
   // One mailer for sign-in codes and notification address confirmations; the Account API closes it.

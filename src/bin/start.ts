@@ -36,8 +36,8 @@ export async function runStart(cfg: Config): Promise<number> {
     }
     log.info('node', { rpc: redact(node.url), trace: redact(node.traceUrl ?? node.url), variant: node.variant });
     if (life.signalled) return await life.untilStopped();
-    const indexer = await startIndexerRole(cfg, stores, node, life);
-    await startApiRole(cfg, stores, life, indexer, node);
+    const { indexer, derived } = await startIndexerRole(cfg, stores, node, life);
+    await startApiRole(cfg, stores, life, [indexer, derived], node);
     startNotifierRole(cfg, stores, life);
     log.warn('not built yet, not started', { parts: NOT_BUILT.join('; ') });
     log.info('running; press Ctrl-C to stop');
