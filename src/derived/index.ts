@@ -17,15 +17,15 @@ import { encodeFunctionData, decodeAbiParameters, parseAbi, type Hex } from 'vie
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
 import type { RpcClient } from '../rpc/client.js';
-import { RpcError } from '../rpc/errors.js';
+import { RpcError, isStateUnavailable } from '../rpc/errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { blockTimestamps, deleteCoinBalances, insertCoinBalances, latestCoinBalances, readRangeFacts, type CoinBalanceEntry } from '../storage/clickhouse/derived.js';
 import { storedBlockHashes } from '../storage/clickhouse/chain.js';
 import { ACCOUNTING, applyAccounting, applyBalanceCheck, getLaneCursor, unwindAccounting } from '../storage/postgres/derived.js';
-import { getCheckpoint, TAIL_LENGTH } from '../storage/postgres/indexer.js';
+import { getCheckpoint, getFact, setFact, TAIL_LENGTH } from '../storage/postgres/indexer.js';
 import * as lanes from '../storage/postgres/lanes.js';
 import { accountingChanges } from './accounting.js';
-import { fetchBalanceOf, fetchTokenMetadata, fetchTotalSupply } from './token-metadata.js';
+import { fetchTokenMetadata, fetchTotalSupply } from './token-metadata.js';
 import { fetchNftMetadata } from './nft-metadata.js';
 import { LANE as CHAIN_LANE, type Indexer } from '../indexer/index.js';
 
@@ -56,6 +56,8 @@ const BULK_BLOCKS = 4;
 const BULK_HOLD_MS = 3_000;
 /** Blocks behind the node beyond which the indexer counts as catching up. */
 const CATCH_UP_LAG = 64;
+/** Blocks behind the node's head within which a node without historical state still answers state reads. */
+const STATE_WINDOW_BLOCKS = 64;
 /** 'derived' events are at most this often (a burst of lane steps after a block makes one or two). */
 export const DERIVED_EVENT_MS = 100;
 
@@ -93,6 +95,8 @@ export class Derived extends EventEmitter {
   private changedLanes = new Set<string>();
   private eventTimer: NodeJS.Timeout | undefined;
   private lastEventAt = 0;
+  /** The node refused a state read for want of historical state (kept in PostgreSQL fact 'state_history'). */
+  private noStateHistory = false;
 
   constructor(opts: DerivedOptions) {
     super();
@@ -137,6 +141,12 @@ export class Derived extends EventEmitter {
   }
 
   start(): void {
+    void getFact<{ available: boolean }>(this.o.pg, 'state_history').then(
+      (f) => {
+        if (f?.available === false) this.noStateHistory = true;
+      },
+      () => undefined,
+    );
     const run = (name: string, step: Step) => this.loops.push(this.loop(name, step));
     run('accounting', () => this.accountingStep());
     run('coin', () => this.coinStep());
@@ -297,6 +307,8 @@ export class Derived extends EventEmitter {
     const toHash = hashes.get(to);
     if (facts.blocks.length !== to - next + 1 || !toHash) return 0; // being rewritten by a reorg: later
     const changes = accountingChanges(facts, { blockNumber: to, blockHash: toHash }, this.o.sampleSize);
+    // History after genesis only: balances that may predate it are checked with balanceOf.
+    changes.checkUnseenHolders = this.o.firstBlock > 0;
     const applied = await pg.tx(async (c) => {
       // Serialize with a rewind: it must update this row, so it waits for us (or we see it).
       const chk = await c.query<{ block_number: string }>(
@@ -319,15 +331,22 @@ export class Derived extends EventEmitter {
 
   private async restoreCoinBalances(): Promise<void> {
     const { pg, ch } = this.o;
+    const tried = new Set<string>();
     for (;;) {
-      const list = await lanes.coinBalancesToRestore(pg, 500);
+      // An address whose balance could not be read at the head stays marked: next step.
+      const list = (await lanes.coinBalancesToRestore(pg, 500)).filter((a) => !tried.has(a));
       if (!list.length) return;
+      for (const a of list) tried.add(a);
       const cur = await getLaneCursor(pg.pool, ACCOUNTING);
       const latest = await latestCoinBalances(ch, list, cur?.blockNumber ?? 0);
+      // Without historical state a balance may have been read at the head, with no entry to
+      // restore from: read it at the head again.
+      const fromHead = this.noStateHistory ? list.filter((a) => !latest.has(a)) : [];
+      if (fromHead.length) await this.coinAtHead(fromHead);
       await lanes.restoreCoinBalances(
         pg,
         // No entry at or below the cursor: it was read and never changed from zero.
-        list.map((a) => ({ address: a, value: latest.get(a)?.value ?? '0', block: latest.get(a)?.block_number ?? null })),
+        list.filter((a) => !fromHead.includes(a)).map((a) => ({ address: a, value: latest.get(a)?.value ?? '0', block: latest.get(a)?.block_number ?? null })),
       );
     }
   }
@@ -348,22 +367,31 @@ export class Derived extends EventEmitter {
     }
   }
 
-  private async coinReadings(due: { address: string; block_number: number; attempts: number }[]): Promise<number> {
+  private async coinReadings(claimed: { address: string; block_number: number; attempts: number }[]): Promise<number> {
     const { pg, ch, rpc } = this.o;
+    const prev = await lanes.currentCoinBalances(pg, [...new Set(claimed.map((d) => d.address))]);
+    // A balance already read at a later block (at the node's head, see coinAtHead) covers these.
+    const covered = claimed.filter((d) => (prev.get(d.address)?.block ?? -1) >= Number(d.block_number));
+    await lanes.dropCoinPending(pg, covered);
+    const due = claimed.filter((d) => !covered.includes(d));
     const outcomes = await rpc.batch<string>(
       due.map((d) => ({ method: 'eth_getBalance', params: [d.address, `0x${Number(d.block_number).toString(16)}`] })),
     );
-    const prev = await lanes.currentCoinBalances(pg, [...new Set(due.map((d) => d.address))]);
     const ts = await blockTimestamps(ch, due.map((d) => Number(d.block_number)));
     const entries: CoinBalanceEntry[] = [];
     const done: { address: string; block: number; value: string; changed: boolean }[] = [];
+    const atHead = new Set<string>();
     for (let i = 0; i < due.length; i++) {
       const d = due[i];
       const o = outcomes[i];
       const block = Number(d.block_number);
       if (!o.ok) {
         if (o.error.kind !== 'rpc') throw o.error;
-        await lanes.failCoinBalance(pg, d.address, block, d.attempts);
+        if (isStateUnavailable(o.error)) {
+          // The node keeps no state for that block: asking again will not help.
+          await this.stateRefused(o.error, block);
+          atHead.add(d.address);
+        } else await lanes.failCoinBalance(pg, d.address, block, d.attempts);
         continue;
       }
       const value = BigInt(o.result).toString();
@@ -380,7 +408,40 @@ export class Derived extends EventEmitter {
     // A reorg that removed the pending row meanwhile orphaned the entry just written: take it back.
     const orphaned = entries.filter((e) => !kept.has(`${e.address}|${e.block_number}`));
     if (orphaned.length) await deleteCoinBalances(ch, orphaned);
-    return done.length;
+    if (atHead.size) await this.coinAtHead([...atHead]);
+    return done.length + atHead.size + covered.length;
+  }
+
+  /**
+   * Current balances from the node's head for addresses whose balance at a past block the node
+   * cannot give (no historical state): right now, with no history entry for the blocks between.
+   */
+  private async coinAtHead(addresses: string[]): Promise<void> {
+    const { pg, rpc } = this.o;
+    // The head first: each balance is then at least as new as the block it is recorded at.
+    const head = Number(await rpc.request<string>('eth_blockNumber'));
+    const outcomes = await rpc.batch<string>(addresses.map((a) => ({ method: 'eth_getBalance', params: [a, `0x${head.toString(16)}`] })));
+    const rows: { address: string; value: string }[] = [];
+    outcomes.forEach((o, i) => {
+      if (o.ok) rows.push({ address: addresses[i], value: BigInt(o.result).toString() });
+      else if (o.error.kind !== 'rpc') throw o.error;
+    });
+    await lanes.saveCoinBalancesAtHead(pg, rows, head);
+  }
+
+  /**
+   * The node refused a state read at a past block for want of that block's state: said once in
+   * the log and in the indexing status (fact 'state_history'); callers stop asking for it.
+   */
+  private async stateRefused(e: RpcError, block: number): Promise<void> {
+    if (this.noStateHistory) return;
+    this.noStateHistory = true;
+    this.log.warn('the node keeps no historical state: coin balances are read at its head (no history before), token balances are checked when the lanes are near the head', {
+      method: e.method,
+      block,
+      error: e.detail.slice(0, 200),
+    });
+    await setFact(this.o.pg, 'state_history', { available: false, method: e.method, block, error: e.detail.slice(0, 200), since: new Date().toISOString() });
   }
 
   // ---- tokens -------------------------------------------------------------------------------
@@ -455,16 +516,22 @@ export class Derived extends EventEmitter {
     const { pg, rpc } = this.o;
     const cur = await getLaneCursor(pg.pool, ACCOUNTING);
     if (!cur) return 0;
+    // Without historical state the node answers balanceOf only near its head: wait for it there.
+    const nodeHead = this.indexer?.stats.head;
+    if (this.noStateHistory && nodeHead != null && nodeHead - cur.blockNumber > STATE_WINDOW_BLOCKS) return 0;
     const due = await lanes.claimBalanceChecks(pg, 32);
     let corrected = 0;
     for (const d of due) {
       const tag = `0x${cur.blockNumber.toString(16)}`;
       let value: string | null;
       try {
-        value = d.type === 'ERC-1155' ? await balanceOf1155(rpc, d.token, d.holder, d.token_id, tag) : await fetchBalanceOf(rpc, d.token, d.holder, tag);
+        value = await balanceAt(rpc, d.token, d.holder, d.type === 'ERC-1155' ? d.token_id : null, tag);
       } catch (e) {
         if (!(e instanceof RpcError)) throw e;
-        await lanes.failBalanceCheck(pg, d.token, d.holder, d.token_id, d.attempts);
+        if (isStateUnavailable(e)) {
+          await this.stateRefused(e, cur.blockNumber);
+          await lanes.postponeBalanceCheck(pg, d.token, d.holder, d.token_id, 30);
+        } else await lanes.failBalanceCheck(pg, d.token, d.holder, d.token_id, d.attempts);
         continue;
       }
       if (value === null) {
@@ -488,13 +555,22 @@ export class Derived extends EventEmitter {
   }
 }
 
-const ERC1155 = parseAbi(['function balanceOf(address account, uint256 id) view returns (uint256)']);
+const BALANCE_OF = parseAbi(['function balanceOf(address account) view returns (uint256)']);
+const BALANCE_OF_ID = parseAbi(['function balanceOf(address account, uint256 id) view returns (uint256)']);
 
-async function balanceOf1155(rpc: RpcClient, token: string, holder: string, id: string, tag: string): Promise<string | null> {
-  const data = encodeFunctionData({ abi: ERC1155, functionName: 'balanceOf', args: [holder as Hex, BigInt(id)] });
+/**
+ * balanceOf(holder) (or balanceOf(holder, id) of an ERC-1155) at `tag`; null when the contract
+ * does not answer it (a revert, garbage). Throws the RpcError of a transport failure and of a
+ * state the node does not keep (isStateUnavailable), which say nothing about the contract.
+ */
+async function balanceAt(rpc: RpcClient, token: string, holder: string, id: string | null, tag: string): Promise<string | null> {
+  const data =
+    id === null
+      ? encodeFunctionData({ abi: BALANCE_OF, functionName: 'balanceOf', args: [holder as Hex] })
+      : encodeFunctionData({ abi: BALANCE_OF_ID, functionName: 'balanceOf', args: [holder as Hex, BigInt(id)] });
   const [o] = await rpc.batch<string>([{ method: 'eth_call', params: [{ to: token, data }, tag] }]);
   if (!o.ok) {
-    if (o.error.kind !== 'rpc') throw o.error;
+    if (o.error.kind !== 'rpc' || isStateUnavailable(o.error)) throw o.error;
     return null;
   }
   try {

@@ -33,6 +33,11 @@ export interface IndexingStatus {
     lag_blocks: number | null;
     internal_transactions: 'on' | 'off' | 'unknown';
     notes: string[];
+    /**
+     * Derived figures that are partial, and why (history starting after genesis, a node without
+     * historical state); empty when they are complete.
+     */
+    partial: string[];
   };
 }
 
@@ -44,10 +49,11 @@ export function ratio(done: number, total: number): string {
 }
 
 export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
-  const [cp, head, caps] = await Promise.all([
+  const [cp, head, caps, state] = await Promise.all([
     getCheckpoint(pg, LANE),
     getFact<{ number: number; at: string }>(pg, 'head'),
     getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
+    getFact<{ available: boolean; since: string; error: string }>(pg, 'state_history'),
   ]);
   const firstBlock = caps?.firstBlock ?? 0;
   const committed = cp?.blockNumber ?? null;
@@ -74,6 +80,25 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
       lag_blocks: lag,
       internal_transactions: traces,
       notes: caps?.notes ?? [],
+      partial: partialNotes(firstBlock, state),
     },
   };
+}
+
+/** What the derived figures lack, in words for the status (and the UI's banner). */
+function partialNotes(firstBlock: number, state: { available: boolean; since: string; error: string } | undefined): string[] {
+  const out: string[] = [];
+  if (firstBlock > 0) {
+    out.push(
+      `history starts at block ${firstBlock}: token holder counts count only holders seen since then, and transaction ` +
+        'and transfer counters start there; token balances that may predate it are checked with the node (balanceOf) and corrected where it answers',
+    );
+  }
+  if (state && state.available === false) {
+    out.push(
+      `the node keeps no historical state (since ${state.since}: ${state.error}): coin balances are read at its head, so coin balance ` +
+        'history is missing where it could not answer, and token balance checks wait until the derived data is near the head',
+    );
+  }
+  return out;
 }

@@ -81,3 +81,15 @@ export function isTransientRpcError(code: number | undefined, message: string): 
   if (code === -32005 || code === 429 || code === -32029) return true;
   return TRANSIENT_RPC_RE.test(message);
 }
+
+const STATE_UNAVAILABLE_RE =
+  /missing trie node|historical state|state (?:is )?(?:not available|unavailable|pruned)|state\b.*\bnot available|pruned|required state|no state (?:for|available)|state histor|state not found/i;
+
+/**
+ * True when the node refused a state read at a block because it does not keep that block's state
+ * (a full node rather than an archive: geth's "missing trie node", "historical state ... is not
+ * available", erigon's and nethermind's "pruned"): asking again will not help.
+ */
+export function isStateUnavailable(err: unknown): boolean {
+  return err instanceof RpcError && err.kind === 'rpc' && STATE_UNAVAILABLE_RE.test(err.detail);
+}

@@ -79,6 +79,11 @@ export interface AccountingChanges {
   touched: { block: number; address: string }[];
   /** Balances to compare with balanceOf (a sample). */
   sample: { token: string; holder: string; tokenId: string }[];
+  /**
+   * History starts after genesis (FIRST_BLOCK > 0): every balance first seen here of a token not
+   * created in the indexed range is compared with balanceOf too (it may predate our history).
+   */
+  checkUnseenHolders?: boolean;
 }
 
 const balKey = (token: string, holder: string, id: string) => `${token}|${holder}|${id}`;
@@ -225,6 +230,25 @@ export async function queueBalanceChecks(c: Q, items: readonly { token: string; 
   );
 }
 
+/**
+ * Queues a balanceOf check for each balance that has no stored row yet, of a token whose creation
+ * is not in the indexed range (contracts created there are all known): with history starting
+ * after genesis, such a holder may hold what it received before the first indexed block.
+ */
+async function queueUnseenHolderChecks(c: Q, balances: readonly BalanceDelta[], block: number): Promise<void> {
+  const keys = new Map<string, { token: string; holder: string; tokenId: string }>();
+  for (const b of balances) keys.set(balKey(b.token, b.holder, b.tokenId), b);
+  const items = [...keys.values()];
+  await c.query(
+    `INSERT INTO balance_checks (token, holder, token_id, block_number)
+     SELECT k.t, k.h, k.i, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS k(t, h, i)
+     WHERE NOT EXISTS (SELECT 1 FROM token_balances b WHERE b.token = k.t AND b.holder = k.h AND b.token_id = k.i)
+       AND NOT EXISTS (SELECT 1 FROM contracts x WHERE x.address = k.t)
+     ON CONFLICT (token, holder, token_id) DO NOTHING`,
+    [items.map((i) => i.token), items.map((i) => i.holder), items.map((i) => i.tokenId), block],
+  );
+}
+
 /** Applies one committed range's changes, journals them per block and moves the cursor. */
 export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: number): Promise<void> {
   // Journal first (per block): balances and counters as deltas, owners with their previous value.
@@ -291,6 +315,7 @@ export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: n
     await c.query('UPDATE contracts SET self_destructed_block = $2 WHERE address = $1 AND self_destructed_block IS NULL', [s.address, s.block]);
   }
 
+  if (ch.checkUnseenHolders && ch.balances.length) await queueUnseenHolderChecks(c, ch.balances, ch.to.blockNumber);
   await applyBalanceDeltas(c, ch.balances, ch.to.blockNumber);
   await applyCounters(c, ch.counters);
 

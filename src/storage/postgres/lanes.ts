@@ -214,6 +214,46 @@ export async function restoreCoinBalances(pg: PgStore, rows: readonly { address:
   });
 }
 
+/**
+ * Current balances read at the node's head (block `head`) where the node keeps no state for the
+ * blocks asked: the balance and its block move forward, and every pending pair of those
+ * addresses at or below `head` is settled by it (no history entry: the change's block is unknown).
+ */
+export async function saveCoinBalancesAtHead(pg: PgStore, rows: readonly { address: string; value: string }[], head: number): Promise<void> {
+  if (!rows.length) return;
+  await pg.tx(async (c) => {
+    await c.query("SELECT 1 FROM indexer_checkpoints WHERE lane = 'blocks' FOR SHARE"); // as saveCoinBalances
+    await lockRowsInOrder(c, 'addresses', 'hash', rows.map((r) => r.address));
+    await c.query(
+      `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = $3
+       FROM unnest($1::text[], $2::text[]) AS x(h, v)
+       WHERE a.hash = x.h AND (a.coin_balance_block IS NULL OR a.coin_balance_block < $3)`,
+      // A balance a reorg invalidated (-1) is replaced too: the head is on the surviving branch.
+      [rows.map((r) => r.address), rows.map((r) => r.value), head],
+    );
+    await c.query('DELETE FROM coin_balance_pending WHERE address = ANY($1::text[]) AND block_number <= $2', [rows.map((r) => r.address), head]);
+  });
+}
+
+/** Pending pairs already covered by a later known balance (read at the head): nothing to read. */
+export async function dropCoinPending(pg: PgStore, pairs: readonly { address: string; block_number: number }[]): Promise<void> {
+  if (!pairs.length) return;
+  await pg.query(
+    `DELETE FROM coin_balance_pending p USING unnest($1::text[], $2::bigint[]) AS x(h, b) WHERE p.address = x.h AND p.block_number = x.b`,
+    [pairs.map((d) => d.address), pairs.map((d) => d.block_number)],
+  );
+}
+
+/** Puts claimed balance checks back without counting an attempt (the node cannot answer them yet). */
+export async function postponeBalanceCheck(pg: PgStore, token: string, holder: string, tokenId: string, seconds: number): Promise<void> {
+  await pg.query('UPDATE balance_checks SET next_at = now() + make_interval(secs => $4) WHERE token = $1 AND holder = $2 AND token_id = $3', [
+    token,
+    holder,
+    tokenId,
+    seconds,
+  ]);
+}
+
 /** Gives claimed (address, block) pairs back at once, after a step that could not finish them. */
 export async function releaseCoinBalances(pg: PgStore, claimed: readonly { address: string; block_number: number }[]): Promise<void> {
   if (!claimed.length) return;
