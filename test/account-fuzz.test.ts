@@ -1,7 +1,7 @@
 // Bad input: random JSON, wrong types, huge strings, unusual Unicode, missing fields, invalid
-// JSON, oversize bodies, odd headers, paths, methods and paging values. Every answer is a 2xx or
-// a 4xx with a JSON {message}, never a 5xx; and a refused request leaves the stored data exactly
-// as it was (a dump of every account table before and after).
+// JSON, oversize bodies, custom ABIs at and over their caps, odd headers, paths, methods and
+// paging values. Every answer is a 2xx or a 4xx with a JSON {message}, never a 5xx; and a refused
+// request leaves the stored data exactly as it was (a dump of every account table before and after).
 import t from 'tap';
 import { accountApp, accountPg, dump, makeRequest, newAccount, parseReply, smtpSink, BASE, type CallOptions } from './helpers/account.js';
 
@@ -197,6 +197,26 @@ t.test('bad input gives 4xx {message}, never 5xx, and changes nothing', async (t
     }
     for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '😀']) {
       await check(`content-type ${ct}`, 'POST', `${BASE}/user/tags/address`, { token: key.api_key, rawBody: 'name=a&address_hash=b', headers: { 'content-type': ct } });
+    }
+  });
+
+  await t.test('custom ABI sizes: item cap, empty tuples, deep tuples', async (t) => {
+    const item = (i: number, inputs: unknown[] = [{ name: 'a', type: 'uint256' }]) => ({ type: 'function', name: `f${i}`, inputs, outputs: [] });
+    const tuple = (depth: number): unknown => (depth === 0 ? { name: 'x', type: 'uint8' } : { name: 'x', type: 'tuple', components: [tuple(depth - 1)] });
+    const cases: [string, unknown, number][] = [
+      ['1001 items', Array.from({ length: 1001 }, (_, i) => item(i)), 400],
+      ['1000 items, as a string', JSON.stringify(Array.from({ length: 1000 }, (_, i) => item(i))), 201],
+      ['an empty tuple', [item(0, [{ name: 'x', type: 'tuple', components: [] }])], 400],
+      ['an array of empty tuples', [item(0, [{ name: 'x', type: 'tuple[1000000]', components: [] }])], 400],
+      ['tuples 17 deep', [item(0, [tuple(17)])], 400],
+      ['tuples 16 deep', [item(0, [tuple(16)])], 201],
+    ];
+    for (const [what, abi, status] of cases) {
+      const body = { contract_address_hash: VALID.address(), name: 'sizes', abi };
+      const r = parseReply(await app.handle(makeRequest('POST', `${BASE}/user/custom-abis`, { token: key.api_key, body })));
+      t.equal(r.status, status, `${what}: ${status}`);
+      if (r.status === 201) baseline = await dump(pg);
+      else await check(what, 'POST', `${BASE}/user/custom-abis`, { token: key.api_key, body });
     }
   });
 

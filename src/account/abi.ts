@@ -2,6 +2,10 @@
 // every item an object with a valid `type`; functions, events and errors named; parameters with
 // valid Solidity types (tuples with their components). Keys outside the JSON ABI format are
 // dropped. The messages say where the problem is, e.g. "abi[3].inputs[0].type: ...".
+// Size: at most MAX_ITEMS items (and the Account API's 256 KiB body): an ABI is indexed once per
+// version for decoding (src/api/personalize.ts), and its size bounds that work and that memory.
+// A tuple has at least one component (Solidity has no empty structs; an empty tuple decodes from
+// zero bytes, so a huge array of them would cost work without data).
 
 const ITEM_TYPES = new Set(['function', 'event', 'error', 'constructor', 'fallback', 'receive']);
 const MUTABILITY = new Set(['pure', 'view', 'nonpayable', 'payable']);
@@ -11,6 +15,8 @@ const ELEMENTARY = new RegExp(
   `^(?:address|bool|string|bytes|function|tuple|u?int(?:${BITS})?|bytes(?:[1-9]|[12][0-9]|3[0-2])|u?fixed(?:${BITS}x(?:[0-9]|[1-7][0-9]|80))?)((?:\\[(?:[1-9][0-9]*)?\\])*)$`,
 );
 const MAX_DEPTH = 16;
+/** Items (functions, events, errors, ...) of one ABI at most. */
+export const MAX_ITEMS = 1000;
 const MAX_TEXT = 1024;
 
 export class AbiError extends Error {}
@@ -29,6 +35,7 @@ export function parseAbiInput(value: unknown): Json[] {
   }
   if (!Array.isArray(v)) throw new AbiError('abi: must be an array of ABI items, or a string holding that array as JSON');
   if (v.length === 0) throw new AbiError('abi: must contain at least one item');
+  if (v.length > MAX_ITEMS) throw new AbiError(`abi: has ${v.length} items; at most ${MAX_ITEMS} are accepted`);
   return v.map((item, i) => checkItem(item, `abi[${i}]`));
 }
 
@@ -105,7 +112,9 @@ function checkParam(p: unknown, where: string, inEvent: boolean, depth: number):
   }
   if (p.internalType !== undefined) out.internalType = text(p.internalType, `${where}.internalType`);
   if (type.startsWith('tuple')) {
-    if (!Array.isArray(p.components)) throw new AbiError(`${where}.components: a tuple needs an array of components`);
+    if (!Array.isArray(p.components) || p.components.length === 0) {
+      throw new AbiError(`${where}.components: a tuple needs a non-empty array of components`);
+    }
     out.components = p.components.map((c, i) => checkParam(c, `${where}.components[${i}]`, false, depth + 1));
   } else if (p.components !== undefined) throw new AbiError(`${where}.components: only tuples have components`);
   if (p.indexed !== undefined) {

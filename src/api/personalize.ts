@@ -4,14 +4,51 @@
 // bytes are the same for everyone, so nothing of one account can reach another's responses.
 // Verified ABIs take precedence once verification exists: a response that already carries a
 // decoding is left as it is.
-import { decodeEventLog, decodeFunctionData, getAddress, toFunctionSelector, type Abi, type AbiFunction, type AbiEvent, type Hex } from 'viem';
+//
+// Cost: a custom ABI is read, parsed and indexed (function selector and event topic -> item)
+// once per version of its row and kept (at most ABI_CACHE_JSON_BYTES of ABI JSON per database);
+// a request only asks which versions apply. Decoding per response is bounded: at most
+// MAX_DECODES items, none with more than MAX_DECODE_ITEM_BYTES of input or log data, and at most
+// MAX_DECODE_RESPONSE_BYTES of such data in all; what is beyond stays undecoded.
+import { LRUCache } from 'lru-cache';
+import {
+  decodeAbiParameters,
+  decodeEventLog,
+  getAddress,
+  toEventSelector,
+  toFunctionSelector,
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type Hex,
+} from 'viem';
 import type { PgStore } from '../storage/postgres/index.js';
+import {
+  customAbiText,
+  customAbiVersions,
+  tagNames,
+  tagsMatching,
+  userHasPersonalData,
+  watchlistNames,
+  type AbiVersion,
+} from '../storage/postgres/reads/personal.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 
 const isObj = (v: Json | undefined): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** Items decoded per response at most. */
+export const MAX_DECODES = 100;
+/** Inputs and log data longer than this (bytes) are not decoded. */
+export const MAX_DECODE_ITEM_BYTES = 32 * 1024;
+/** Input and log data decoded per response at most (bytes). */
+export const MAX_DECODE_RESPONSE_BYTES = 128 * 1024;
+/** ABI JSON kept parsed, per database (bytes of JSON text; the parsed form is a few times more). */
+export const ABI_CACHE_JSON_BYTES = 16 * 1024 * 1024;
+/** How long "this user has no tags, watchlist or ABIs" is believed (ms). */
+const HAS_DATA_TTL_MS = 2000;
 
 /** Address objects: they carry `hash` and the per-user `private_tags` array. */
 function isAddressObject(o: Obj): boolean {
@@ -26,29 +63,89 @@ function walk(v: Json, fn: (o: Obj) => void): void {
   }
 }
 
-export interface ViewerData {
-  tags: Map<string, string>;
-  watch: Map<string, string>;
-  abis: Map<string, Abi>;
+/** A custom ABI ready for decoding: its functions by selector, its events by topic 0. */
+export interface IndexedAbi {
+  functions: Map<string, AbiFunction>;
+  events: Map<string, AbiEvent[]>;
 }
 
-export async function loadViewerData(pg: PgStore, userId: string, addresses: readonly string[], contracts: readonly string[]): Promise<ViewerData> {
-  const [tags, watch, abis] = await Promise.all([
-    addresses.length
-      ? pg.query<{ a: string; n: string }>('SELECT address_hash AS a, name AS n FROM address_tags WHERE user_id = $1 AND address_hash = ANY($2::text[])', [userId, addresses])
-      : [],
-    addresses.length
-      ? pg.query<{ a: string; n: string }>('SELECT address_hash AS a, name AS n FROM watchlist WHERE user_id = $1 AND address_hash = ANY($2::text[])', [userId, addresses])
-      : [],
-    contracts.length
-      ? pg.query<{ a: string; abi: Abi }>('SELECT contract_address_hash AS a, abi FROM custom_abis WHERE user_id = $1 AND contract_address_hash = ANY($2::text[])', [userId, contracts])
-      : [],
-  ]);
-  return {
-    tags: new Map(tags.map((r) => [r.a, r.n])),
-    watch: new Map(watch.map((r) => [r.a, r.n])),
-    abis: new Map(abis.map((r) => [r.a, r.abi])),
-  };
+/** Indexes an ABI (one Keccak per function and event, once). */
+export function indexAbi(abi: Abi): IndexedAbi {
+  const functions = new Map<string, AbiFunction>();
+  const events = new Map<string, AbiEvent[]>();
+  for (const item of abi) {
+    try {
+      if (item.type === 'function') {
+        const sel = toFunctionSelector(item).toLowerCase();
+        if (!functions.has(sel)) functions.set(sel, item);
+      } else if (item.type === 'event' && !item.anonymous) {
+        // Events of one signature may differ in which inputs are indexed (ERC-20 and ERC-721
+        // Transfer): all are kept and tried in order.
+        const topic = toEventSelector(item).toLowerCase();
+        const list = events.get(topic);
+        if (list) list.push(item);
+        else events.set(topic, [item]);
+      }
+    } catch {
+      // An item viem cannot format cannot be matched either: skipped.
+    }
+  }
+  return { functions, events };
+}
+
+interface ViewerState {
+  abis: LRUCache<string, IndexedAbi>;
+  loading: Map<string, Promise<IndexedAbi | null>>;
+  hasData: Map<string, { at: number; has: boolean }>;
+}
+
+const states = new WeakMap<PgStore, ViewerState>();
+
+function stateOf(pg: PgStore): ViewerState {
+  let s = states.get(pg);
+  if (!s) {
+    s = {
+      abis: new LRUCache<string, IndexedAbi>({ maxSize: ABI_CACHE_JSON_BYTES }),
+      loading: new Map(),
+      hasData: new Map(),
+    };
+    states.set(pg, s);
+  }
+  return s;
+}
+
+/** The indexed custom ABI of a version: from memory, else read and parsed once (concurrent callers share the read). */
+async function indexedAbi(pg: PgStore, userId: string, v: AbiVersion): Promise<IndexedAbi | null> {
+  const s = stateOf(pg);
+  const key = `${userId}:${v.id}:${v.version}`;
+  const hit = s.abis.get(key);
+  if (hit) return hit;
+  let p = s.loading.get(key);
+  if (!p) {
+    p = (async () => {
+      try {
+        const text = await customAbiText(pg, userId, v);
+        if (text === null) return null; // replaced or deleted since: the next request sees the new version
+        const indexed = indexAbi(JSON.parse(text) as Abi);
+        s.abis.set(key, indexed, { size: Math.max(1, text.length) });
+        return indexed;
+      } finally {
+        s.loading.delete(key);
+      }
+    })();
+    s.loading.set(key, p);
+  }
+  return p;
+}
+
+async function viewerHasData(pg: PgStore, userId: string): Promise<boolean> {
+  const s = stateOf(pg);
+  const hit = s.hasData.get(userId);
+  if (hit && Date.now() - hit.at < HAS_DATA_TTL_MS) return hit.has;
+  const has = await userHasPersonalData(pg, userId);
+  if (s.hasData.size > 10_000) s.hasData.clear();
+  s.hasData.set(userId, { at: Date.now(), has });
+  return has;
 }
 
 function jsonValue(v: unknown): Json {
@@ -63,12 +160,12 @@ const signature = (name: string, inputs: readonly { type: string; name?: string;
   `${name}(${inputs.map((i) => `${i.type}${i.indexed ? ' indexed' : ''}${i.name ? ' ' + i.name : ''}`).join(', ')})`;
 
 /** Blockscout's decoded_input for a transaction input, or null when the ABI does not fit. */
-export function decodeInput(abi: Abi, input: Hex): Obj | null {
+export function decodeInput(abi: IndexedAbi, input: Hex): Obj | null {
+  if (input.length < 10) return null;
+  const fn = abi.functions.get(input.slice(0, 10).toLowerCase());
+  if (!fn) return null;
   try {
-    const d = decodeFunctionData({ abi, data: input });
-    const fn = abi.find((x) => x.type === 'function' && x.name === d.functionName && toFunctionSelector(x as AbiFunction) === input.slice(0, 10)) as AbiFunction | undefined;
-    if (!fn) return null;
-    const args = (d.args ?? []) as unknown[];
+    const args = decodeAbiParameters(fn.inputs, `0x${input.slice(10)}`) as readonly unknown[];
     return {
       method_call: signature(fn.name, fn.inputs),
       method_id: input.slice(0, 10),
@@ -80,44 +177,44 @@ export function decodeInput(abi: Abi, input: Hex): Obj | null {
 }
 
 /** Blockscout's decoded for a log, or null when the ABI does not fit. */
-export function decodeLog(abi: Abi, topics: Hex[], data: Hex): Obj | null {
-  try {
-    const d = decodeEventLog({ abi, topics: topics as [Hex, ...Hex[]], data });
-    const ev = abi.find((x) => x.type === 'event' && x.name === d.eventName) as AbiEvent | undefined;
-    if (!ev) return null;
-    const args = d.args as Record<string, unknown> | unknown[];
-    return {
-      method_call: signature(ev.name, ev.inputs),
-      method_id: topics[0].slice(0, 10),
-      parameters: ev.inputs.map((p, i) => ({
-        indexed: !!p.indexed,
-        name: p.name ?? '',
-        type: p.type,
-        value: jsonValue(Array.isArray(args) ? args[i] : args[p.name ?? String(i)]),
-      })),
-    };
-  } catch {
-    return null;
+export function decodeLog(abi: IndexedAbi, topics: Hex[], data: Hex): Obj | null {
+  const candidates = topics.length ? abi.events.get(topics[0].toLowerCase()) : undefined;
+  for (const ev of candidates ?? []) {
+    try {
+      const d = decodeEventLog({ abi: [ev], topics: topics as [Hex, ...Hex[]], data });
+      const args = d.args as Record<string, unknown> | unknown[];
+      return {
+        method_call: signature(ev.name, ev.inputs),
+        method_id: topics[0].slice(0, 10),
+        parameters: ev.inputs.map((p, i) => ({
+          indexed: !!p.indexed,
+          name: p.name ?? '',
+          type: p.type,
+          value: jsonValue(Array.isArray(args) ? args[i] : args[p.name ?? String(i)]),
+        })),
+      };
+    } catch {
+      // Another event of the same signature may fit (indexed inputs differ).
+    }
   }
+  return null;
 }
 
 const lower = (s: Json | undefined) => (typeof s === 'string' ? s.toLowerCase() : '');
 
-// Most API-key users have no tags, watchlist or ABIs: remember that briefly and skip the work.
-const hasDataCache = new Map<string, { at: number; has: boolean }>();
-const HAS_DATA_TTL_MS = 2000;
+/** What decoding may still spend on one response. */
+class DecodeBudget {
+  private items = 0;
+  private bytes = 0;
 
-async function viewerHasData(pg: PgStore, userId: string): Promise<boolean> {
-  const hit = hasDataCache.get(userId);
-  if (hit && Date.now() - hit.at < HAS_DATA_TTL_MS) return hit.has;
-  const [r] = await pg.query<{ has: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM address_tags WHERE user_id = $1) OR EXISTS (SELECT 1 FROM watchlist WHERE user_id = $1)
-       OR EXISTS (SELECT 1 FROM custom_abis WHERE user_id = $1) AS has`,
-    [userId],
-  );
-  if (hasDataCache.size > 10_000) hasDataCache.clear();
-  hasDataCache.set(userId, { at: Date.now(), has: r.has });
-  return r.has;
+  /** Whether `hex` (0x-prefixed) may be decoded; counts it when so. */
+  take(hex: string): boolean {
+    const size = Math.max(0, (hex.length - 2) >> 1);
+    if (size > MAX_DECODE_ITEM_BYTES || this.items >= MAX_DECODES || this.bytes + size > MAX_DECODE_RESPONSE_BYTES) return false;
+    this.items++;
+    this.bytes += size;
+    return true;
+  }
 }
 
 /**
@@ -134,34 +231,49 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
   }
   const addresses = new Set<string>();
   const contracts = new Set<string>();
+  const contractOf = (o: Json | undefined) => (isObj(o) && typeof o.hash === 'string' && ADDRESS.test(o.hash) ? o.hash.toLowerCase() : null);
   walk(doc, (o) => {
     if (isAddressObject(o)) addresses.add(lower(o.hash));
-    if (typeof o.raw_input === 'string' && isObj(o.to)) contracts.add(lower(o.to.hash));
-    if (Array.isArray(o.topics) && isObj(o.address)) contracts.add(lower(o.address.hash));
+    const to = typeof o.raw_input === 'string' ? contractOf(o.to) : null;
+    if (to) contracts.add(to);
+    const emitter = Array.isArray(o.topics) ? contractOf(o.address) : null;
+    if (emitter) contracts.add(emitter);
   });
   if (!addresses.size && !contracts.size) return body;
-  const v = await loadViewerData(pg, userId, [...addresses], [...contracts]);
-  if (!v.tags.size && !v.watch.size && !v.abis.size) return body;
+  const [tags, watch, versions] = await Promise.all([
+    tagNames(pg, userId, [...addresses]),
+    watchlistNames(pg, userId, [...addresses]),
+    customAbiVersions(pg, userId, [...contracts]),
+  ]);
+  if (!tags.size && !watch.size && !versions.size) return body;
+  const abis = new Map<string, IndexedAbi>();
+  await Promise.all(
+    [...versions].map(async ([contract, v]) => {
+      const abi = await indexedAbi(pg, userId, v);
+      if (abi) abis.set(contract, abi);
+    }),
+  );
+  const budget = new DecodeBudget();
   walk(doc, (o) => {
     if (isAddressObject(o)) {
       const a = lower(o.hash);
-      const tag = v.tags.get(a);
+      const tag = tags.get(a);
       if (tag !== undefined) o.private_tags = [{ address_hash: a, display_name: tag, label: tag }];
-      const w = v.watch.get(a);
+      const w = watch.get(a);
       if (w !== undefined && Array.isArray(o.watchlist_names)) o.watchlist_names = [{ display_name: w, label: w }];
     }
     if (typeof o.raw_input === 'string' && isObj(o.to) && o.decoded_input == null) {
-      const abi = v.abis.get(lower(o.to.hash));
-      const decoded = abi ? decodeInput(abi, o.raw_input as Hex) : null;
+      const abi = abis.get(lower(o.to.hash));
+      const decoded = abi && budget.take(o.raw_input) ? decodeInput(abi, o.raw_input as Hex) : null;
       if (decoded) {
         o.decoded_input = decoded;
         o.method = (decoded.method_call as string).split('(')[0];
       }
     }
     if (Array.isArray(o.topics) && isObj(o.address) && o.decoded == null && typeof o.data === 'string') {
-      const abi = v.abis.get(lower(o.address.hash));
+      const abi = abis.get(lower(o.address.hash));
       const topics = (o.topics as Json[]).filter((x): x is string => typeof x === 'string') as Hex[];
-      const decoded = abi && topics.length ? decodeLog(abi, topics, o.data as Hex) : null;
+      const decoded = abi && topics.length && budget.take(o.data) ? decodeLog(abi, topics, o.data as Hex) : null;
       if (decoded) o.decoded = decoded;
     }
   });
@@ -175,10 +287,7 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
 export async function personalizeSearch(body: Buffer | string, userId: string, q: string, pg: PgStore, quick: boolean): Promise<Buffer | string> {
   const query = q.trim();
   if (query.length < 1 || query.length > 200) return body;
-  const rows = await pg.query<{ a: string; n: string }>(
-    `SELECT address_hash AS a, name AS n FROM address_tags WHERE user_id = $1 AND strpos(lower(name), lower($2)) > 0 ORDER BY name LIMIT 50`,
-    [userId, query],
-  );
+  const rows = await tagsMatching(pg, userId, query);
   if (!rows.length) return body;
   let doc: Json;
   try {
@@ -187,8 +296,8 @@ export async function personalizeSearch(body: Buffer | string, userId: string, q
     return body;
   }
   const items = rows.map((r) => {
-    const a = getAddress(r.a);
-    return { type: 'address', name: r.n, address_hash: a, url: `/address/${a}`, is_smart_contract_verified: false, ens_info: null, certified: false, priority: 4, reputation: 'ok', is_smart_contract_address: false } as Obj;
+    const a = getAddress(r.address);
+    return { type: 'address', name: r.name, address_hash: a, url: `/address/${a}`, is_smart_contract_verified: false, ens_info: null, certified: false, priority: 4, reputation: 'ok', is_smart_contract_address: false } as Obj;
   });
   if (quick && Array.isArray(doc)) return JSON.stringify([...items, ...doc].slice(0, 50));
   if (isObj(doc) && Array.isArray(doc.items)) {
