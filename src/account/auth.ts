@@ -12,6 +12,10 @@
 //
 // last_used_at of API keys is kept in memory and written every usageFlushMs (and on close), not
 // once per request.
+//
+// A well-formed token the database does not know is remembered as unknown for unknownTtlMs, so a
+// client repeating it costs no query. Tokens are 32 random bytes drawn when they are issued, so
+// no token becomes valid after being seen unknown; a failed query is not remembered.
 import crypto from 'node:crypto';
 import type { PgStore } from '../storage/postgres/index.js';
 import {
@@ -42,6 +46,8 @@ export interface AuthOptions {
   log?: Logger;
   /** How long a looked-up credential is trusted without asking the database (ms). */
   cacheTtlMs?: number;
+  /** How long a token the database does not know is answered as unknown without asking again (ms). */
+  unknownTtlMs?: number;
   /** At most this many cached credentials. */
   cacheMax?: number;
   /** How often buffered last_used_at times are written (ms). */
@@ -80,6 +86,8 @@ export function requestToken(req: Pick<ApiRequest, 'headers' | 'query'>): string
 
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
+  /** Digests of tokens the database did not know, with when that was learned (oldest first). */
+  private readonly unknown = new Map<string, number>();
   /** Bumped on every eviction: a lookup that straddles one does not cache its answer. */
   private epoch = 0;
   private readonly usage = new Map<string, Date>();
@@ -92,6 +100,7 @@ export class Authenticator {
   private closed = false;
   private readonly ttl: number;
   private readonly max: number;
+  private readonly unknownTtl: number;
   private readonly ackTimeout: number;
 
   constructor(
@@ -100,6 +109,7 @@ export class Authenticator {
   ) {
     this.ttl = opts.cacheTtlMs ?? 30_000;
     this.max = opts.cacheMax ?? 10_000;
+    this.unknownTtl = opts.unknownTtlMs ?? 10_000;
     this.ackTimeout = opts.ackTimeoutMs ?? 2_000;
     this.listener = listenAuthEvents(pg, {
       log: opts.log,
@@ -133,11 +143,17 @@ export class Authenticator {
       cred = hit.cred;
     } else {
       if (hit) this.cache.delete(hash);
+      const seenUnknown = this.unknown.get(hash);
+      if (seenUnknown !== undefined && now - seenUnknown < this.unknownTtl && seenUnknown <= now) return null;
       const epoch = this.epoch;
       cred = kind === 'api_key' ? await findApiKey(this.pg, hash) : await findSession(this.pg, hash, new Date(now));
       if (cred && this.listener.connected && epoch === this.epoch && !this.closed) {
         if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
         this.cache.set(hash, { cred, at: now });
+      } else if (!cred && this.unknownTtl > 0) {
+        this.unknown.delete(hash);
+        if (this.unknown.size >= this.max) this.unknown.delete(this.unknown.keys().next().value!);
+        this.unknown.set(hash, now);
       }
     }
     if (!cred) return null;
@@ -211,6 +227,7 @@ export class Authenticator {
     for (const w of this.ackWaiters.values()) w.done();
     this.ackWaiters.clear();
     this.cache.clear();
+    this.unknown.clear();
   }
 
   // ---- internals ----------------------------------------------------------------------------

@@ -2,11 +2,24 @@
 // sent) on every /api and /account/api/v1 request, then the public API or the Account API.
 // A credential that is sent but unknown, revoked or expired gets 401 {"message":"Invalid API key"}
 // on both APIs (a revoked key is refused at once; SERVICE.md "States and transitions").
+//
+// Abuse limits (src/api/server.ts asks bodyLimit and admit before it reads a body):
+// - A credential this gateway has not seen valid recently is charged to its IP's bucket for
+//   unverified credentials (the anonymous rate) BEFORE it is looked up: made-up keys get 429
+//   with Retry-After once the bucket is empty, without a lookup. The Authenticator remembers
+//   unknown tokens briefly, so repeating one costs no query either.
+// - The public API takes no request body; the Account API at most accountBodyBytes. An Account
+//   API request that announces a body is refused (401) before the body is read when its
+//   credential is missing (outside the sign-in endpoints under /auth/) or invalid.
+import crypto from 'node:crypto';
 import type { ApiReply, ApiRequest } from './http.js';
 import { JSON_TYPE, CORS_HEADERS } from './http.js';
-import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders } from '../ratelimit/index.js';
+import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decision } from '../ratelimit/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
+import type { Logger } from '../log.js';
+import { MAX_BODY_BYTES } from '../account/validate.js';
 import { personalize, personalizeSearch } from './personalize.js';
+import type { Admission, Front } from './server.js';
 
 export interface AccountLike {
   handle(req: ApiRequest): Promise<ApiReply>;
@@ -20,53 +33,145 @@ export interface GatewayOptions {
   account?: AccountLike;
   limiter: RateLimiter;
   trustedProxies?: ReadonlySet<string>;
+  /** Largest Account API request body in bytes (default 256 KiB, the Account API's own cap). */
+  accountBodyBytes?: number;
+  /** How long a credential seen valid skips the unverified-credential charge (ms, default 30 s). */
+  verifiedTtlMs?: number;
+  /** Where a failed personalization is reported (the shared response is served instead). */
+  log?: Logger;
+  /** Milliseconds since the epoch (tests). */
+  clock?: () => number;
 }
 
+/** The whole request at once (tests, benchmarks), plus the two steps the server uses. */
+export type Gateway = ((req: ApiRequest) => Promise<ApiReply>) & Front;
+
 const ACCOUNT_PREFIX = '/account/api/v1';
+const SIGN_IN_PREFIX = ACCOUNT_PREFIX + '/auth/';
+/** Credentials remembered as valid (each entry is a few hundred bytes). */
+const VERIFIED_MAX = 10_000;
 
 function sentCredential(req: ApiRequest): boolean {
   const auth = req.headers['authorization'];
   return (typeof auth === 'string' && /^bearer\s+\S/i.test(auth)) || !!req.headers['x-api-key'] || req.query.has('apikey');
 }
 
+/**
+ * What identifies the credential of a request for the memory of valid ones: a digest of every
+ * place it can be sent (the secrets themselves are not kept).
+ */
+function credentialKey(req: ApiRequest): string {
+  return crypto
+    .createHash('sha256')
+    .update(`${req.headers['authorization'] ?? ''}\n${req.headers['x-api-key'] ?? ''}\n${req.query.getAll('apikey').join('\n')}`)
+    .digest('base64');
+}
+
 function json(status: number, body: unknown, headers: Record<string, string>): ApiReply {
   return { status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
-export function createGateway(o: GatewayOptions): (req: ApiRequest) => Promise<ApiReply> {
+const invalidKey = (d: Decision) => json(401, { message: 'Invalid API key' }, { ...rateLimitHeaders(d), 'www-authenticate': 'Bearer' });
+const tooMany = (d: Decision) => json(429, TOO_MANY_REQUESTS, rateLimitHeaders(d));
+
+export function createGateway(o: GatewayOptions): Gateway {
   const trusted = o.trustedProxies ?? new Set<string>();
-  return async (req) => {
+  const accountBody = o.accountBodyBytes ?? MAX_BODY_BYTES;
+  const verifiedTtl = o.verifiedTtlMs ?? 30_000;
+  const clock = o.clock ?? Date.now;
+  /** Credential keys that identified an account, with when (oldest first). */
+  const verified = new Map<string, number>();
+
+  const isAccountPath = (path: string) => path === ACCOUNT_PREFIX || path.startsWith(ACCOUNT_PREFIX + '/');
+
+  function bodyLimit(req: ApiRequest): number {
+    return o.account && isAccountPath(req.path || '/') ? accountBody : 0;
+  }
+
+  async function admit(req: ApiRequest, announcesBody: boolean): Promise<Admission> {
     const path = req.path || '/';
-    const isAccount = path === ACCOUNT_PREFIX || path.startsWith(ACCOUNT_PREFIX + '/');
+    const isAccount = isAccountPath(path);
+    const target = isAccount && o.account ? o.account : o.api;
     const limited = isAccount || path === '/api' || path.startsWith('/api/');
-    if (!limited || req.method.toUpperCase() === 'OPTIONS') return isAccount && o.account ? o.account.handle(req) : o.api.handle(req);
+    if (!limited || req.method.toUpperCase() === 'OPTIONS') return { finish: (body) => target.handle({ ...req, body }) };
     const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
     let keyId: string | undefined;
     let viewer: string | undefined;
     if (o.account && sentCredential(req)) {
+      const cred = credentialKey(req);
+      const seen = verified.get(cred);
+      const now = clock();
+      let charged: Decision | undefined;
+      if (seen === undefined || now - seen >= verifiedTtl || seen > now) {
+        charged = o.limiter.checkUnverified(ip);
+        if (!charged.allowed) return { reply: tooMany(charged) };
+      }
       const who = await o.account.identify(req);
       if (!who) {
-        const d = o.limiter.check(ip);
-        return json(401, { message: 'Invalid API key' }, { ...rateLimitHeaders(d), 'www-authenticate': 'Bearer' });
+        verified.delete(cred);
+        charged ??= o.limiter.checkUnverified(ip);
+        return { reply: charged.allowed ? invalidKey(charged) : tooMany(charged) };
       }
+      verified.delete(cred);
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+      verified.set(cred, now);
       keyId = who.keyId ?? `session:${who.userId}`;
       viewer = who.userId;
+    } else if (o.account && isAccount && announcesBody && !path.startsWith(SIGN_IN_PREFIX)) {
+      // Every Account API endpoint outside sign-in needs a credential: refuse before the body.
+      const d = o.limiter.check(ip);
+      return { reply: d.allowed ? invalidKey(d) : tooMany(d) };
     }
     const decision = o.limiter.check(ip, keyId);
-    if (!decision.allowed) return json(429, TOO_MANY_REQUESTS, rateLimitHeaders(decision));
-    const reply = isAccount && o.account ? await o.account.handle(req) : await o.api.handle(req);
-    if (!isAccount && viewer && o.pg && reply.status === 200 && reply.body.length) {
+    if (!decision.allowed) return { reply: tooMany(decision) };
+    if (isAccount && o.account) {
+      const account = o.account;
+      return {
+        finish: async (body) => {
+          const reply = await account.handle({ ...req, body });
+          rateLimitHeaders(decision, reply.headers);
+          return reply;
+        },
+      };
+    }
+    return { finish: () => publicReply(req, path, viewer, decision) };
+  }
+
+  async function publicReply(req: ApiRequest, path: string, viewer: string | undefined, decision: Decision): Promise<ApiReply> {
+    const reply = await o.api.handle({ ...req, body: undefined });
+    if (viewer && o.pg && reply.status === 200 && reply.body.length) {
       // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and
       // the owner's tagged addresses in search results.
-      let body = await personalize(reply.body, viewer, o.pg);
-      const q = req.query.get('q');
-      if (q !== null && (path === '/api/v2/search' || path === '/api/v2/search/quick') && !req.query.has('next_page_params_type')) {
-        body = await personalizeSearch(body, viewer, q, o.pg, path.endsWith('/quick'));
+      try {
+        let body = await personalize(reply.body, viewer, o.pg);
+        const q = req.query.get('q');
+        if (q !== null && (path === '/api/v2/search' || path === '/api/v2/search/quick') && !req.query.has('next_page_params_type')) {
+          body = await personalizeSearch(body, viewer, q, o.pg, path.endsWith('/quick'));
+        }
+        return { ...reply, body, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
+      } catch (e) {
+        // The shared response is still right, only without the owner's extras: better than a 500.
+        o.log?.error('personalization failed; the shared response is served', {
+          path: path.slice(0, 200),
+          error: e instanceof Error ? e.message : String(e),
+        });
+        return { ...reply, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
       }
-      return { ...reply, body, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
     }
     // Replies are built per request, so their headers can take the rate-limit headers in place.
     rateLimitHeaders(decision, reply.headers);
     return reply;
+  }
+
+  const handle = async (req: ApiRequest): Promise<ApiReply> => {
+    const size = req.body?.length ?? 0;
+    const limit = bodyLimit(req);
+    if (size > limit) {
+      const message = limit === 0 ? 'This endpoint takes no request body' : `The request body is larger than ${limit} bytes`;
+      return json(413, { message }, {});
+    }
+    const a = await admit(req, size > 0);
+    return 'reply' in a ? a.reply : a.finish(req.body);
   };
+  return Object.assign(handle, { bodyLimit, admit });
 }

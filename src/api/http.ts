@@ -43,17 +43,63 @@ export function jsonReply(status: number, body: unknown, extra?: Record<string, 
   return { status, headers: { 'content-type': JSON_TYPE, ...extra }, body: JSON.stringify(body) };
 }
 
-/** Reason phrases for the status line. */
+/**
+ * Reason phrases for the status line: every status of RFC 9110 §15 (and 429 of RFC 6585), so a
+ * status the code starts to use later still gets its phrase rather than a made-up one.
+ */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
+  100: 'Continue',
+  101: 'Switching Protocols',
   200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  203: 'Non-Authoritative Information',
   204: 'No Content',
+  205: 'Reset Content',
+  206: 'Partial Content',
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
   400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Entity',
+  406: 'Not Acceptable',
+  407: 'Proxy Authentication Required',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  417: 'Expectation Failed',
+  421: 'Misdirected Request',
+  422: 'Unprocessable Content',
+  426: 'Upgrade Required',
+  428: 'Precondition Required',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+  505: 'HTTP Version Not Supported',
 };
+
+/** The status line's text after "HTTP/1.1 ": the code and its reason phrase. */
+export function statusLine(status: number): string {
+  const text = STATUS_TEXT[status];
+  if (text) return `${status} ${text}`;
+  // An unregistered code: the reason phrase may be empty (RFC 9112 §4), which says nothing wrong.
+  return `${status} `;
+}

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
 import { createGateway, type AccountLike } from './gateway.js';
-import { RateLimiter } from '../ratelimit/index.js';
+import { RateLimiter, clientIp } from '../ratelimit/index.js';
 import type { RpcClient } from '../rpc/client.js';
 
 export { createApiApp, type ApiApp } from './app.js';
@@ -35,6 +35,10 @@ export interface ApiOptions {
   /** RATE_LIMIT_ANON / RATE_LIMIT_KEY (requests per second; 0 = off). */
   rateLimits?: { anonymous: number; key: number };
   trustedProxies?: readonly string[];
+  /** Requests of one client in progress at once; more get 429 (default 64, 0: no cap). */
+  maxRequestsPerClient?: number;
+  /** Largest Account API request body in bytes (default 256 KiB). */
+  accountBodyBytes?: number;
 }
 
 export interface RunningApi {
@@ -49,8 +53,17 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
-  const handle = createGateway({ api: app, account: o.account, pg: o.pg, limiter, trustedProxies: new Set(o.trustedProxies ?? []) });
-  const server = await startServer({ handle, host: o.host, port: o.port, log: o.log });
+  const trusted = new Set(o.trustedProxies ?? []);
+  const handle = createGateway({ api: app, account: o.account, pg: o.pg, limiter, trustedProxies: trusted, accountBodyBytes: o.accountBodyBytes, log: o.log });
+  const server = await startServer({
+    front: handle,
+    host: o.host,
+    port: o.port,
+    log: o.log,
+    maxRequestsPerClient: o.maxRequestsPerClient,
+    // Behind a trusted reverse proxy every socket is the proxy's: count the client it names.
+    clientOf: (ip, headers) => clientIp(ip, headers['x-forwarded-for'], trusted),
+  });
   o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb });
   return {
     app,

@@ -1,21 +1,50 @@
 // The HTTP server: uWebSockets.js on a port, the only importer of uWS in the project. It turns a
-// uWS request into an ApiRequest, awaits the handler and writes the ApiReply corked. onAborted is
-// registered before anything is awaited (uWS requires it; a write after an abort would crash).
-// Request bodies are read up to a cap (413 beyond it). A handler that throws becomes a logged
-// 500 with a generic body.
+// uWS request into an ApiRequest, decides what it may do before reading any body byte, awaits the
+// handler and writes the ApiReply corked. onAborted is registered before anything is awaited (uWS
+// requires it; a write after an abort would crash). A handler that throws becomes a logged 500
+// with a generic body. What uWS itself does wrongly and this code cannot reach is in docs/http.md.
+//
+// Before a body is read, in this order: the message framing (duplicate Content-Length: 400; a
+// Transfer-Encoding other than `chunked`: 501; both answered with the connection closed, since
+// the rest of the bytes cannot be framed), the client's requests in progress (at most
+// maxRequestsPerClient; 429), the route's body limit (Front.bodyLimit, checked against the
+// announced Content-Length and again while a chunked body arrives: 413), then Front.admit (rate
+// limits and credentials). The socket is paused while admit runs, so a refused client's body is
+// never buffered; any reply sent before its body was read closes the connection.
 import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { INTERNAL_ERROR_BODY } from './errors.js';
-import { JSON_TYPE, STATUS_TEXT, type ApiReply, type ApiRequest } from './http.js';
+import { JSON_TYPE, statusLine, type ApiReply, type ApiRequest } from './http.js';
+
+/** What admit decides: a reply to send now, or how to answer once the body (if any) is in. */
+export type Admission = { reply: ApiReply } | { finish(body: Buffer | undefined): Promise<ApiReply> };
+
+/** The two steps of a request that the server needs to keep bodies unread until they are wanted. */
+export interface Front {
+  /** Largest body this request may send, in bytes (0: none), from its method, path and headers. */
+  bodyLimit(req: ApiRequest): number;
+  /** Checks that need no body (rate limits, credentials); `announcesBody` when one will follow. */
+  admit(req: ApiRequest, announcesBody: boolean): Promise<Admission>;
+}
 
 export interface ServerOptions {
-  handle(req: ApiRequest): Promise<ApiReply>;
+  /** The whole request at once (body included), when there is no front. */
+  handle?(req: ApiRequest): Promise<ApiReply>;
+  /** Body limits and admission before the body is read (preferred over handle). */
+  front?: Front;
   /** Address to listen on (HOST). */
   host: string;
   /** 0: a free port (the bound one is reported). */
   port: number;
-  /** Largest request body accepted (bytes). */
+  /** Without a front: the largest body of POST, PUT, PATCH and DELETE (bytes); other methods take none. */
   maxBodyBytes?: number;
+  /**
+   * Requests of one client in progress at once (from its headers until the reply is written or
+   * it goes away); more get 429 and their connection is closed. 0: no cap. Default 64.
+   */
+  maxRequestsPerClient?: number;
+  /** The client a request counts against (default: the socket's address). */
+  clientOf?(socketIp: string, headers: Readonly<Record<string, string>>): string;
   log: Logger;
 }
 
@@ -26,77 +55,211 @@ export interface RunningServer {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function statusLine(status: number): string {
-  return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
+const jsonError = (status: number, message: string, headers: Record<string, string> = {}): ApiReply => ({
+  status,
+  headers: { 'content-type': JSON_TYPE, ...headers },
+  body: JSON.stringify({ message }),
+});
+
+/** The front of a plain handler: bodies up to maxBody on the methods that carry one. */
+function handlerFront(handle: (req: ApiRequest) => Promise<ApiReply>, maxBody: number): Front {
+  return {
+    bodyLimit: (req) => (BODY_METHODS.has(req.method) ? maxBody : 0),
+    admit: async (req) => ({ finish: (body) => handle({ ...req, body }) }),
+  };
+}
+
+/**
+ * A framing problem of the request head (RFC 9112 §6), or null. uWS frames by the first
+ * Content-Length and decodes `gzip, chunked` as chunked: both are refused here.
+ */
+function framingProblem(contentLengths: string[], transferEncodings: string[]): ApiReply | null {
+  if (contentLengths.length > 1) {
+    return jsonError(400, 'The request has more than one Content-Length header (RFC 9112 §6.3)');
+  }
+  if (contentLengths.length === 1 && !/^[0-9]{1,15}$/.test(contentLengths[0].trim())) {
+    return jsonError(400, 'The Content-Length header is not a number of bytes');
+  }
+  if (transferEncodings.length) {
+    const codings = transferEncodings.join(',').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
+    if (codings.length === 1 && codings[0] === 'chunked') return null;
+    if (codings.length && codings.every((c) => c === 'chunked')) {
+      return jsonError(400, 'The request applies the chunked transfer coding more than once (RFC 9112 §7)');
+    }
+    if (!codings.length) return jsonError(400, 'The Transfer-Encoding header is empty');
+    return jsonError(501, 'Only the chunked transfer coding is supported in requests (RFC 9112 §6.1)');
+  }
+  return null;
 }
 
 export function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
+  if (!opts.front && !opts.handle) throw new Error('startServer needs a front or a handle function');
+  const front = opts.front ?? handlerFront(opts.handle!, opts.maxBodyBytes ?? 1024 * 1024);
+  const maxInFlight = opts.maxRequestsPerClient ?? 64;
+  const clientOf = opts.clientOf ?? ((ip: string) => ip);
   const app = uWS.App();
   let closing = false;
+  /** Requests in progress per client. */
+  const inFlight = new Map<string, number>();
+  /**
+   * Socket addresses whose request was refused for its framing, until the current batch of
+   * socket reads is done. uWS parses every request in a read at once, so what follows such a
+   * request in the same bytes (e.g. a smuggled second request) reaches the handler before the
+   * socket can be closed: it is never answered and its socket is closed. uWS gives no connection
+   * identity, so another connection of the same address read in the same batch is closed too (it
+   * can retry).
+   */
+  const poisoned = new Set<string>();
 
   app.any('/*', (res, req) => {
     let aborted = false;
+    let answered = false;
+    /** Whether every body byte announced has been read (a reply before that closes the connection). */
+    let bodyDone = true;
+    let release = () => {};
     res.onAborted(() => {
       aborted = true;
+      release();
     });
     // Everything from req must be read now: it is invalid after this callback returns.
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = new URLSearchParams(req.getQuery() ?? '');
     const headers: Record<string, string> = {};
+    const contentLengths: string[] = [];
+    const transferEncodings: string[] = [];
     req.forEach((k, v) => {
-      headers[k.toLowerCase()] = v;
+      const name = k.toLowerCase();
+      // uWS lists a repeated header once per line: the framing headers are kept whole.
+      if (name === 'content-length') contentLengths.push(v);
+      else if (name === 'transfer-encoding') transferEncodings.push(v);
+      headers[name] = v;
     });
     const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
 
-    const write = (r: ApiReply) => {
-      if (aborted) return;
+    if (poisoned.has(ip)) {
+      // Closed once this read is processed: closing now would drop the refusal written before,
+      // which uWS still holds corked while it parses the read.
+      answered = true;
+      setImmediate(() => {
+        if (!aborted) res.close();
+      });
+      return;
+    }
+
+    /** Writes the reply; `close` ends the connection after it (unread body bytes are dropped). */
+    const write = (r: ApiReply, close = false) => {
+      if (aborted || answered) return;
+      answered = true;
       res.cork(() => {
         res.writeStatus(statusLine(r.status));
         for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
-        res.end(r.body, closing);
+        res.end(r.body, close || closing);
       });
+      release();
     };
     const fail = (e: unknown) => {
       opts.log.error('handler failed', { path: path.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
-      write({ status: 500, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(INTERNAL_ERROR_BODY) });
-    };
-    const run = (body?: Buffer) => {
-      let p: Promise<ApiReply>;
-      try {
-        p = opts.handle({ method, path, query, headers, ip, body });
-      } catch (e) {
-        fail(e);
-        return;
-      }
-      p.then(write, fail);
+      write({ status: 500, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(INTERNAL_ERROR_BODY) }, !bodyDone);
     };
 
-    if (!BODY_METHODS.has(method)) {
-      run();
+    const framing = framingProblem(contentLengths, transferEncodings);
+    if (framing) {
+      poisoned.add(ip);
+      setImmediate(() => poisoned.delete(ip));
+      write(framing, true);
       return;
     }
-    const declared = Number(headers['content-length'] ?? '0');
-    if (declared > maxBody) {
-      write({ status: 413, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ message: 'Request body too large' }) });
+
+    const client = clientOf(ip, headers);
+    const count = inFlight.get(client) ?? 0;
+    if (maxInFlight > 0 && count >= maxInFlight) {
+      write(jsonError(429, 'Too many requests in progress from this client', { 'retry-after': '1' }), true);
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    res.onData((chunk, isLast) => {
-      if (refused) return;
-      size += chunk.byteLength;
-      if (size > maxBody) {
-        refused = true;
-        write({ status: 413, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ message: 'Request body too large' }) });
+    inFlight.set(client, count + 1);
+    let released = false;
+    release = () => {
+      if (released) return;
+      released = true;
+      const n = (inFlight.get(client) ?? 1) - 1;
+      if (n > 0) inFlight.set(client, n);
+      else inFlight.delete(client);
+    };
+
+    const apiReq: ApiRequest = { method, path, query, headers, ip };
+    const declared = contentLengths.length ? Number(contentLengths[0].trim()) : 0;
+    const chunked = transferEncodings.length > 0;
+    const announces = declared > 0 || chunked;
+    bodyDone = !announces;
+    let limit: number;
+    try {
+      limit = announces ? front.bodyLimit(apiReq) : 0;
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    const tooLarge = () =>
+      jsonError(413, limit === 0 ? 'This endpoint takes no request body' : `The request body is larger than ${limit} bytes`);
+    if (announces && (declared > limit || limit === 0)) {
+      write(tooLarge(), true);
+      return;
+    }
+
+    // The body is collected from now on (uWS drops bytes that arrive with no data handler), but
+    // the socket is paused until admission: at most what one socket read already holds arrives.
+    let finish: ((body: Buffer | undefined) => void) | null = null;
+    let body: Buffer | undefined;
+    if (announces) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.onData((chunk, isLast) => {
+        if (answered || aborted) return;
+        size += chunk.byteLength;
+        if (size > limit) {
+          write(tooLarge(), true);
+          return;
+        }
+        // The chunk's memory is reused by uWS after this callback: copy it.
+        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+        if (!isLast) return;
+        bodyDone = true;
+        body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+        chunks.length = 0;
+        finish?.(body);
+      });
+      res.pause();
+    }
+
+    let admitted: Promise<Admission>;
+    try {
+      admitted = front.admit(apiReq, announces);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    admitted.then((a) => {
+      if (aborted || answered) return;
+      if ('reply' in a) {
+        // A connection that stays open reads its next request (res is invalid after the write).
+        if (announces && bodyDone) res.resume();
+        write(a.reply, !bodyDone);
         return;
       }
-      // The chunk's memory is reused by uWS after this callback: copy it.
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-      if (isLast) run(Buffer.concat(chunks));
-    });
+      const run = (b: Buffer | undefined) => {
+        let p: Promise<ApiReply>;
+        try {
+          p = a.finish(b);
+        } catch (e) {
+          fail(e);
+          return;
+        }
+        p.then((r) => write(r), fail);
+      };
+      if (announces) res.resume();
+      if (bodyDone) run(body);
+      else finish = run;
+    }, fail);
   });
 
   return new Promise((resolve, reject) => {

@@ -1,5 +1,8 @@
 // Token-bucket rate limits, pure (the clock is injected): one bucket per client IP for anonymous
-// requests and one per API key, each refilled continuously at its rate with a small burst.
+// requests and one per API key, each refilled continuously at its rate with a small burst; and
+// one per client IP, at the anonymous rate, for credentials that are not known to be valid yet,
+// charged before they are looked up (so sending made-up keys costs a client like anonymous use,
+// and the database at most that many lookups).
 // Memory is bounded: at most maxKeys buckets; when full, the oldest-created one is dropped (that
 // client simply starts again with a full bucket).
 
@@ -82,11 +85,22 @@ const OFF: Decision = { allowed: true, limit: -1, remaining: -1, resetMs: -1, re
 export class RateLimiter {
   private readonly anon: TokenBuckets | null;
   private readonly keyed: TokenBuckets | null;
+  private readonly unverified: TokenBuckets | null;
 
   constructor(opts: RateLimiterOptions) {
     const clock = opts.clock ?? systemClock;
     this.anon = opts.anonymousPerSecond > 0 ? new TokenBuckets({ ratePerSecond: opts.anonymousPerSecond, maxKeys: opts.maxKeys }, clock) : null;
     this.keyed = opts.keyPerSecond > 0 ? new TokenBuckets({ ratePerSecond: opts.keyPerSecond, maxKeys: opts.maxKeys }, clock) : null;
+    this.unverified = opts.anonymousPerSecond > 0 ? new TokenBuckets({ ratePerSecond: opts.anonymousPerSecond, maxKeys: opts.maxKeys }, clock) : null;
+  }
+
+  /**
+   * A credential from `ip` that is about to be looked up (not known valid): its own bucket per IP,
+   * at the anonymous rate, apart from the IP's anonymous requests so that browsing anonymously
+   * does not block a first request with a key.
+   */
+  checkUnverified(ip: string): Decision {
+    return this.unverified ? this.unverified.take(`c:${ip}`) : OFF;
   }
 
   /** A request by `ip`, with `keyId` when it carried a valid API key (its own, dedicated bucket). */
