@@ -1,13 +1,21 @@
 // Every endpoint built, validated strictly against the 200 schema of Blockscout's OpenAPI
 // document (with the documented live-server differences applied in test/helpers/openapi.ts),
 // first pages and every following page; then random, huge, unicode, negative and repeated
-// parameters and path segments on every endpoint: never a 500, never a hang.
+// parameters and path segments on every endpoint, anonymously and through the gateway with an API
+// key and with a session of an account that has private tags, a watchlist entry and custom ABIs
+// of the scenario's contracts (the personalised answers): never a 500, never a hang.
 import t from 'tap';
 import { apiOnDevnet, request, type ApiFixture } from './helpers/api.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { createApiApp } from '../src/api/app.js';
 import type { Logger } from '../src/log.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
+import { createAccountApp } from '../src/account/app.js';
+import { createGateway } from '../src/api/gateway.js';
+import { RateLimiter } from '../src/ratelimit/index.js';
+import { compileContracts } from '../src/devnet/compile.js';
+import type { ApiReply, ApiRequest } from '../src/api/http.js';
+import { newAccount } from './helpers/account.js';
 
 const V2 = '/api/v2';
 
@@ -204,36 +212,81 @@ t.test('conformance and fuzz on the devnet scenario', async (t) => {
     for (const raw of [`${V2}`, `${V2}/`, `${V2}//blocks`, `${V2}/blocks/`, `${V2}/blocks/1/`, `${V2}/${'x/'.repeat(2000)}`, `${V2}/%`, `/api/v2x`, '/', '/api', `${V2}/blocks/1/transactions/extra`]) {
       requests.push(raw);
     }
+    // Search, whose personalised answer sends the query to PostgreSQL (NUL, lone surrogates, ...).
+    for (const v of [...values, 'my', 'MY TAG', 'tag\u0000', '\ud800', 'x\udfff', 'x'.repeat(201)]) {
+      for (const p of ['/search', '/search/quick']) requests.push(`${V2}${p}?${new URLSearchParams([['q', v]])}`);
+    }
+
+    // The owner whose data personalises answers: tags, a watchlist entry, the real ABIs of the
+    // scenario's contracts as custom ABIs; used with an API key and with a session.
+    const account = createAccountApp({ pg: api.stores.pg, log });
+    await account.ready();
+    t.teardown(() => account.close());
+    const owner = await newAccount(api.stores.pg, 'fuzz-owner@example.org');
+    const post = async (rel: string, body: unknown) => {
+      const r = await account.handle({
+        method: 'POST',
+        path: `/account/api/v1${rel}`,
+        query: new URLSearchParams(),
+        headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+        ip: '127.0.0.1',
+        body: Buffer.from(JSON.stringify(body)),
+      });
+      if (r.status !== 201) throw new Error(`POST ${rel}: ${r.status} ${String(r.body).slice(0, 200)}`);
+      return JSON.parse(String(r.body)).data;
+    };
+    const apiKey = (await post('/user/api-keys', { name: 'fuzz' })).api_key as string;
+    await post('/user/tags/address', { address_hash: s.accounts[0], name: 'my tag' });
+    await post('/user/tags/address', { address_hash: s.contracts.Factory, name: 'my factory' });
+    await post('/user/watchlist', { address_hash: s.contracts.DevnetToken, name: 'watched' });
+    const compiled = await compileContracts();
+    for (const name of ['DevnetToken', 'DevnetNFT', 'DevnetMulti', 'Forwarder', 'Factory'] as const) {
+      await post('/user/custom-abis', { contract_address_hash: s.contracts[name], name, abi: compiled[name].abi });
+    }
+    const gateway = createGateway({ api: app, account, pg: api.stores.pg, limiter: new RateLimiter({ anonymousPerSecond: 0, keyPerSecond: 0 }), log });
+    const callers: [string, (path: string) => Promise<ApiReply>][] = [
+      ['anonymous', (path) => app.handle(request(path))],
+      ['API key', (path) => gateway(request(path, 'GET', { authorization: `Bearer ${apiKey}` }) as ApiRequest)],
+      ['session', (path) => gateway(request(path, 'GET', { authorization: `Bearer ${owner.token}` }) as ApiRequest)],
+    ];
+
     let count = 0;
+    let personalised = 0;
     const statuses = new Map<number, number>();
     const slow: string[] = [];
-    for (const path of requests) {
-      const started = Date.now();
-      const timeout = new Promise<'hang'>((resolve) => setTimeout(() => resolve('hang'), 15_000).unref());
-      const r = await Promise.race([app.handle(request(path)), timeout]);
-      if (r === 'hang') {
-        t.fail(`hang: ${path.slice(0, 200)}`);
-        continue;
+    for (const [who, call] of callers) {
+      for (const path of requests) {
+        const started = Date.now();
+        const timeout = new Promise<'hang'>((resolve) => setTimeout(() => resolve('hang'), 15_000).unref());
+        const r = await Promise.race([call(path), timeout]);
+        if (r === 'hang') {
+          t.fail(`${who}: hang: ${path.slice(0, 200)}`);
+          continue;
+        }
+        if (Date.now() - started > 3000) slow.push(`${who}: ${path.slice(0, 200)}`);
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status >= 500) t.fail(`${who}: ${r.status} for ${path.slice(0, 300)}: ${String(r.body).slice(0, 200)}`);
+        const body = typeof r.body === 'string' ? r.body : r.body.toString();
+        try {
+          JSON.parse(body);
+        } catch {
+          t.fail(`${who}: not JSON for ${path.slice(0, 200)}`);
+        }
+        if (who !== 'anonymous' && /my tag|my factory|"watched"|"decoded_input":\{|"decoded":\{/.test(body)) personalised++;
+        count++;
       }
-      if (Date.now() - started > 3000) slow.push(path.slice(0, 200));
-      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      if (r.status >= 500) t.fail(`${r.status} for ${path.slice(0, 300)}: ${String(r.body).slice(0, 200)}`);
-      const body = typeof r.body === 'string' ? r.body : r.body.toString();
-      try {
-        JSON.parse(body);
-      } catch {
-        t.fail(`not JSON for ${path.slice(0, 200)}`);
-      }
-      count++;
     }
     // Methods other than GET.
     for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'BREW']) {
       const r = await app.handle({ ...request(`${V2}/blocks`), method: m, body: Buffer.from('{"x":1}') });
       if (r.status >= 500) t.fail(`${m}: ${r.status}`);
+      const g = await gateway({ ...request(`${V2}/blocks`, m, { authorization: `Bearer ${apiKey}` }), body: Buffer.from('{"x":1}') } as ApiRequest);
+      if (g.status >= 500) t.fail(`${m} with a key: ${g.status}`);
     }
     t.same(errors, [], 'nothing was logged as a server error');
     t.same(slow, [], 'no request took more than 3 s');
-    t.ok(count > 1000, `${count} requests, statuses ${JSON.stringify([...statuses].sort())}`);
-    t.ok((statuses.get(200) ?? 0) > 50 && (statuses.get(422) ?? 0) > 100, 'both answers and validation errors were exercised');
+    t.ok(count > 3000, `${count} requests, statuses ${JSON.stringify([...statuses].sort())}`);
+    t.ok((statuses.get(200) ?? 0) > 150 && (statuses.get(422) ?? 0) > 300, 'both answers and validation errors were exercised');
+    t.ok(personalised > 50, `${personalised} answers carried the owner's tags, watchlist names or custom-ABI decodings`);
   });
 });
