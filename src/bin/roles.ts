@@ -139,6 +139,7 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     events,
     account,
     rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
+    maxRequestsPerClient: cfg.maxRequestsPerClient,
     // Contract read methods ask the node on demand: a short timeout, no long retry chains.
     rpc: (node ?? (cfg.rpcUrl ? { url: cfg.rpcUrl, variant: cfg.variant } : undefined))
       ? createRpcClient({ url: (node?.url ?? cfg.rpcUrl)!, timeoutMs: 5000, maxRetries: 1 })
