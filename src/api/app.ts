@@ -1,5 +1,7 @@
 // The public API v2 as a plain function from ApiRequest to ApiReply: CORS, routing, parameter
 // validation, the response cache, and the error bodies. src/api/server.ts puts it on a socket.
+// The stats service's paths the Blockscout frontend asks (/api/v1/counters, /lines, /pages/...:
+// src/api/routes/stats-service.ts) go through the same steps.
 import type { EventEmitter } from 'node:events';
 import { ResponseCache, type CachedResponse } from '../cache/index.js';
 import { ApiContext, type ApiDeps } from './context.js';
@@ -15,10 +17,22 @@ import { statsRoutes } from './routes/stats.js';
 import { searchRoutes } from './routes/search.js';
 import { smartContractRoutes } from './routes/smart-contracts.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { configRoutes } from './routes/config.js';
+import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
 
 export const API_PREFIX = '/api/v2';
 
-export const ROUTES: readonly RouteDef[] = [...statsRoutes, ...blockRoutes, ...transactionRoutes, ...addressRoutes, ...listRoutes, ...searchRoutes, ...smartContractRoutes, ...tokenRoutes];
+export const ROUTES: readonly RouteDef[] = [
+  ...configRoutes,
+  ...statsRoutes,
+  ...blockRoutes,
+  ...transactionRoutes,
+  ...addressRoutes,
+  ...listRoutes,
+  ...searchRoutes,
+  ...smartContractRoutes,
+  ...tokenRoutes,
+];
 
 export interface ApiAppOptions extends ApiDeps {
   /** Memory bound of the response cache (CACHE_MAX_MB). 0 disables caching. */
@@ -36,6 +50,8 @@ export interface ApiApp {
   readonly cache: ResponseCache | null;
   readonly ctx: ApiContext;
   readonly router: Router;
+  /** The stats service's routes (under /api/v1). */
+  readonly statsRouter: Router;
 }
 
 /** Volatile entries without indexer events in this process: a block may come at any time. */
@@ -50,6 +66,7 @@ const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 export function createApiApp(opts: ApiAppOptions): ApiApp {
   const ctx = new ApiContext(opts);
   const router = new Router(opts.routes ?? ROUTES);
+  const statsRouter = new Router(statsServiceRoutes(opts.coin));
   const maxBytes = Math.floor((opts.cacheMaxMb ?? 256) * 1024 * 1024);
   const cache = maxBytes > 0 ? new ResponseCache({ maxBytes, volatileTtlMs: UNATTACHED_VOLATILE_TTL_MS }) : null;
   const log = opts.log;
@@ -71,17 +88,20 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     const method = req.method.toUpperCase();
     const rawPath = req.path || '/';
     const inApi = rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
-    if (!inApi) return reply(404, json(NOT_FOUND_BODY));
+    // The stats service's paths: only its own routes; anything else under /api/v1 stays a 404.
+    const statsMatch = inApi || !rawPath.startsWith(STATS_SERVICE_PREFIX + '/') ? null : statsRouter.match(rawPath.slice(STATS_SERVICE_PREFIX.length).split('/').filter(Boolean));
+    if (!inApi && !statsMatch) return reply(404, json(NOT_FOUND_BODY));
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
     const head = method === 'HEAD';
     if (method !== 'GET' && !head) return reply(400, json(UNKNOWN_ACTION_BODY));
     const segments = rawPath.slice(API_PREFIX.length).split('/').filter(Boolean);
-    const match = router.match(segments);
+    const match = statsMatch ?? router.match(segments);
     if (!match) return reply(400, json(UNKNOWN_ACTION_BODY), head);
     try {
       const params = castParams(match.pathValues, match.def.path ?? {}, req.query, match.def.query ?? {});
       const run = () => compute(match.def, params.path as Record<string, never>, params.query as Record<string, never>);
-      const r = cache ? await cache.get(`${match.def.pattern} ${canonicalParams(params)}`, run) : await run();
+      const key = `${statsMatch ? STATS_SERVICE_PREFIX : ''}${match.def.pattern} ${canonicalParams(params)}`;
+      const r = cache ? await cache.get(key, run) : await run();
       return reply(r.status, r.body, head);
     } catch (e) {
       if (e instanceof ApiError) return reply(e.status, json(e.body), head);
@@ -121,5 +141,5 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     };
   }
 
-  return { handle, attach, cache, ctx, router };
+  return { handle, attach, cache, ctx, router, statsRouter };
 }

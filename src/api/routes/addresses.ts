@@ -1,9 +1,13 @@
-// /addresses/{hash} and its transaction, token-transfer and internal-transaction lists, its
-// counters, coin balance history and token holdings (derived data).
+// /addresses (top accounts), /addresses/{hash} and its transaction, token-transfer and
+// internal-transaction lists, its counters and tab counters, coin balance history and token
+// holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount } from '../../storage/clickhouse/reads/addresses.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
+import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
+import { tokenBalanceCount } from '../../storage/postgres/reads/counts.js';
+import { topAddresses, type TopAddressRow, type TopKey, type TopOrder } from '../../storage/postgres/reads/top-addresses.js';
 import {
   addressNfts,
   addressTokenBalances,
@@ -43,7 +47,63 @@ import {
   transferKey,
 } from './common.js';
 
+/** Blockscout's tab counters stop at 51: the frontend shows "50+" beyond a page. */
+export const TAB_COUNT_CAP = 51;
+
 export const addressRoutes: RouteDef[] = [
+  {
+    pattern: '/addresses',
+    query: {
+      sort: { kind: 'enum', values: ['balance', 'transactions_count'] },
+      order: { kind: 'enum', values: ['asc', 'desc'] },
+      fetched_coin_balance: { kind: 'digits' },
+      hash: ADDRESS,
+      transactions_count: { kind: 'intOrEmpty' },
+      items_count: ITEMS_COUNT,
+    },
+    async handler({ query, ctx }) {
+      const size = pageSize(query);
+      const dir = query.order === 'asc' ? 'asc' : 'desc';
+      const order: TopOrder = query.sort === 'transactions_count' ? { by: 'transactions_count', dir } : { by: 'balance', dir };
+      let after: TopKey | undefined;
+      const { fetched_coin_balance: bal, hash, transactions_count: txs } = query;
+      if (typeof bal === 'string' && typeof hash === 'string') {
+        after = { balance: bal, hash, txCount: typeof txs === 'bigint' ? txs : undefined };
+        // Without the transaction count the position in that order is unknown: start over.
+        if (order.by === 'transactions_count' && after.txCount === undefined) after = undefined;
+      }
+      const rows = await topAddresses(ctx.pg, { order, after, limit: size + 1 });
+      const facts = await ctx.addressFacts(rows.slice(0, size).map((r) => r.hash));
+      const item = (r: TopAddressRow) => ({ ...addressObject(r.hash, facts)!, coin_balance: r.coin_balance, transactions_count: r.tx_count });
+      const cursor = (r: TopAddressRow): Record<string, PageParamValue> => ({
+        fetched_coin_balance: r.coin_balance,
+        hash: r.hash,
+        transactions_count: Number.isSafeInteger(Number(r.tx_count)) ? Number(r.tx_count) : r.tx_count,
+      });
+      const page = makePage(rows, size, (rs) => rs.map(item), cursor, { echo: echo(query, ['sort', 'order']) });
+      // No price feed and no supply source: both null, never a guess.
+      return { body: { ...page, exchange_rate: null, total_supply: null }, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/tabs-counters',
+    path: ADDRESS_PATH,
+    async handler({ path, ctx }) {
+      const a = path.address_hash_param as string;
+      // One round: the chain counts in one ClickHouse query, the token balances beside it.
+      const [c, balances] = await Promise.all([addressTabCounts(ctx.ch, a, TAB_COUNT_CAP), tokenBalanceCount(ctx.pg, a, TAB_COUNT_CAP)]);
+      const body = {
+        transactions_count: c.transactions,
+        token_transfers_count: c.tokenTransfers,
+        token_balances_count: balances,
+        logs_count: c.logs,
+        withdrawals_count: c.withdrawals,
+        internal_transactions_count: c.internalTransactions,
+        validations_count: c.validations,
+      };
+      return { body, policy: 'volatile' };
+    },
+  },
   {
     pattern: '/addresses/:address_hash_param',
     path: ADDRESS_PATH,

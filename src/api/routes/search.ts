@@ -1,5 +1,5 @@
-// /search and /search/quick (Blockscout's search_controller; ../shared/spec/blockscout-api-v2.md
-// §3.9). What `q` (trimmed) is decides what is looked up:
+// /search, /search/quick and /search/check-redirect (Blockscout's search_controller;
+// ../shared/spec/blockscout-api-v2.md §3.9). What `q` (trimmed) is decides what is looked up:
 // - 0x + 40 hex: the address (known to the chain or not: any well-formed address has a page),
 //   preceded by its token when it is one;
 // - 0x + 64 hex: the stored transaction (or the pending one) and/or block with that hash;
@@ -16,6 +16,7 @@ import type { RouteDef, RouteResult } from '../router.js';
 import { PAGE_SIZE } from '../paging.js';
 import { findByHash, blockAt } from '../../storage/clickhouse/reads/search.js';
 import { pendingByHash } from '../../storage/postgres/pending.js';
+import { checksum } from '../serializers/common.js';
 import { isKnownContract, MIN_SUBSTRING_LENGTH, searchable, searchTokens, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
 import {
   addressItem,
@@ -167,6 +168,13 @@ export const searchRoutes: RouteDef[] = [
     },
   },
   {
+    pattern: '/search/check-redirect',
+    query: { q: { kind: 'nullableString' } },
+    async handler({ query, ctx }) {
+      return redirectFor(ctx, typeof query.q === 'string' ? query.q.trim() : '');
+    },
+  },
+  {
     pattern: '/search/quick',
     query: { q: STRING },
     async handler({ query, ctx }) {
@@ -184,6 +192,37 @@ export const searchRoutes: RouteDef[] = [
     },
   },
 ];
+
+/**
+ * /search/check-redirect: whether the header search goes straight to an entity page, as
+ * Blockscout's `from_param`: 40 hex digits (with or without 0x) are an address (any well-formed
+ * one has a page); 64 are a transaction (stored or pending), else a block, with that hash; an
+ * integer is the stored block at that height; anything else does not redirect.
+ */
+async function redirectFor(ctx: ApiContext, q: string): Promise<{ body: { redirect: boolean; type: string | null; parameter: string | null }; policy: RouteResult['policy'] }> {
+  const none = { redirect: false, type: null, parameter: null };
+  const hex = q.startsWith('0x') ? q.slice(2) : q;
+  if (hex.length === 40) {
+    if (!/^[0-9a-fA-F]{40}$/.test(hex)) return { body: none, policy: 'volatile' };
+    return { body: { redirect: true, type: 'address', parameter: checksum(`0x${hex.toLowerCase()}`) }, policy: 'volatile' };
+  }
+  if (hex.length === 64) {
+    if (!/^[0-9a-fA-F]{64}$/.test(hex)) return { body: none, policy: 'volatile' };
+    const hash = `0x${hex.toLowerCase()}`;
+    const hits = await findByHash(ctx.ch, hash);
+    const tx = hits.find((h) => h.kind === 'transaction') ?? ((await pendingByHash(ctx.pg, hash)) ? { kind: 'transaction' as const } : undefined);
+    if (tx) return { body: { redirect: true, type: 'transaction', parameter: hash }, policy: hits.length ? 'volatile' : 'none' };
+    if (hits.length) return { body: { redirect: true, type: 'block', parameter: hash }, policy: 'volatile' };
+    // It may enter the pending pool at any moment, without a block: not cached.
+    return { body: none, policy: 'none' };
+  }
+  if (/^[+-]?[0-9]+$/.test(q)) {
+    const n = BigInt(q);
+    const b = n >= 0n ? await blockAt(ctx.ch, n) : null;
+    return { body: b ? { redirect: true, type: 'block', parameter: b.hash } : none, policy: 'volatile' };
+  }
+  return { body: none, policy: 'volatile' };
+}
 
 /** A page of token matches after the first page's other items; next_page_params from the last token. */
 function tokenPage(q: string, rows: TokenSearchRow[], size: number, others: SearchItem[]) {

@@ -1,4 +1,10 @@
+// /smart-contracts (the verified contracts list) and /smart-contracts/counters,
 // /smart-contracts/{address}, /smart-contracts/{address}/methods-read and /methods-write.
+//
+// Verification does not exist yet, so no contract is verified: the list is empty whatever its
+// filters and cursor (which are still validated as Blockscout declares them), and the counters
+// count verified contracts as 0 and every contract from the `contracts` table (those created in
+// the indexed history, kept by a trigger: sql/postgres/0009_frontend_reads.sql).
 //
 // A contract is an address the stores know as one: a creation recorded by the derived lanes
 // (`contracts`), a token (`tokens`), or an address that emitted a log; anything else is a 404
@@ -25,6 +31,10 @@ import { ADDRESS, ADDRESS_PATH } from './common.js';
 import type { Viewer } from './search.js';
 import { contractRow, tokenRow, type ContractRow, type TokenAbiRow } from '../../storage/postgres/reads/contracts.js';
 import { creationCode } from '../../storage/clickhouse/reads/search.js';
+import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
+import { contractsSince, contractsTotal } from '../../storage/postgres/reads/counts.js';
+import { ITEMS_COUNT } from './common.js';
+import { clock } from './clock.js';
 import {
   isReadMethod,
   isWriteMethod,
@@ -231,6 +241,33 @@ async function readMethods(ctx: ApiContext, address: string, abi: AbiEntry[], fr
 const IS_CUSTOM_ABI: ParamSpec = { kind: 'enum', values: ['true', 'false'] };
 
 export const smartContractRoutes: RouteDef[] = [
+  {
+    pattern: '/smart-contracts',
+    query: {
+      sort: { kind: 'enum', values: ['balance', 'transactions_count'] },
+      order: { kind: 'enum', values: ['asc', 'desc'] },
+      q: { kind: 'nullableString' },
+      filter: { kind: 'enum', values: ['solidity', 'vyper', 'yul', 'geas'] },
+      smart_contract_id: { kind: 'int' },
+      coin_balance: { kind: 'intOrEmpty' },
+      hash: ADDRESS,
+      transactions_count: { kind: 'intOrEmpty' },
+      items_count: ITEMS_COUNT,
+    },
+    async handler() {
+      // Verified contracts only, and none is verified here (see the top of this file).
+      return { body: { items: [], next_page_params: null }, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/smart-contracts/counters',
+    async handler({ ctx }) {
+      const [total, day] = await Promise.all([contractsTotal(ctx.pg), blocksWindow(ctx.ch, (clock.now() - 86_400_000) / 1000)]);
+      const recent = day.firstNumber === null ? '0' : await contractsSince(ctx.pg, BigInt(day.firstNumber));
+      const body = { smart_contracts: total, new_smart_contracts_24h: recent, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' };
+      return { body, policy: 'volatile' };
+    },
+  },
   {
     pattern: '/smart-contracts/:address_hash_param',
     path: ADDRESS_PATH,

@@ -1,13 +1,20 @@
-// /stats and /main-page/indexing-status: counters computed from what is stored. No price feed,
-// no gas oracle: those fields are null, never a number we do not have.
+// /stats, /stats/charts/* and /main-page/indexing-status: counters and the daily transactions
+// chart computed from what is stored. No price feed, no gas oracle: those fields are null (the
+// market chart an empty series), never a number we do not have.
 import { blocksSince, chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { indexingStatus } from '../../indexer/status.js';
 import type { RouteDef } from '../router.js';
 import { percent } from '../serializers/common.js';
+import { dailySeries, periods } from './daily-series.js';
+import { clock } from './clock.js';
 
 /** Blocks behind the average block time and the network utilization. */
 export const RECENT_BLOCKS = 100;
+
+/** Days of /stats/charts/transactions before yesterday (Blockscout's history_size). */
+const CHART_HISTORY_DAYS = 30;
+const DAY_MS = 86_400_000;
 
 export const statsRoutes: RouteDef[] = [
   {
@@ -46,6 +53,30 @@ export const statsRoutes: RouteDef[] = [
         body.average_block_time = ((recent.lastTs - recent.firstTs) * 1000) / (recent.count - 1);
       }
       return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/stats/charts/transactions',
+    async handler({ ctx }) {
+      // Blockscout's window: the 30 days before yesterday and yesterday, newest first; today is
+      // not over, so it is not shown. Days without blocks inside the stored history count 0.
+      const today = clock.now() - (clock.now() % DAY_MS);
+      const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      const latest = iso(today - DAY_MS);
+      const earliest = iso(today - (CHART_HISTORY_DAYS + 1) * DAY_MS);
+      const chart_data = periods(await dailySeries(ctx), 'DAY')
+        .filter((p) => p.date >= earliest && p.date <= latest)
+        .map((p) => ({ date: p.date, transactions_count: Number(p.transactions) }))
+        .reverse();
+      return { body: { chart_data }, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/stats/charts/market',
+    async handler() {
+      // No price source: an empty series, as Blockscout answers without one. available_supply is
+      // left out rather than a 0 nobody computed.
+      return { body: { chart_data: [] }, policy: 'stable' };
     },
   },
   {

@@ -1,9 +1,15 @@
 // /tokens and /tokens/{address_hash}/...: the token list, one token, its transfers, holders,
-// counters and NFT instances, from derived data (PostgreSQL `tokens`, `token_balances`,
-// `nft_instances`) and the chain's transfers (ClickHouse). A token is what the derived lanes
+// counters and NFT instances (with each instance's transfers), from derived data (PostgreSQL
+// `tokens`, `token_balances`, `nft_instances`) and the chain's transfers (ClickHouse). A token is what the derived lanes
 // recorded; /tokens/{hash} and its transfers also know a token its transfers alone prove while
 // the lanes catch up (metadata and counts then null).
-import { tokenTokenTransfers, tokenHasTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
+import {
+  tokenInstanceTransferCount,
+  tokenInstanceTransfers,
+  tokenTokenTransfers,
+  tokenHasTransfers,
+  type TokenTransferRead,
+} from '../../storage/clickhouse/reads/token-transfers.js';
 import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
 import {
   idHolders,
@@ -23,12 +29,23 @@ import type { ParamSpec } from '../params.js';
 import type { RouteDef } from '../router.js';
 import { tokenObject } from '../serializers/address.js';
 import { holderJson, tokenInstanceJson, tokenJson, type TokenInstanceJson } from '../serializers/token.js';
-import { ADDRESS, ADDRESS_PATH, ITEMS_COUNT, LIMIT, TOKEN_TYPES, TRANSFER_PAGING, limitSize, tokenTransfersPage, transferKey } from './common.js';
+import { tokenTransferJson } from '../serializers/token-transfer.js';
+import { int } from '../serializers/common.js';
+import { ADDRESS, ADDRESS_PATH, BLOCK_NUMBER, INDEX, ITEMS_COUNT, LIMIT, TOKEN_TYPES, TRANSFER_PAGING, limitSize, tokenTransfersPage, transferKey } from './common.js';
 
 /** Blockscout's anyOf [IntegerString, EmptyString, NullString]: a digit string or null. */
 const DIGITS_OR_EMPTY: ParamSpec = { kind: 'digitsOrEmpty' };
 /** anyOf [FloatString, EmptyString, NullString]: market data this instance does not have; accepted, unused. */
 const FLOAT_OR_EMPTY: ParamSpec = { kind: 'nullableString' };
+
+/** The derived record of an NFT token (ERC-20 has no instances: 404), or 404. */
+async function nftToken(ctx: ApiContext, address: string): Promise<TokenRow> {
+  const token = await derivedToken(ctx, address);
+  if (token.type === 'ERC-20') throw new NotFoundError();
+  return token;
+}
+
+const INSTANCE_PATH = { ...ADDRESS_PATH, token_id_param: { kind: 'digits' } } as const satisfies Record<string, ParamSpec>;
 
 /** The derived record of a token, or 404. */
 async function derivedToken(ctx: ApiContext, address: string): Promise<TokenRow> {
@@ -203,6 +220,35 @@ export const tokenRoutes: RouteDef[] = [
         itemsCount: false,
       });
       return { body: page, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/instances/:token_id_param/transfers',
+    path: INSTANCE_PATH,
+    // Blockscout's paging keys here: block_number, index and token_id (the path's id decides
+    // which instance; a token_id sent back is accepted and not needed). items_count is taken as
+    // a page size, as on the other token-transfer lists.
+    query: { block_number: BLOCK_NUMBER, index: INDEX, token_id: DIGITS_OR_EMPTY, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      await nftToken(ctx, a);
+      const size = pageSize(query);
+      // One item per log naming the id: the next page starts after the whole log.
+      const after = typeof query.block_number === 'bigint' && typeof query.index === 'bigint' ? { block: query.block_number, logIndex: query.index } : undefined;
+      const rows = await tokenInstanceTransfers(ctx.ch, a, path.token_id_param as string, { after, limit: size + 1 });
+      const facts = await ctx.addressFacts(rows.slice(0, size).flatMap((r) => [r.from, r.to]));
+      const cursor = (r: TokenTransferRead): Record<string, PageParamValue> => ({ block_number: int(r.block_number), index: r.log_index });
+      const page = makePage(rows, size, (rs) => rs.map((r) => tokenTransferJson(r, facts)), cursor, { itemsCount: false });
+      return { body: page, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/instances/:token_id_param/transfers-count',
+    path: INSTANCE_PATH,
+    async handler({ path, ctx }) {
+      const a = path.address_hash_param as string;
+      await nftToken(ctx, a);
+      return { body: { transfers_count: await tokenInstanceTransferCount(ctx.ch, a, path.token_id_param as string) }, policy: 'volatile' };
     },
   },
   {

@@ -1,4 +1,5 @@
-// /transactions, /transactions/{hash} and its sub-lists, /main-page/transactions.
+// /transactions, /transactions/{hash} and its sub-lists and raw trace, /transactions/stats,
+// /main-page/transactions.
 import { listTransactions, transactionByHash, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import { transactionTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
 import { transactionFrames, transactionInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
@@ -14,6 +15,12 @@ import { tokenTransferJson } from '../serializers/token-transfer.js';
 import { logJson } from '../serializers/log.js';
 import { stateChanges } from '../state-changes.js';
 import { nodeBalances } from '../state-balances.js';
+import { transactionTraceFrames } from '../../storage/clickhouse/reads/raw-trace.js';
+import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
+import { pendingSince } from '../../storage/postgres/reads/counts.js';
+import { rawTraceJson } from '../serializers/raw-trace.js';
+import type { ParamSpec } from '../params.js';
+import { clock } from './clock.js';
 import {
   BLOCK_NUMBER,
   FULL_HASH,
@@ -48,6 +55,20 @@ async function pendingPage(ctx: ApiContext, rows: PendingRead[], size: number) {
 
 const EMPTY_PAGE = { items: [], next_page_params: null };
 
+/**
+ * Query parameters of an operation that declares none (Blockscout's /transactions/stats): every
+ * name is taken as a string and nothing is rejected, as OpenApiSpex ignores the query there.
+ */
+const ANY_QUERY: Readonly<Record<string, ParamSpec>> = new Proxy({} as Record<string, ParamSpec>, {
+  get: (_t, name) => (typeof name === 'string' ? { kind: 'string' } : undefined),
+  getOwnPropertyDescriptor: (_t, name) =>
+    typeof name === 'string' ? { value: { kind: 'string' }, writable: false, enumerable: false, configurable: true } : undefined,
+});
+
+/** Blockscout's windows: fees and transactions of the last 24 hours, pending transactions first seen in the last 30 minutes. */
+const DAY_MS = 86_400_000;
+const PENDING_WINDOW_MS = 30 * 60_000;
+
 export const transactionRoutes: RouteDef[] = [
   {
     pattern: '/transactions',
@@ -77,6 +98,28 @@ export const transactionRoutes: RouteDef[] = [
         limit: size + 1,
       });
       return { body: await transactionsPage(ctx, rows, size, txCursor, echo(query, ['filter'])), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/transactions/stats',
+    query: ANY_QUERY,
+    async handler({ ctx }) {
+      const now = clock.now();
+      const [w, pending] = await Promise.all([blocksWindow(ctx.ch, (now - DAY_MS) / 1000), pendingSince(ctx.pg, now - PENDING_WINDOW_MS)]);
+      const count = BigInt(w.transactions);
+      const fees = BigInt(w.fees);
+      // The average rounded half up, as PostgreSQL rounds Blockscout's numeric counter; with no
+      // transaction in the window there were no fees to average: 0, as Blockscout shows.
+      const avg = count > 0n ? (2n * fees + count) / (2n * count) : 0n;
+      const body = {
+        transactions_count_24h: count.toString(),
+        pending_transactions_count: pending,
+        transaction_fees_sum_24h: fees.toString(),
+        transaction_fees_avg_24h: avg.toString(),
+      };
+      // The pending count changes without blocks; Blockscout refreshes it every few minutes, this
+      // is as fresh as the last block.
+      return { body, policy: 'volatile' };
     },
   },
   {
@@ -160,6 +203,19 @@ export const transactionRoutes: RouteDef[] = [
       const facts = await ctx.addressFacts(rows.slice(0, size).map((l) => l.address));
       const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), (l) => ({ block_number: Number(l.block_number), index: l.log_index }));
       return { body, policy: 'stable' };
+    },
+  },
+  {
+    pattern: '/transactions/:transaction_hash_param/raw-trace',
+    path: TX_PATH,
+    async handler({ path, ctx }) {
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      // A pending transaction has run nowhere yet: no trace, as Blockscout answers.
+      if ('pending' in found) return { body: [], policy: 'none' };
+      const frames = await transactionTraceFrames(ctx.ch, BigInt(found.tx.block_number), found.tx.transaction_index);
+      // Rebuilt from the stored frames (docs/architecture.md); none stored (traces off) is an
+      // empty list, looked at again with the next block.
+      return { body: rawTraceJson(frames), policy: frames.length ? 'stable' : 'volatile' };
     },
   },
   {

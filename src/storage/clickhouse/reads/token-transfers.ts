@@ -171,3 +171,36 @@ export async function earlierTransfersInBlock(ch: ClickHouseStore, block: bigint
     { b: clampU64(block), t: txIndex, tokens: [...new Set(tokens)] },
   );
 }
+
+/** Largest value of a UInt256 column: an NFT id beyond it has no transfers. */
+const U256_MAX = (1n << 256n) - 1n;
+
+/**
+ * Transfers of one NFT instance (token, id), newest first: a range of token_transfers_by_token
+ * (the token's range, filtered on the id), one item per (log, batch position) carrying that id.
+ * `tokenId` is a digit string; a negative one or one beyond uint256 has no transfers.
+ */
+export async function tokenInstanceTransfers(
+  ch: ClickHouseStore,
+  token: string,
+  tokenId: string,
+  o: { after?: TransferKey; limit: number },
+): Promise<TokenTransferRead[]> {
+  const id = BigInt(tokenId);
+  if (id < 0n || id > U256_MAX) return [];
+  return ch.query<TokenTransferRead>(
+    newestFirst('token_transfers_by_token', `token_address = {t:String} AND token_id = {id:UInt256}${o.after ? ` AND ${AFTER_DESC}` : ''}`),
+    { t: token, id, ...keyParams(o.after), limit: o.limit },
+  );
+}
+
+/** How many transfer logs carry this NFT instance (an ERC-1155 batch naming it counts once). */
+export async function tokenInstanceTransferCount(ch: ClickHouseStore, token: string, tokenId: string): Promise<number> {
+  const id = BigInt(tokenId);
+  if (id < 0n || id > U256_MAX) return 0;
+  const [r] = await ch.query<{ n: string }>(
+    'SELECT uniqExact(block_number, log_index) AS n FROM token_transfers_by_token WHERE token_address = {t:String} AND token_id = {id:UInt256}',
+    { t: token, id },
+  );
+  return Number(r?.n ?? 0);
+}

@@ -1,0 +1,83 @@
+// Per-day and recent-window aggregates of stored blocks, for the charts (/api/v2/stats/charts/*,
+// the stats service's /api/v1/lines) and the 24-hour counters (/api/v2/transactions/stats).
+// Everything comes from the `blocks` table: a block's transaction count, gas, and its fees
+// (burnt_fees + priority_fees = the sum of its transactions' gas_used * effective_gas_price),
+// so no transaction row is read.
+import type { ClickHouseStore } from '../index.js';
+import { clampU64 } from './common.js';
+
+/** One UTC day of stored blocks. Large sums are digit strings. */
+export interface DayRead {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  blocks: number;
+  transactions: string;
+  gas_used: string;
+  /** Fees paid by the day's transactions, wei. */
+  fees: string;
+  first_number: string;
+  last_number: string;
+  /** Hash of the day's last block: a later read of that height with another hash means a reorg. */
+  last_hash: string;
+  /** Unix seconds of the day's first and last block. */
+  first_ts: number;
+  last_ts: number;
+}
+
+/** The days of the stored blocks numbered `fromBlock` and above, oldest first. */
+export async function dailyBlockStats(ch: ClickHouseStore, fromBlock: bigint): Promise<DayRead[]> {
+  return ch.query<DayRead>(
+    `SELECT toString(toDate(timestamp)) AS day, count() AS blocks, sum(transaction_count) AS transactions,
+            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees) AS fees,
+            min(number) AS first_number, max(number) AS last_number, argMax(hash, number) AS last_hash,
+            toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
+     FROM blocks WHERE number >= {from:UInt64} GROUP BY day ORDER BY day`,
+    { from: clampU64(fromBlock) },
+  );
+}
+
+/** The stored block hash at `n`, or null. */
+export async function blockHashAt(ch: ClickHouseStore, n: bigint): Promise<string | null> {
+  const rows = await ch.query<{ hash: string }>('SELECT hash FROM blocks WHERE number = {n:UInt64} LIMIT 1', { n: clampU64(n) });
+  return rows[0]?.hash ?? null;
+}
+
+export interface WindowRead {
+  /** Lowest block number stamped at or after the window's start; null when none is. */
+  firstNumber: string | null;
+  blocks: number;
+  transactions: string;
+  /** Fees paid by the window's transactions, wei. */
+  fees: string;
+}
+
+/**
+ * The stored blocks stamped at or after `sinceTs` (unix seconds). Timestamps grow with the number,
+ * so the newest blocks are read in reverse key order; only when that whole tail lies inside the
+ * window is the window read with a filter over every block.
+ */
+export async function blocksWindow(ch: ClickHouseStore, sinceTs: number): Promise<WindowRead> {
+  const TAIL = 200_000;
+  const since = Math.max(0, Math.floor(sinceTs));
+  const [r] = await ch.query<{ first: string; n: string; txs: string; fees: string; tail: string; oldest: number }>(
+    `SELECT minIf(number, ts >= {since:UInt32}) AS first, countIf(ts >= {since:UInt32}) AS n,
+            sumIf(transaction_count, ts >= {since:UInt32}) AS txs, sumIf(fee, ts >= {since:UInt32}) AS fees,
+            count() AS tail, min(ts) AS oldest
+     FROM (SELECT number, toUnixTimestamp(timestamp) AS ts, transaction_count, burnt_fees + priority_fees AS fee
+           FROM blocks ORDER BY number DESC LIMIT {tail:UInt32})`,
+    { since, tail: TAIL },
+  );
+  const out = (x: { first: string; n: string; txs: string; fees: string }): WindowRead => ({
+    firstNumber: Number(x.n) > 0 ? x.first : null,
+    blocks: Number(x.n),
+    transactions: x.txs,
+    fees: x.fees,
+  });
+  if (!r || Number(r.tail) < TAIL || r.oldest < since) return r ? out(r) : { firstNumber: null, blocks: 0, transactions: '0', fees: '0' };
+  const [all] = await ch.query<{ first: string; n: string; txs: string; fees: string }>(
+    `SELECT min(number) AS first, count() AS n, sum(transaction_count) AS txs, sum(burnt_fees + priority_fees) AS fees
+     FROM blocks WHERE timestamp >= toDateTime({since:UInt32}, 'UTC')`,
+    { since },
+  );
+  return out(all);
+}

@@ -1,0 +1,388 @@
+// The endpoints Blockscout's frontend asks that issue #15 found missing, on the indexed devnet with
+// the derived lanes at rest: values equal what the node and the scenario say (tab counters equal
+// the walked lists capped at 51, raw traces equal the node's trace_transaction, 24-hour and daily
+// figures equal the node's blocks and receipts), shapes validated against Blockscout's OpenAPI
+// document, bad input answered 422/404. Before indexing, 56 more transfers (so some lists pass the
+// cap) and blocks stamped on the two following days (so charts span days) are added; the routes'
+// clock is then set to the third day.
+import t from 'tap';
+import { parseUnits } from 'viem';
+import { apiWithDerived, walk } from './helpers/api-derived.js';
+import { rpcCall } from './helpers/api.js';
+import { devAccount } from './helpers/devnet.js';
+import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
+import { clock } from '../src/api/routes/clock.js';
+import { replacePendingPool } from '../src/storage/postgres/indexer.js';
+import { checksum } from '../src/api/serializers/common.js';
+
+const V2 = '/api/v2';
+const V1 = '/api/v1';
+const DAY = 86_400_000;
+const EXTRA = 56;
+const SINK = '0x00000000000000000000000000000000000cafe5';
+
+interface NodeBlock {
+  number: string;
+  hash: string;
+  timestamp: string;
+  miner: string;
+  gasUsed: string;
+  transactions: string[];
+  withdrawals?: { address: string }[];
+}
+interface NodeReceipt {
+  gasUsed: string;
+  effectiveGasPrice: string;
+}
+
+t.test('frontend endpoints on the devnet scenario', async (t) => {
+  const doc: OpenApiDoc | null = loadOpenApi();
+  // Without ../shared the shapes are not checked (the values still are).
+  if (!doc) t.comment(`no OpenAPI document at ${OPENAPI_FILE} (../shared absent): shapes not validated`);
+  let day0 = 0;
+  const sender = devAccount(8).address.toLowerCase();
+  const api = await apiWithDerived(t, {
+    async before(devnet) {
+      const call = <T>(m: string, p: unknown[] = []) => rpcCall<T>(devnet.url, m, p);
+      for (let i = 0; i < EXTRA; i++) await call('eth_sendTransaction', [{ from: sender, to: SINK, value: '0x1' }]);
+      const latest = await call<{ timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
+      day0 = Math.floor((Number(latest.timestamp) * 1000) / DAY) * DAY;
+      // Blocks on the next two days: one at 06:00 and one at 18:00 of day 1, two at 03:00 of day 2.
+      for (const at of [DAY + 6 * 3600_000, DAY + 18 * 3600_000, 2 * DAY + 3 * 3600_000, 2 * DAY + 3 * 3600_000 + 12_000]) {
+        await call('evm_setNextBlockTimestamp', [Math.floor((day0 + at) / 1000)]);
+        await call('eth_sendTransaction', [{ from: sender, to: SINK, value: '0x2' }]);
+      }
+    },
+  });
+  const now = day0 + 2 * DAY + 12 * 3600_000;
+  const realNow = clock.now;
+  clock.now = () => now;
+  t.teardown(() => {
+    clock.now = realNow;
+  });
+  const s = api.devnet.scenario;
+  const head = Number(await api.rpc<string>('eth_blockNumber'));
+  const blocks: NodeBlock[] = [];
+  const fees: bigint[] = [];
+  for (let n = 0; n <= head; n++) {
+    const b = await api.rpc<NodeBlock>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    blocks.push(b);
+    const receipts = await api.rpc<NodeReceipt[]>('eth_getBlockReceipts', [`0x${n.toString(16)}`]);
+    fees.push(receipts.reduce((acc, r) => acc + BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice), 0n));
+  }
+  const totalTxs = blocks.reduce((a, b) => a + b.transactions.length, 0);
+  const dayOf = (b: NodeBlock) => new Date(Number(b.timestamp) * 1000).toISOString().slice(0, 10);
+  const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const [d0, d1, d2] = [iso(day0), iso(day0 + DAY), iso(day0 + 2 * DAY)];
+  const txsOn = (d: string) => blocks.filter((b) => dayOf(b) === d).reduce((a, b) => a + b.transactions.length, 0);
+  const schemaOk = (tt: typeof t, template: string, body: unknown, what: string) => {
+    if (!doc) return;
+    tt.same(validate(doc, responseSchema(doc, template), body), [], `${what} conforms to ${template}`);
+  };
+
+  t.test('config/backend-version', async (t) => {
+    const r = await api.get(`${V2}/config/backend-version`);
+    t.equal(r.status, 200);
+    t.match(r.body.backend_version, /^evm-explorer v\d+\.\d+\.\d+/);
+    schemaOk(t, '/v2/config/backend-version', r.body, 'the version');
+    t.equal((await api.get(`${V2}/config/backend-version?foo=1`)).status, 422, 'an undeclared parameter is a 422');
+  });
+
+  t.test('addresses/{hash}/tabs-counters equal the walked lists, capped at 51', async (t) => {
+    const miners = new Map<string, number>();
+    const withdrawn = new Map<string, number>();
+    for (const b of blocks) {
+      miners.set(b.miner.toLowerCase(), (miners.get(b.miner.toLowerCase()) ?? 0) + 1);
+      for (const w of b.withdrawals ?? []) withdrawn.set(w.address.toLowerCase(), (withdrawn.get(w.address.toLowerCase()) ?? 0) + 1);
+    }
+    const cap = (n: number) => Math.min(n, 51);
+    const addrs = [...new Set([...s.accounts, sender, SINK, s.freshEoa, s.internalRecipient, ...Object.values(s.contracts), ...miners.keys(), `0x${'12'.repeat(20)}`].map((a) => a.toLowerCase()))];
+    let capped = 0;
+    for (const a of addrs) {
+      const r = await api.get(`${V2}/addresses/${checksum(a)}/tabs-counters`);
+      t.equal(r.status, 200, a);
+      schemaOk(t, '/v2/addresses/{address_hash_param}/tabs-counters', r.body, `tabs of ${a}`);
+      const txs = (await walk(api, `${V2}/addresses/${a}/transactions`)).items.length;
+      const tts = (await walk(api, `${V2}/addresses/${a}/token-transfers`)).items.length;
+      const its = (await walk(api, `${V2}/addresses/${a}/internal-transactions`)).items.length;
+      const bal = (await walk(api, `${V2}/addresses/${a}/tokens`)).items.length;
+      const logs = (await api.rpc<unknown[]>('eth_getLogs', [{ address: a, fromBlock: '0x0', toBlock: 'latest' }])).length;
+      if (txs > 51) capped++;
+      t.strictSame(
+        r.body,
+        {
+          transactions_count: cap(txs),
+          token_transfers_count: cap(tts),
+          token_balances_count: cap(bal),
+          logs_count: cap(logs),
+          withdrawals_count: cap(withdrawn.get(a) ?? 0),
+          internal_transactions_count: cap(its),
+          validations_count: cap(miners.get(a) ?? 0),
+        },
+        `tab counters of ${a}`,
+      );
+    }
+    t.ok(capped >= 2, `the cap was reached by ${capped} addresses whose lists are longer`);
+    const logsOf = (await api.get(`${V2}/addresses/${s.contracts.DevnetToken}/tabs-counters`)).body.logs_count;
+    t.ok(logsOf > 0, 'a token contract shows its logs');
+    t.equal((await api.get(`${V2}/addresses/0x12/tabs-counters`)).status, 422, 'a bad hash is a 422');
+  });
+
+  t.test('transactions/stats over the last 24 hours', async (t) => {
+    const since = (now - DAY) / 1000;
+    const inWindow = blocks.map((b, i) => ({ b, fee: fees[i] })).filter((x) => Number(x.b.timestamp) >= since);
+    const count = inWindow.reduce((a, x) => a + x.b.transactions.length, 0);
+    const sum = inWindow.reduce((a, x) => a + x.fee, 0n);
+    t.ok(count > 0 && count < totalTxs, `the window holds ${count} of ${totalTxs} transactions`);
+    // Two pending transactions seen now, one long ago (outside the 30 minutes).
+    await replacePendingPool(api.stores.pg, [
+      { hash: `0x${'a1'.repeat(32)}`, from: sender, to: SINK, nonce: 900, value: '1', gas: '21000', gasPrice: '1', maxFeePerGas: null, maxPriorityFeePerGas: null, type: 0, input: '0x' },
+      { hash: `0x${'a2'.repeat(32)}`, from: sender, to: SINK, nonce: 901, value: '1', gas: '21000', gasPrice: '1', maxFeePerGas: null, maxPriorityFeePerGas: null, type: 0, input: '0x' },
+    ]);
+    const realTime = Date.now();
+    const before = clock.now;
+    // The pool's first-seen times are the real clock's: look from there.
+    clock.now = () => realTime;
+    const live = await api.get(`${V2}/transactions/stats`);
+    clock.now = before;
+    t.equal(live.body.pending_transactions_count, '2', 'pending transactions first seen in the last 30 minutes');
+    api.app.cache?.invalidate('block');
+    const r = await api.get(`${V2}/transactions/stats?anything=goes&limit=-1`);
+    t.equal(r.status, 200, 'query parameters are ignored, as Blockscout declares none');
+    t.strictSame(r.body, {
+      transactions_count_24h: String(count),
+      pending_transactions_count: '0',
+      transaction_fees_sum_24h: sum.toString(),
+      transaction_fees_avg_24h: ((2n * sum + BigInt(count)) / (2n * BigInt(count))).toString(),
+    });
+    schemaOk(t, '/v2/transactions/stats', r.body, 'the stats');
+    await replacePendingPool(api.stores.pg, []);
+  });
+
+  t.test('transactions/{hash}/raw-trace is the node trace_transaction', async (t) => {
+    const pick = (label: string) => s.txs.find((x) => x.label.includes(label))!;
+    const cases = [
+      s.forwardTx,
+      s.failedTx,
+      pick('deploy DevnetToken'),
+      pick('factory CREATE child'),
+      pick('factory CREATE2 child'),
+      pick('selfdestruct'),
+      pick('native owner -> alice'),
+    ];
+    for (const tx of cases) {
+      const r = await api.get(`${V2}/transactions/${tx.hash}/raw-trace`);
+      t.equal(r.status, 200, tx.label);
+      const node = await api.rpc<unknown[]>('trace_transaction', [tx.hash]);
+      t.strictSame(r.body, node, `${tx.label}: equal to the node's trace`);
+    }
+    const nested = (await api.get(`${V2}/transactions/${s.forwardTx.hash}/raw-trace`)).body;
+    t.ok(nested.some((x: { traceAddress: number[] }) => x.traceAddress.length === 2), 'the nested trace has depth 2');
+    t.ok((await api.get(`${V2}/transactions/${s.failedTx.hash}/raw-trace`)).body[0].error, 'the failed trace carries its error');
+    if (doc) {
+      // The document describes the call items only (action/result/subtraces/traceAddress/
+      // transactionHash/type); the node's block keys, creations, errors and suicides go beyond it.
+      const plain = (await api.get(`${V2}/transactions/${pick('native owner -> alice').hash}/raw-trace`)).body.map(
+        ({ action, result, subtraces, traceAddress, transactionHash, type }: Record<string, unknown>) => ({ action, result, subtraces, traceAddress, transactionHash, type }),
+      );
+      schemaOk(t, '/v2/transactions/{transaction_hash_param}/raw-trace', plain, 'a call trace');
+    }
+    await replacePendingPool(api.stores.pg, [
+      { hash: `0x${'a3'.repeat(32)}`, from: sender, to: SINK, nonce: 902, value: '1', gas: '21000', gasPrice: '1', maxFeePerGas: null, maxPriorityFeePerGas: null, type: 0, input: '0x' },
+    ]);
+    t.strictSame((await api.get(`${V2}/transactions/0x${'a3'.repeat(32)}/raw-trace`)).body, [], 'a pending transaction has no trace yet');
+    await replacePendingPool(api.stores.pg, []);
+    t.strictSame(await api.get(`${V2}/transactions/0x${'a4'.repeat(32)}/raw-trace`).then((x) => [x.status, x.body]), [404, { message: 'Not found' }]);
+    t.equal((await api.get(`${V2}/transactions/0x12/raw-trace`)).status, 422);
+  });
+
+  t.test('tokens/{addr}/instances/{id}/transfers and transfers-count', async (t) => {
+    for (const [token, ids] of [
+      [s.contracts.DevnetNFT, ['1', '2', '3', '999']],
+      [s.contracts.DevnetMulti, ['1', '2', '3']],
+    ] as const) {
+      const all = (await walk(api, `${V2}/tokens/${token}/transfers`)).items;
+      for (const id of ids) {
+        const expected = all.filter((x: { total: { token_id: string | null } }) => x.total.token_id === id);
+        const paged = await walk(api, `${V2}/tokens/${token}/instances/${id}/transfers?items_count=1`);
+        t.strictSame(paged.items, expected, `${token} #${id}: the token's transfers of that id, one page each`);
+        t.equal(paged.pages, Math.max(1, expected.length), 'one item a page');
+        const logs = new Set(expected.map((x: { transaction_hash: string; log_index: number }) => `${x.transaction_hash}:${x.log_index}`));
+        const c = await api.get(`${V2}/tokens/${token}/instances/${id}/transfers-count`);
+        t.strictSame(c.body, { transfers_count: logs.size }, `${token} #${id}: transfer logs`);
+        schemaOk(t, '/v2/tokens/{address_hash_param}/instances/{token_id_param}/transfers-count', c.body, 'the count');
+        const first = await api.get(`${V2}/tokens/${token}/instances/${id}/transfers`);
+        schemaOk(t, '/v2/tokens/{address_hash_param}/instances/{token_id_param}/transfers', first.body, 'the transfers');
+      }
+    }
+    const nftCount = (await api.get(`${V2}/tokens/${s.contracts.DevnetNFT}/instances/1/transfers-count`)).body.transfers_count;
+    t.ok(nftCount >= 2, 'NFT #1 moved more than once');
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetToken}/instances/1/transfers`)).status, 404, 'an ERC-20 has no instances');
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetToken}/instances/1/transfers-count`)).status, 404);
+    t.equal((await api.get(`${V2}/tokens/0x${'12'.repeat(20)}/instances/1/transfers`)).status, 404, 'not a token');
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetNFT}/instances/abc/transfers`)).status, 422, 'a bad id');
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetNFT}/instances/1/transfers?items_count=51`)).status, 422);
+    t.strictSame((await api.get(`${V2}/tokens/${s.contracts.DevnetNFT}/instances/-1/transfers`)).body, { items: [], next_page_params: null });
+  });
+
+  t.test('smart-contracts list and counters', async (t) => {
+    const r = await api.get(`${V2}/smart-contracts?filter=solidity&sort=balance&order=desc&q=token`);
+    t.strictSame(r.body, { items: [], next_page_params: null }, 'no contract is verified');
+    schemaOk(t, '/v2/smart-contracts/', r.body, 'the list');
+    t.equal((await api.get(`${V2}/smart-contracts?filter=cobol`)).status, 422);
+    t.equal((await api.get(`${V2}/smart-contracts?items_count=51`)).status, 422);
+    const [{ n }] = await api.stores.pg.query<{ n: string }>('SELECT count(*)::text AS n FROM contracts');
+    t.equal(n, String(s.counts.contractsCreated), 'the lanes recorded every scenario contract');
+    const c = await api.get(`${V2}/smart-contracts/counters`);
+    // Every contract was created on day 0, before the 24-hour window of day 2 noon.
+    t.strictSame(c.body, { smart_contracts: n, new_smart_contracts_24h: '0', verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' });
+    schemaOk(t, '/v2/smart-contracts/counters', c.body, 'the counters');
+    clock.now = () => day0 + 12 * 3600_000;
+    api.app.cache?.invalidate('block');
+    t.equal((await api.get(`${V2}/smart-contracts/counters`)).body.new_smart_contracts_24h, n, 'seen from day 0, all are new');
+    clock.now = () => now;
+    api.app.cache?.invalidate('block');
+  });
+
+  t.test('addresses: top accounts by coin balance', async (t) => {
+    const page = await api.get(`${V2}/addresses?items_count=7`);
+    schemaOk(t, '/v2/addresses', page.body, 'the first page');
+    t.equal(page.body.exchange_rate, null);
+    t.equal(page.body.total_supply, null);
+    const all = (await walk(api, `${V2}/addresses?items_count=7`)).items;
+    const [{ n }] = await api.stores.pg.query<{ n: string }>('SELECT count(*)::text AS n FROM addresses WHERE coin_balance > 0');
+    t.equal(all.length, Number(n), 'every address with a balance, once');
+    t.equal(new Set(all.map((x: { hash: string }) => x.hash)).size, all.length, 'no address twice');
+    for (let i = 1; i < all.length; i++) {
+      const [a, b] = [all[i - 1], all[i]];
+      const ok = BigInt(a.coin_balance) > BigInt(b.coin_balance) || (a.coin_balance === b.coin_balance && a.hash.toLowerCase() < b.hash.toLowerCase());
+      if (!ok) t.fail(`order at ${i}: ${a.hash} ${a.coin_balance} then ${b.hash} ${b.coin_balance}`);
+    }
+    for (const x of all.slice(0, 12)) {
+      t.equal(x.coin_balance, BigInt(await api.rpc<string>('eth_getBalance', [x.hash, 'latest'])).toString(), `${x.hash}: the node's balance`);
+      t.equal(x.transactions_count, (await api.get(`${V2}/addresses/${x.hash}/counters`)).body.transactions_count, `${x.hash}: its transactions`);
+    }
+    const byTxs = (await walk(api, `${V2}/addresses?sort=transactions_count&order=desc&items_count=5`)).items;
+    t.equal(byTxs.length, all.length, 'the same addresses by transaction count');
+    t.ok(byTxs.every((x: { transactions_count: string }, i: number) => i === 0 || BigInt(byTxs[i - 1].transactions_count) >= BigInt(x.transactions_count)), 'most transactions first');
+    const asc = (await walk(api, `${V2}/addresses?sort=balance&order=asc&items_count=6`)).items;
+    t.strictSame(asc.map((x: { coin_balance: string }) => x.coin_balance), all.map((x: { coin_balance: string }) => x.coin_balance).reverse(), 'ascending is the reverse order of balances');
+    t.equal((await api.get(`${V2}/addresses?sort=name`)).status, 422);
+    t.equal((await api.get(`${V2}/addresses?fetched_coin_balance=abc`)).status, 422);
+    t.strictSame((await api.get(`${V2}/addresses?fetched_coin_balance=0&hash=0x${'00'.repeat(20)}`)).body.items, [], 'nothing after a zero balance');
+  });
+
+  t.test('search/check-redirect', async (t) => {
+    const b5 = blocks[5];
+    const pending = `0x${'a5'.repeat(32)}`;
+    await replacePendingPool(api.stores.pg, [
+      { hash: pending, from: sender, to: SINK, nonce: 903, value: '1', gas: '21000', gasPrice: '1', maxFeePerGas: null, maxPriorityFeePerGas: null, type: 0, input: '0x' },
+    ]);
+    const cases: [string, unknown][] = [
+      [s.accounts[1].toLowerCase(), { redirect: true, type: 'address', parameter: checksum(s.accounts[1].toLowerCase()) }],
+      [` ${s.accounts[1].slice(2).toUpperCase()} `, { redirect: true, type: 'address', parameter: checksum(s.accounts[1].toLowerCase()) }],
+      [`0x${'12'.repeat(20)}`, { redirect: true, type: 'address', parameter: checksum(`0x${'12'.repeat(20)}`) }],
+      [s.txs[3].hash, { redirect: true, type: 'transaction', parameter: s.txs[3].hash }],
+      [b5.hash, { redirect: true, type: 'block', parameter: b5.hash }],
+      [b5.hash.slice(2), { redirect: true, type: 'block', parameter: b5.hash }],
+      ['5', { redirect: true, type: 'block', parameter: b5.hash }],
+      [pending, { redirect: true, type: 'transaction', parameter: pending }],
+      [`0x${'ee'.repeat(32)}`, { redirect: false, type: null, parameter: null }],
+      [String(head + 10), { redirect: false, type: null, parameter: null }],
+      ['-1', { redirect: false, type: null, parameter: null }],
+      ['Devnet', { redirect: false, type: null, parameter: null }],
+      [`0x${'zz'.repeat(20)}`, { redirect: false, type: null, parameter: null }],
+      ['', { redirect: false, type: null, parameter: null }],
+    ];
+    for (const [q, expected] of cases) {
+      const r = await api.get(`${V2}/search/check-redirect?${new URLSearchParams({ q })}`);
+      t.strictSame(r.body, expected, `q=${JSON.stringify(q)}`);
+      schemaOk(t, '/v2/search/check-redirect', r.body, `q=${q}`);
+    }
+    t.strictSame((await api.get(`${V2}/search/check-redirect`)).body, { redirect: false, type: null, parameter: null }, 'no query');
+    t.equal((await api.get(`${V2}/search/check-redirect?q=1&page=2`)).status, 422);
+    await replacePendingPool(api.stores.pg, []);
+  });
+
+  t.test('stats/charts/transactions and market', async (t) => {
+    const r = await api.get(`${V2}/stats/charts/transactions`);
+    t.strictSame(r.body, { chart_data: [{ date: d1, transactions_count: txsOn(d1) }, { date: d0, transactions_count: txsOn(d0) }] }, 'yesterday and before, newest first; today is not over');
+    t.equal(txsOn(d0) + txsOn(d1) + txsOn(d2), totalTxs);
+    schemaOk(t, '/v2/stats/charts/transactions', r.body, 'the chart');
+    const m = await api.get(`${V2}/stats/charts/market`);
+    t.strictSame(m.body, { chart_data: [] }, 'no price source: an empty series');
+    schemaOk(t, '/v2/stats/charts/market', m.body, 'the market chart');
+  });
+
+  t.test('stats service: lines', async (t) => {
+    const lines = await api.get(`${V1}/lines`);
+    t.equal(lines.status, 200);
+    const ids = lines.body.sections.flatMap((sec: { charts: { id: string }[] }) => sec.charts.map((c) => c.id));
+    t.ok(['newTxns', 'txnsFee', 'averageTxnFee', 'newAccounts', 'gasUsedGrowth', 'averageBlockTime', 'txnsGrowth', 'accountsGrowth'].every((x) => ids.includes(x)), `the lines: ${ids}`);
+    const day = await api.get(`${V1}/lines/newTxns?resolution=DAY`);
+    t.strictSame(
+      day.body.chart,
+      [d0, d1, d2].map((d, i) => ({ date: d, date_to: d, value: String(txsOn(d)), is_approximate: i === 2 })),
+      'one point a day; the newest day is not over',
+    );
+    t.equal(day.body.info.id, 'newTxns');
+    for (const res of ['WEEK', 'MONTH', 'YEAR']) {
+      const r = await api.get(`${V1}/lines/newTxns?resolution=${res}`);
+      t.equal(r.body.chart.reduce((a: number, p: { value: string }) => a + Number(p.value), 0), totalTxs, `${res}: the points add up to every transaction`);
+      t.ok(r.body.chart.every((p: { date: string; date_to: string }) => p.date <= p.date_to), `${res}: periods`);
+    }
+    const growth = await api.get(`${V1}/lines/txnsGrowth`);
+    t.equal(growth.body.chart.at(-1).value, String(totalTxs), 'growth ends at the total');
+    const gas = await api.get(`${V1}/lines/gasUsedGrowth`);
+    t.equal(gas.body.chart.at(-1).value, blocks.reduce((a, b) => a + BigInt(b.gasUsed), 0n).toString(), 'gas used growth ends at the total gas');
+    const fee = await api.get(`${V1}/lines/txnsFee?resolution=DAY`);
+    const feeOn = (d: string) => blocks.reduce((a, b, i) => (dayOf(b) === d ? a + fees[i] : a), 0n);
+    t.strictSame(fee.body.chart.map((p: { value: string }) => parseUnits(p.value, 18)), [d0, d1, d2].map(feeOn), 'fees per day, in the coin');
+    t.equal(fee.body.info.units, 'ETH');
+    const avgFee = await api.get(`${V1}/lines/averageTxnFee?resolution=DAY`);
+    t.strictSame(
+      avgFee.body.chart.map((p: { value: string }) => parseUnits(p.value, 18)),
+      [d0, d1, d2].map((d) => (2n * feeOn(d) + BigInt(txsOn(d))) / (2n * BigInt(txsOn(d)))),
+      'average fee per day',
+    );
+    const accounts = await api.get(`${V1}/lines/newAccounts`);
+    const [{ n }] = await api.stores.pg.query<{ n: string }>('SELECT count(*)::text AS n FROM addresses');
+    t.equal(accounts.body.chart.reduce((a: number, p: { value: string }) => a + Number(p.value), 0), Number(n), 'new addresses add up to every address seen');
+    const bt = await api.get(`${V1}/lines/averageBlockTime`);
+    const d1Blocks = blocks.filter((b) => dayOf(b) === d1);
+    const prev = blocks[Number(d1Blocks[0].number) - 1];
+    t.equal(bt.body.chart[1].value, String(Math.round(((Number(d1Blocks.at(-1)!.timestamp) - Number(prev.timestamp)) / d1Blocks.length) * 100) / 100), 'day 1: mean interval of its blocks');
+    const ranged = await api.get(`${V1}/lines/newTxns?from=${d1}&to=${d1}`);
+    t.strictSame(ranged.body.chart.map((p: { date: string }) => p.date), [d1], 'from/to select the days');
+    t.equal((await api.get(`${V1}/lines/newTxns?resolution=HOUR`)).status, 422);
+    t.equal((await api.get(`${V1}/lines/newTxns?from=2024-02-30`)).status, 422);
+    t.strictSame(await api.get(`${V1}/lines/nope`).then((x) => [x.status, x.body]), [404, { message: 'Not found' }]);
+    t.equal((await api.get(`${V1}/nope`)).status, 404);
+  });
+
+  t.test('stats service: counters and pages', async (t) => {
+    const since = (now - DAY) / 1000;
+    const win = blocks.map((b, i) => ({ b, fee: fees[i] })).filter((x) => Number(x.b.timestamp) >= since);
+    const count = win.reduce((a, x) => a + x.b.transactions.length, 0);
+    const sum = win.reduce((a, x) => a + x.fee, 0n);
+    const c = await api.get(`${V1}/counters`);
+    const byId = new Map(c.body.counters.map((x: { id: string; value: string }) => [x.id, x.value]));
+    t.equal(byId.get('totalBlocks'), String(head + 1));
+    t.equal(byId.get('totalTxns'), String(totalTxs));
+    t.equal(byId.get('newTxns24h'), String(count));
+    t.equal(parseUnits(byId.get('txnsFee24h') as string, 18), sum);
+    t.equal(byId.get('totalContracts'), String(s.counts.contractsCreated));
+    t.equal(byId.get('totalVerifiedContracts'), '0');
+    t.ok(c.body.counters.every((x: { title: string; description: string }) => x.title && x.description), 'titled and described');
+    const main = await api.get(`${V1}/pages/main`);
+    t.equal(main.body.total_blocks.value, String(head + 1));
+    t.equal(main.body.yesterday_transactions.value, String(txsOn(d1)));
+    t.strictSame(main.body.daily_new_transactions.chart.map((p: { value: string }) => Number(p.value)), [txsOn(d0), txsOn(d1), txsOn(d2)]);
+    t.strictSame(main.body.daily_new_transactions.info.resolutions, ['DAY']);
+    const txp = await api.get(`${V1}/pages/transactions`);
+    t.strictSame(Object.keys(txp.body).sort(), ['average_transactions_fee_24h', 'pending_transactions_30m', 'transactions_24h', 'transactions_fee_24h']);
+    t.equal(txp.body.transactions_24h.value, String(count));
+    t.equal(txp.body.pending_transactions_30m.value, '0');
+    t.equal((await api.get(`${V1}/counters?x=1`)).status, 422, 'an undeclared parameter');
+  });
+});
