@@ -66,8 +66,8 @@ async function load(ctx: ApiContext): Promise<Day[]> {
   if (kept && (await blockHashAt(ctx.ch, kept.lastNumber)) !== kept.lastHash) memo = { days: [] };
   const newest = memo.days[memo.days.length - 1];
   const [rows, cursor] = await Promise.all([dailyBlockStats(ctx.ch, newest ? newest.lastNumber + 1n : 0n), accountingCursor(ctx.pg)]);
+  // Read from the block after the newest kept day: every row is a day not kept yet.
   const fresh = rows.map((r, i) => toDay(r, i < rows.length - 1));
-  // A kept day's last block is followed by the first read one: the first read day is new.
   const recount = [...memo.days.filter((d) => !d.addressesFinal), ...fresh];
   const counts = await addressesFirstSeen(ctx.pg, recount.map((d) => ({ lo: d.firstNumber, hi: d.lastNumber })));
   recount.forEach((d, i) => {
