@@ -47,7 +47,22 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     { template: '/v2/token-transfers', path: `${V2}/token-transfers?limit=3`, list: true },
     { template: '/v2/internal-transactions', path: `${V2}/internal-transactions?items_count=2`, list: true },
     { template: '/v2/internal-transactions', path: `${V2}/internal-transactions?transaction_hash=${s.forwardTx.hash}&items_count=1`, list: true },
+    // The frontend's endpoints of issue #15 (values: test/api-frontend-endpoints.test.ts). Not here:
+    // /transactions/{hash}/raw-trace, which is the node's parity trace while the document lists
+    // only some of its keys (that test checks the documented ones); the NFT instance transfers,
+    // which need the derived lanes this fixture does not run.
+    { template: '/v2/config/backend-version', path: `${V2}/config/backend-version` },
+    { template: '/v2/transactions/stats', path: `${V2}/transactions/stats` },
+    { template: '/v2/stats/charts/transactions', path: `${V2}/stats/charts/transactions` },
+    { template: '/v2/stats/charts/market', path: `${V2}/stats/charts/market` },
+    { template: '/v2/smart-contracts/', path: `${V2}/smart-contracts?filter=solidity`, list: true },
+    { template: '/v2/smart-contracts/counters', path: `${V2}/smart-contracts/counters` },
+    { template: '/v2/addresses', path: `${V2}/addresses?items_count=2`, list: true },
+    { template: '/v2/addresses', path: `${V2}/addresses?sort=transactions_count&order=asc&items_count=3`, list: true },
   ];
+  for (const q of [s.accounts[0], s.txs[0].hash, '1', 'token', `0x${'ee'.repeat(32)}`]) {
+    cases.push({ template: '/v2/search/check-redirect', path: `${V2}/search/check-redirect?q=${q}` });
+  }
   for (let n = 0; n <= api.head; n++) {
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}', path: `${V2}/blocks/${n}` });
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/transactions', path: `${V2}/blocks/${n}/transactions?items_count=2`, list: true });
@@ -72,6 +87,7 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/addresses/{address_hash_param}/transactions', path: `${V2}/addresses/${a}/transactions?sort=fee&order=asc&filter=from&items_count=2`, list: true });
     cases.push({ template: '/v2/addresses/{address_hash_param}/token-transfers', path: `${V2}/addresses/${a}/token-transfers?items_count=1`, list: true });
     cases.push({ template: '/v2/addresses/{address_hash_param}/internal-transactions', path: `${V2}/addresses/${a}/internal-transactions?items_count=1`, list: true });
+    cases.push({ template: '/v2/addresses/{address_hash_param}/tabs-counters', path: `${V2}/addresses/${a}/tabs-counters` });
   }
   return cases;
 }
