@@ -9,6 +9,7 @@ import type { TransactionRead } from '../storage/clickhouse/reads/transactions.j
 import { RpcError } from '../rpc/errors.js';
 import type { ApiContext } from './context.js';
 import { tokenBalanceKey, tokenBalanceKeys, type NodeBalances } from './state-changes.js';
+import { withTimeout } from '../retry.js';
 
 /** Longest wait for the node's answers; without them the balances are null (and not cached). */
 const NODE_TIMEOUT_MS = 5_000;
@@ -26,15 +27,6 @@ export interface NodeBalancesResult {
   balances: NodeBalances;
   /** A call failed for want of an answer (timeout, connection): worth asking again later. */
   transient: boolean;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
 const isTransient = (e: unknown) => !(e instanceof RpcError && e.kind === 'rpc');

@@ -25,6 +25,7 @@ import { ACCOUNTING, applyAccounting, applyBalanceCheck, getLaneCursor, unwindAc
 import { getCheckpoint, getFact, setFact, TAIL_LENGTH } from '../storage/postgres/indexer.js';
 import * as lanes from '../storage/postgres/lanes.js';
 import { accountingChanges } from './accounting.js';
+import { backoffMs } from '../retry.js';
 import { fetchTokenMetadata, fetchTotalSupply } from './token-metadata.js';
 import { fetchNftMetadata } from './nft-metadata.js';
 import { LANE as CHAIN_LANE, type Indexer } from '../indexer/index.js';
@@ -247,7 +248,7 @@ export class Derived extends EventEmitter {
           release();
         }
       }
-      if (n === 0 || failures) await this.sleep(failures ? Math.min(30_000, this.o.pollMs * 2 ** failures) : this.o.pollMs);
+      if (n === 0 || failures) await this.sleep(failures ? backoffMs(failures, { baseMs: this.o.pollMs * 2, maxMs: 30_000, jitter: 0 }) : this.o.pollMs);
     }
   }
 

@@ -23,6 +23,7 @@ import type { IngestResult, IngestTask } from '../../workers/ingest.js';
 import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
 import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
+import { backoffMs } from '../retry.js';
 
 export const LANE = 'blocks';
 
@@ -345,7 +346,7 @@ export class Indexer extends EventEmitter {
         return await this.pool!.run(this.task(from, to));
       } catch (e) {
         attempt++;
-        const delay = Math.min(30_000, 500 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2);
+        const delay = backoffMs(attempt, { baseMs: 1000, maxMs: 30_000 });
         this.log.error('range failed; retrying', { from, to, attempt, delay_ms: Math.round(delay), error: (e as Error).message });
         await this.sleep(delay);
       }

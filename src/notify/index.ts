@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../log.js';
 import { KINDS, WatchIndex, type TransferKind, type WatchEntry } from './matcher.js';
 import { buildEvent, emailText, type WatchlistEvent } from './payload.js';
 import { DEFAULT_POLICY, postWebhook, type WebhookPolicy } from './webhook.js';
+import { backoffMs } from '../retry.js';
 
 export function toEntry(r: store.WatchRow): WatchEntry {
   const settings = {} as WatchEntry['settings'];
@@ -177,8 +178,7 @@ export class Notifier {
    * (so retries of many failed deliveries spread out, and each delay still exceeds the last).
    */
   retryDelayMs(failures: number): number {
-    const base = Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** Math.max(0, failures - 1));
-    return Math.round(base * (0.75 + Math.random() / 4));
+    return backoffMs(failures, { baseMs: this.o.baseDelayMs, maxMs: this.o.maxDelayMs, jitter: 0.25 });
   }
 
   start(): void {

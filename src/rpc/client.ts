@@ -11,6 +11,7 @@ import { getHttpRpcClient } from 'viem/utils';
 import { RpcError, isTransientRpcError, type RpcErrorKind } from './errors.js';
 import { redactUrl } from './url.js';
 import { createNodeFetch } from './http.js';
+import { backoffMs, sleep } from '../retry.js';
 
 export type RpcVariant = 'geth' | 'erigon' | 'nethermind' | 'besu' | 'anvil';
 
@@ -110,13 +111,6 @@ function createLimiter(max: number, stats: RpcStats) {
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Exponential backoff with jitter: a random delay in [d/2, d], d = base * 2^(attempt-1). */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
-  const d = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(d / 2 + Math.random() * (d / 2));
-}
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   const v = headers?.get('retry-after');
@@ -298,7 +292,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         for (const i of retry) out[offset + i] = { ok: false, error: lastErrors.get(i)! };
         return;
       }
-      let delay = backoffDelay(attempt, retryBaseMs, retryMaxMs);
+      let delay = backoffMs(attempt, { baseMs: retryBaseMs, maxMs: retryMaxMs });
       if (retryAfter !== undefined) delay = Math.max(delay, Math.min(retryAfter, 60_000));
       stats.retries++;
       options.onRetry?.({ method: calls[retry[0]!]!.method, attempt, delayMs: delay, reason });

@@ -24,6 +24,7 @@ import type { Hex } from 'viem';
 import { encodeFunctionData, type AbiFunction } from 'viem';
 import { NotFoundError } from '../errors.js';
 import { RpcError } from '../../rpc/errors.js';
+import { withTimeout } from '../../retry.js';
 import type { ApiContext } from '../context.js';
 import type { ParamSpec } from '../params.js';
 import type { RouteDef } from '../router.js';
@@ -168,15 +169,6 @@ async function nodeCode(ctx: ApiContext, address: string): Promise<string | null
   } catch {
     return null;
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
 /** The ABI used for the method lists: abiFor(), else the token's standard ABI, else none. */

@@ -3,11 +3,11 @@
 // a crash only delays an item; a failure records the error and backs off exponentially.
 import type { PgStore } from './index.js';
 import { lockRowsInOrder } from './derived.js';
+import { backoffMs } from '../../retry.js';
 
-/** Seconds until the next attempt after `attempts` failures: 5 s doubling, at most 1 hour, jittered. */
-export function backoffSeconds(attempts: number): number {
-  const base = Math.min(3600, 5 * 2 ** Math.min(attempts, 12));
-  return Math.round(base * (0.75 + Math.random() * 0.5));
+/** Seconds until the next attempt after `attempts` earlier failures: 5 s doubling, at most 1 hour, jittered. */
+function backoffSeconds(attempts: number): number {
+  return backoffMs(attempts + 1, { baseMs: 5_000, maxMs: 3_600_000, jitter: 0.25 }) / 1000;
 }
 
 const LEASE = "now() + interval '2 minutes'";
