@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { pidAlive } from '../src/net.js';
+import { pidAlive } from '../src/net/local.js';
 import { tmpDir } from './helpers/tmp.js';
 
 const CLI = path.join(projectRoot(), 'build', 'src', 'bin', 'explorer.js');

@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { encodeAbiParameters } from 'viem';
 import { createRpcClient } from '../src/rpc/client.js';
 import { RpcError } from '../src/rpc/errors.js';
-import { freePort } from '../src/net.js';
+import { freePort } from '../src/net/local.js';
+import { isPrivateAddress } from '../src/net/private-address.js';
 import {
   fetchNftMetadata,
   ipfsToGateway,
-  isPrivateAddress,
   parseDataUri,
   resolveImage,
   substituteId,

@@ -5,7 +5,7 @@ import { openStores, migrateAll } from '../src/storage/index.js';
 import { migrateClickHouse, migratePostgres, readMigrations, splitStatements } from '../src/storage/migrate.js';
 import { sqlDir } from '../src/paths.js';
 import { tmpDir } from './helpers/tmp.js';
-import { pidAlive } from '../src/net.js';
+import { pidAlive } from '../src/net/local.js';
 
 t.test('migrations are applied once, recorded, and rerunning is a no-op', async (t) => {
   const dataDir = tmpDir(t);

@@ -6,10 +6,9 @@
 // (a lookup hook), so DNS rebinding cannot slip past it.
 import http from 'node:http';
 import https from 'node:https';
-import dns from 'node:dns';
 import net from 'node:net';
 import crypto from 'node:crypto';
-import { isPrivateAddress } from '../derived/nft-metadata.js';
+import { guardedLookup, isPrivateAddress, privateHostOf } from '../net/private-address.js';
 
 export interface WebhookPolicy {
   allowHttp: boolean;
@@ -46,31 +45,13 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   }
   if (url.username || url.password) return 'the webhook URL must not carry credentials';
   if (policy.allowPrivate) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host)) return isPrivateAddress(host) ? `the webhook host ${host} is a private address` : null;
   try {
-    const addrs = await dns.promises.lookup(host, { all: true, verbatim: true });
-    const bad = addrs.find((a) => isPrivateAddress(a.address));
-    return bad ? `the webhook host ${host} resolves to a private address (${bad.address})` : null;
+    const bad = await privateHostOf(url);
+    if (!bad) return null;
+    return bad.resolved ? `the webhook host ${bad.host} resolves to a private address (${bad.address})` : `the webhook host ${bad.host} is a private address`;
   } catch {
     return null; // may resolve later; delivery checks again at connect time
   }
-}
-
-function guardedLookup(allowPrivate: boolean): net.LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
-      if (err) return (callback as (e: Error | null, a: string, f?: number) => void)(err, '', undefined);
-      const list = addresses as dns.LookupAddress[];
-      const bad = !allowPrivate && list.find((a) => isPrivateAddress(a.address));
-      if (bad) {
-        const e = Object.assign(new Error(`refused: ${hostname} resolves to private address ${bad.address}`), { code: 'EPRIVATE' });
-        return (callback as (e: Error | null, a: string, f?: number) => void)(e, '', undefined);
-      }
-      if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      return (callback as (e: null, a: string, f: number) => void)(null, list[0].address, list[0].family);
-    });
-  };
 }
 
 export async function postWebhook(

@@ -6,7 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { freePort, pidAlive } from '../../net.js';
+import { freePort, pidAlive } from '../../net/local.js';
 import { createLogger } from '../../log.js';
 
 const log = createLogger('postgres');

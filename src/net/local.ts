@@ -1,4 +1,4 @@
-// Small network helpers shared by the embedded stores, the devnet and tests.
+// Local machine helpers shared by the embedded stores, the devnet and tests: a free port, a live pid.
 import net from 'node:net';
 
 /** A port that was free a moment ago on the given loopback host. */
