@@ -88,6 +88,7 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/addresses/{address_hash_param}/token-transfers', path: `${V2}/addresses/${a}/token-transfers?items_count=1`, list: true });
     cases.push({ template: '/v2/addresses/{address_hash_param}/internal-transactions', path: `${V2}/addresses/${a}/internal-transactions?items_count=1`, list: true });
     cases.push({ template: '/v2/addresses/{address_hash_param}/tabs-counters', path: `${V2}/addresses/${a}/tabs-counters` });
+    cases.push({ template: '/v2/addresses/{address_hash_param}/logs', path: `${V2}/addresses/${a}/logs?items_count=1`, list: true });
   }
   return cases;
 }

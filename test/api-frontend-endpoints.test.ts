@@ -9,7 +9,7 @@ import t from 'tap';
 import { parseUnits } from 'viem';
 import { apiWithDerived, walk } from './helpers/api-derived.js';
 import { rpcCall } from './helpers/api.js';
-import { devAccount } from './helpers/devnet.js';
+import { devAccount, TOPIC_TRANSFER } from './helpers/devnet.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { clock } from '../src/api/routes/clock.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
@@ -126,6 +126,37 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     const logsOf = (await api.get(`${V2}/addresses/${s.contracts.DevnetToken}/tabs-counters`)).body.logs_count;
     t.ok(logsOf > 0, 'a token contract shows its logs');
     t.equal((await api.get(`${V2}/addresses/0x12/tabs-counters`)).status, 422, 'a bad hash is a 422');
+  });
+
+  t.test('addresses/{hash}/logs: what eth_getLogs of the node gives, newest first', async (t) => {
+    interface NodeLog {
+      transactionHash: string;
+      logIndex: string;
+      blockNumber: string;
+      topics: string[];
+      data: string;
+    }
+    const shape = (l: NodeLog) => ({ transaction_hash: l.transactionHash, index: Number(l.logIndex), block_number: Number(l.blockNumber), topics: [0, 1, 2, 3].map((i) => l.topics[i] ?? null), data: l.data });
+    const ours = (x: Record<string, unknown>) => ({ transaction_hash: x.transaction_hash, index: x.index, block_number: x.block_number, topics: x.topics, data: x.data });
+    for (const a of [...Object.values(s.contracts), s.accounts[0]]) {
+      const node = (await api.rpc<NodeLog[]>('eth_getLogs', [{ address: a, fromBlock: '0x0', toBlock: 'latest' }])).map(shape).reverse();
+      const walked = await walk(api, `${V2}/addresses/${a}/logs?items_count=2`);
+      t.strictSame(walked.items.map(ours), node, `${a}: every log, newest first, two a page`);
+      const first = await api.get(`${V2}/addresses/${a}/logs`);
+      schemaOk(t, '/v2/addresses/{address_hash_param}/logs', first.body, `logs of ${a}`);
+    }
+    const token = s.contracts.DevnetToken;
+    const all = (await api.rpc<NodeLog[]>('eth_getLogs', [{ address: token, fromBlock: '0x0', toBlock: 'latest' }])).map(shape).reverse();
+    const alice = `0x${'0'.repeat(24)}${s.accounts[1].slice(2).toLowerCase()}`;
+    for (const topic of [TOPIC_TRANSFER, alice]) {
+      const walked = await walk(api, `${V2}/addresses/${token}/logs?items_count=1&topic=${topic.toUpperCase().replace('0X', '0x')}`);
+      const expected = all.filter((l) => l.topics.includes(topic.toLowerCase()));
+      t.ok(expected.length > 0, `${topic}: logs to find`);
+      t.strictSame(walked.items.map(ours), expected, `${topic}: the logs carrying it in any position`);
+    }
+    t.equal((await api.get(`${V2}/addresses/${token}/logs?topic=xyz`)).status, 422, 'not hex');
+    t.strictSame(await api.get(`${V2}/addresses/${token}/logs?topic=0x12`).then((x) => [x.status, x.body]), [422, { message: 'Invalid parameter(s)' }], 'not a 32-byte topic');
+    t.equal((await api.get(`${V2}/addresses/${token}/logs?items_count=51`)).status, 422);
   });
 
   t.test('transactions/stats over the last 24 hours', async (t) => {

@@ -1,11 +1,14 @@
-// /addresses (top accounts), /addresses/{hash} and its transaction, token-transfer and
-// internal-transaction lists, its counters and tab counters, coin balance history and token
-// holdings (derived data).
+// /addresses (top accounts), /addresses/{hash} and its transaction, token-transfer,
+// internal-transaction and log lists, its counters and tab counters, coin balance history and
+// token holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount } from '../../storage/clickhouse/reads/addresses.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
+import { addressLogs } from '../../storage/clickhouse/reads/logs.js';
+import { logJson } from '../serializers/log.js';
+import { ApiError, ValidationError } from '../errors.js';
 import { tokenBalanceCount } from '../../storage/postgres/reads/counts.js';
 import { topAddresses, type TopAddressRow, type TopKey, type TopOrder } from '../../storage/postgres/reads/top-addresses.js';
 import {
@@ -209,6 +212,30 @@ export const addressRoutes: RouteDef[] = [
         limit: size + 1,
       });
       return { body: await internalTransactionsPage(ctx, rows, size, { echo: echo(query, ['filter']) }), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/logs',
+    path: ADDRESS_PATH,
+    query: { topic: { kind: 'string' }, block_number: BLOCK_NUMBER, index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      let topic: string | undefined;
+      if (typeof query.topic === 'string') {
+        // The declared HexString, then (Blockscout's controller) a 32-byte topic, else its format error.
+        if (!/^0x[0-9A-Fa-f]*$/.test(query.topic)) {
+          throw new ValidationError([{ pointer: '/topic', detail: 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]*)$/' }]);
+        }
+        if (query.topic.length !== 66) throw new ApiError(422, { message: 'Invalid parameter(s)' });
+        topic = query.topic.toLowerCase();
+      }
+      const size = pageSize(query);
+      const before = typeof query.block_number === 'bigint' && typeof query.index === 'bigint' ? { block: query.block_number, index: query.index } : undefined;
+      const rows = await addressLogs(ctx.ch, a, { before, topic, limit: size + 1 });
+      const facts = await ctx.addressFacts([a]);
+      const cursor = (l: { block_number: string; log_index: number }): Record<string, PageParamValue> => ({ block_number: int(l.block_number), index: l.log_index });
+      const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), cursor, { echo: topic ? { topic } : undefined });
+      return { body, policy: 'volatile' };
     },
   },
   {

@@ -36,3 +36,32 @@ export async function transactionLogs(
     { b: clampU64(block), t: txIndex, ai: afterIndex === undefined ? -1n : clampIdx(afterIndex), limit },
   );
 }
+
+/**
+ * Logs an address emitted, newest first, strictly before the (block, log index) position `before`.
+ * The page's keys come from address_logs (one key range); with a `topic` (any of the four), the
+ * address's rows are filtered on it, so a rare topic reads every key of a busy address.
+ */
+export async function addressLogs(
+  ch: ClickHouseStore,
+  address: string,
+  o: { before?: { block: bigint; index: bigint }; topic?: string; limit: number },
+): Promise<LogRead[]> {
+  const keyset = o.before ? ' AND (block_number < {kb:UInt64} OR (block_number = {kb:UInt64} AND log_index < {ki:Int64}))' : '';
+  const params = { a: address, limit: o.limit, ...(o.before ? { kb: clampU64(o.before.block), ki: clampIdx(o.before.index) } : {}), ...(o.topic ? { t: o.topic } : {}) };
+  if (!o.topic) {
+    return ch.query<LogRead>(
+      `SELECT ${COLUMNS} FROM logs WHERE (block_number, log_index) IN (
+         SELECT block_number, log_index FROM address_logs WHERE address = {a:String}${keyset}
+         ORDER BY block_number DESC, log_index DESC LIMIT {limit:UInt32})
+       ORDER BY block_number DESC, log_index DESC`,
+      params,
+    );
+  }
+  return ch.query<LogRead>(
+    `SELECT ${COLUMNS} FROM logs WHERE (block_number, log_index) IN (SELECT block_number, log_index FROM address_logs WHERE address = {a:String}${keyset})
+       AND address = {a:String} AND (topic0 = {t:String} OR topic1 = {t:String} OR topic2 = {t:String} OR topic3 = {t:String})
+     ORDER BY block_number DESC, log_index DESC LIMIT {limit:UInt32}`,
+    params,
+  );
+}
