@@ -1,35 +1,43 @@
-// Outgoing e-mail of the sign-in codes, through SMTP with nodemailer.
+// Outgoing e-mail, the one way: an SMTP relay given as a URL (SMTP_URL), through nodemailer.
+// Used for sign-in codes, confirmations of notification addresses and watchlist notifications.
 import nodemailer from 'nodemailer';
 
-export interface SmtpOptions {
-  host: string;
-  port: number;
-  /** true: TLS from the start (usually port 465); false: STARTTLS when the server offers it. */
-  secure: boolean;
-  user?: string;
-  pass?: string;
+export interface MailSettings {
+  /** smtp://user:pass@host:port (STARTTLS when offered) or smtps://... (TLS from the start). */
+  url: string;
   /** Sender, e.g. "Explorer <no-reply@example.org>". */
   from: string;
+  /** TLS options (an operator's or a test's own CA). */
+  tls?: { rejectUnauthorized?: boolean };
+}
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
-  send(to: string, subject: string, text: string): Promise<void>;
+  send(m: Mail): Promise<void>;
   close(): void;
 }
 
-export function createMailer(o: SmtpOptions): Mailer {
+export function createMailer(s: MailSettings): Mailer {
+  const u = new URL(s.url);
   const transport = nodemailer.createTransport({
-    host: o.host,
-    port: o.port,
-    secure: o.secure,
-    auth: o.user ? { user: o.user, pass: o.pass ?? '' } : undefined,
+    host: u.hostname,
+    port: Number(u.port) || (u.protocol === 'smtps:' ? 465 : 587),
+    secure: u.protocol === 'smtps:',
+    auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
+    tls: s.tls,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 20_000,
   });
   return {
-    async send(to, subject, text) {
-      await transport.sendMail({ from: o.from, to, subject, text });
+    async send(m) {
+      await transport.sendMail({ from: s.from, to: m.to, subject: m.subject, text: m.text, headers: m.headers });
     },
     close() {
       transport.close();

@@ -295,7 +295,7 @@ t.test('credentials, revocation and sign-in', async (t) => {
     const clock = movableClock();
     const app = await accountApp(t, pg, {
       clock: clock.now,
-      smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'Explorer <no-reply@explorer.test>' },
+      smtp: { url: `smtp://127.0.0.1:${smtp.port}`, from: 'Explorer <no-reply@explorer.test>' },
     });
     const call = client(app.handle);
     const email = 'Mail.User@Example.org';

@@ -104,7 +104,7 @@ t.test('bad input gives 4xx {message}, never 5xx, and changes nothing', async (t
   const smtp = await smtpSink(t);
   const app = await accountApp(t, pg, {
     usageFlushMs: 3_600_000, // no last_used_at write during the run: dumps compare exactly
-    smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'fuzz@explorer.test' },
+    smtp: { url: `smtp://127.0.0.1:${smtp.port}`, from: 'fuzz@explorer.test' },
   });
   const { token: session } = await newAccount(pg, 'fuzz@example.org');
   const key = JSON.parse(String((await app.handle(makeRequest('POST', `${BASE}/user/api-keys`, { token: session, body: { name: 'fuzz' } }))).body)).data;

@@ -4,7 +4,7 @@
 // every 30 s per account; bad addresses are refused with a 400.
 import t from 'tap';
 import { accountApp, accountPg, client, movableClock, newAccount, smtpSink, type Mail } from './helpers/account.js';
-import { createMailer } from '../src/account/mail.js';
+import { createMailer } from '../src/mail.js';
 import { notificationRoutes } from '../src/notify/routes.js';
 import { Notifier } from '../src/notify/index.js';
 import { enqueue } from '../src/storage/postgres/notify.js';
@@ -63,7 +63,7 @@ t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
   const pg = await accountPg(t);
   const smtp = await smtpSink(t);
   const clock = movableClock();
-  const mailer = createMailer({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'Explorer <no-reply@explorer.test>' });
+  const mailer = createMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'Explorer <no-reply@explorer.test>' });
   const routes = notificationRoutes(pg, { allowHttp: false, allowPrivate: false, timeoutMs: 1000 }, { mailer, clock: clock.now });
   const app = await accountApp(t, pg, { clock: clock.now, mailer, extraRoutes: routes });
   const call = client(app.handle);

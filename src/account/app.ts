@@ -33,7 +33,7 @@ import { JSON_TYPE, type ApiReply, type ApiRequest } from '../api/http.js';
 import { createLogger, type Logger } from '../log.js';
 import { AbiError, parseAbiInput } from './abi.js';
 import { Authenticator, bearerToken, requestToken, type Identity } from './auth.js';
-import { createMailer, type Mailer, type SmtpOptions } from './mail.js';
+import { createMailer, type Mailer, type MailSettings } from '../mail.js';
 import { createSignIn } from './signin.js';
 import { newToken, sha256Hex, tokenKind } from './tokens.js';
 import {
@@ -69,7 +69,7 @@ export interface AccountDeps {
   pg: PgStore;
   log?: Logger;
   /** SMTP of the e-mailed sign-in codes; without it POST /auth/email/code answers 503. */
-  smtp?: SmtpOptions;
+  smtp?: MailSettings;
   /** PUBLIC_URL: the origin Sign-In with Ethereum binds to (domain and URI); unset: the SIWE endpoints answer 503. */
   publicUrl?: string;
   /** The chain's id, which SIWE messages must name: a number, or how to ask the node (eth_chainId). */

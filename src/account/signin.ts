@@ -17,7 +17,7 @@ import {
   signInWithNonce,
 } from '../storage/postgres/account.js';
 import type { Logger } from '../log.js';
-import type { Mailer } from './mail.js';
+import type { Mailer } from '../mail.js';
 import { hashEmailCode, newEmailCode, newSalt, newSiweNonce, newToken, sameDigest, sha256Hex } from './tokens.js';
 import { Fields, HttpError, badRequest } from './validate.js';
 
@@ -173,12 +173,13 @@ export function createSignIn(d: SignInDeps) {
       throw new HttpError(429, `a code was sent to this address a moment ago; ask again in ${secs} s`, { 'retry-after': String(secs) });
     }
     try {
-      await d.mailer.send(
-        email!,
-        `Your sign-in code: ${code}`,
-        `Your sign-in code is ${code}\n\nIt is valid for ${CODE_TTL_MS / 60000} minutes and for ${CODE_MAX_ATTEMPTS} attempts.\n` +
+      await d.mailer.send({
+        to: email!,
+        subject: `Your sign-in code: ${code}`,
+        text:
+          `Your sign-in code is ${code}\n\nIt is valid for ${CODE_TTL_MS / 60000} minutes and for ${CODE_MAX_ATTEMPTS} attempts.\n` +
           `If you did not ask for it, ignore this message.\n`,
-      );
+      });
     } catch (e) {
       await dropEmailCode(d.pg, email!, codeHash).catch(() => undefined);
       d.log?.warn('could not send a sign-in code', { error: e instanceof Error ? e.message : String(e) });

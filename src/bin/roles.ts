@@ -10,7 +10,7 @@ import { notificationRoutes } from '../notify/routes.js';
 import { DEFAULT_POLICY } from '../notify/webhook.js';
 import { createAccountApp } from '../account/app.js';
 import { createRpcClient } from '../rpc/client.js';
-import { createMailer, type SmtpOptions as AccountSmtp } from '../account/mail.js';
+import { createMailer } from '../mail.js';
 import type { EventEmitter } from 'node:events';
 import type { Lifecycle } from './lifecycle.js';
 import type { RpcVariant } from '../rpc/client.js';
@@ -94,29 +94,14 @@ export function startNotifierRole(cfg: Config, stores: Stores, life: Lifecycle):
   return notifier;
 }
 
-/** SMTP_URL as the Account API's mailer settings. */
-export function smtpOptions(cfg: Config): AccountSmtp | undefined {
-  if (!cfg.smtpUrl) return undefined;
-  const u = new URL(cfg.smtpUrl);
-  return {
-    host: u.hostname,
-    port: Number(u.port) || (u.protocol === 'smtps:' ? 465 : 587),
-    secure: u.protocol === 'smtps:',
-    user: u.username ? decodeURIComponent(u.username) : undefined,
-    pass: u.password ? decodeURIComponent(u.password) : undefined,
-    from: cfg.smtpFrom,
-  };
-}
-
 /**
  * The HTTP API: the public API v2 (following the indexer's and the derived lanes' events when
  * they run in this process), the Account API with the notification settings, and rate limits in front of both.
  */
 export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle, events: EventEmitter[] = [], node?: NodeEndpoint) {
   const policy = { ...DEFAULT_POLICY, allowHttp: cfg.webhookAllowHttp, allowPrivate: cfg.webhookAllowPrivate };
-  const smtp = smtpOptions(cfg);
   // One mailer for sign-in codes and notification address confirmations; the Account API closes it.
-  const mailer = smtp ? createMailer(smtp) : undefined;
+  const mailer = cfg.smtpUrl ? createMailer({ url: cfg.smtpUrl, from: cfg.smtpFrom }) : undefined;
   const nodeUrl = node?.url ?? cfg.rpcUrl;
   if (!cfg.publicUrl) log.warn('PUBLIC_URL is not set: Sign-In with Ethereum is refused (503) until it is');
   const account = createAccountApp({

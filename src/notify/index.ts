@@ -5,7 +5,6 @@
 // receivers deduplicate on the event id (or transaction.hash).
 import type pg from 'pg';
 import crypto from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { PgStore } from '../storage/postgres/index.js';
 import * as store from '../storage/postgres/notify.js';
 import type { Indexer } from '../indexer/index.js';
@@ -14,6 +13,7 @@ import { KINDS, WatchIndex, type TransferKind, type WatchEntry } from './matcher
 import { buildEvent, emailText, type WatchlistEvent } from './payload.js';
 import { DEFAULT_POLICY, postWebhook, type WebhookPolicy } from './webhook.js';
 import { backoffMs } from '../retry.js';
+import { createMailer, type MailSettings, type Mailer } from '../mail.js';
 
 export function toEntry(r: store.WatchRow): WatchEntry {
   const settings = {} as WatchEntry['settings'];
@@ -103,18 +103,10 @@ export class WatchlistMatcher {
   }
 }
 
-export interface SmtpOptions {
-  /** smtp(s)://user:pass@host:port */
-  url: string;
-  from: string;
-  /** Trust this CA (tests, private relays). */
-  tls?: { rejectUnauthorized?: boolean };
-}
-
 export interface NotifierOptions {
   pg: PgStore;
   webhook?: Partial<WebhookPolicy>;
-  smtp?: SmtpOptions;
+  smtp?: MailSettings;
   coin?: string;
   /** Attempts before a delivery is failed for good. */
   maxAttempts?: number;
@@ -137,9 +129,9 @@ export interface NotifierStats {
 
 export class Notifier {
   readonly stats: NotifierStats = { sent: 0, retried: 0, failed: 0, cancelled: 0 };
-  private readonly o: Required<Omit<NotifierOptions, 'smtp' | 'webhook' | 'log'>> & { policy: WebhookPolicy; smtp?: SmtpOptions };
+  private readonly o: Required<Omit<NotifierOptions, 'smtp' | 'webhook' | 'log'>> & { policy: WebhookPolicy; smtp?: MailSettings };
   private readonly log: Logger;
-  private mailer: Transporter | undefined;
+  private mailer: Mailer | undefined;
   private stopped = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -161,16 +153,7 @@ export class Notifier {
       smtp: opts.smtp,
     };
     this.log = opts.log ?? createLogger('notifier');
-    if (opts.smtp) {
-      const u = new URL(opts.smtp.url);
-      this.mailer = nodemailer.createTransport({
-        host: u.hostname,
-        port: Number(u.port) || (u.protocol === 'smtps:' ? 465 : 587),
-        secure: u.protocol === 'smtps:',
-        auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
-        tls: opts.smtp.tls,
-      });
-    }
+    if (opts.smtp) this.mailer = createMailer(opts.smtp);
   }
 
   /**
@@ -271,13 +254,7 @@ export class Notifier {
       } else {
         try {
           const m = emailText(d.payload as WatchlistEvent, this.o.coin);
-          await this.mailer.sendMail({
-            from: this.o.smtp.from,
-            to: d.email,
-            subject: m.subject,
-            text: m.text,
-            headers: { 'X-Service-Event-Id': d.event_id },
-          });
+          await this.mailer.send({ to: d.email, subject: m.subject, text: m.text, headers: { 'X-Service-Event-Id': d.event_id } });
           ok = true;
         } catch (e) {
           error = (e as Error).message;

@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import type { PgStore } from '../storage/postgres/index.js';
 import * as store from '../storage/postgres/notify.js';
 import type { QueryLike } from '../api/http.js';
-import type { Mailer } from '../account/mail.js';
+import type { Mailer } from '../mail.js';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_MS, CODE_TTL_MS, normalizeEmail } from '../account/signin.js';
 import { hashEmailCode, newEmailCode, newSalt, sameDigest } from '../account/tokens.js';
 import type { Logger } from '../log.js';
@@ -162,15 +162,16 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
           if (chosen.result === 'code') {
             // A fixed subject and text: nothing the account chose (names, labels) goes to an address not yet confirmed.
             try {
-              await o.mailer!.send(
-                email!,
-                'Confirm this address for watchlist notifications',
-                `Your confirmation code is ${code}\n\n` +
+              await o.mailer!.send({
+                to: email!,
+                subject: 'Confirm this address for watchlist notifications',
+                text:
+                  `Your confirmation code is ${code}\n\n` +
                   `Someone asked for the watchlist notifications of an explorer account to be sent to this address. ` +
                   `Nothing is sent here unless the code is entered (POST /account/api/v1/user/notification-settings/email/confirm) ` +
                   `within ${CODE_TTL_MS / 60000} minutes; it allows ${CODE_MAX_ATTEMPTS} attempts.\n` +
                   `If you did not ask for it, ignore this message.\n`,
-              );
+              });
             } catch (e) {
               await store.dropNotificationEmailCode(pg, c.userId, codeHash).catch(() => undefined);
               o.log?.warn('could not send a notification address confirmation', { error: e instanceof Error ? e.message : String(e) });
