@@ -416,4 +416,20 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     t.equal(txp.body.pending_transactions_30m.value, '0');
     t.equal((await api.get(`${V1}/counters?x=1`)).status, 422, 'an undeclared parameter');
   });
+  // Last: it edits the stored blocks.
+  t.test('charts keep complete days until a reorg replaces their blocks', async (t) => {
+    // Day 1 is the newest complete day (day 2 has blocks): the one whose last block is checked.
+    const last = Number(blocks.filter((b) => dayOf(b) === d1).at(-1)!.number);
+    const day1Value = async () => {
+      api.app.cache?.invalidate('block');
+      return (await api.get(`${V1}/lines/newTxns`)).body.chart[1].value;
+    };
+    t.equal(await day1Value(), String(txsOn(d1)));
+    // The same block with other figures: the kept day is not read again.
+    await api.stores.ch.command(`ALTER TABLE blocks UPDATE transaction_count = transaction_count + 1000 WHERE number = ${last}`);
+    t.equal(await day1Value(), String(txsOn(d1)), 'a complete day is kept, not read again');
+    // Another hash at that height, as after a reorg: the kept days are dropped and read again.
+    await api.stores.ch.command(`ALTER TABLE blocks UPDATE hash = '0x${'dd'.repeat(32)}' WHERE number = ${last}`);
+    t.equal(await day1Value(), String(txsOn(d1) + 1000), 'read again after the block was replaced');
+  });
 });
