@@ -36,6 +36,7 @@ import { Authenticator, bearerToken, requestToken, type Identity } from './auth.
 import { createMailer, type Mailer, type MailSettings } from '../mail.js';
 import { createSignIn } from './signin.js';
 import { newToken, sha256Hex, tokenKind } from './tokens.js';
+import { PathMatcher, pathSegments } from '../api/path-match.js';
 import {
   DEFAULT_METHODS,
   Fields,
@@ -91,7 +92,8 @@ export interface AccountDeps {
 }
 
 export interface ExtraRoute {
-  pattern: string[];
+  /** e.g. 'user/notification-settings/webhook' (after /account/api/v1; ':name' for a parameter). */
+  pattern: string;
   methods: Record<
     string,
     (c: { userId: string; body(): Record<string, unknown>; query: ApiRequest['query'] }) => Promise<{ status: number; data: unknown }>
@@ -119,7 +121,8 @@ type Handler = (c: Ctx) => Promise<Reply>;
 
 interface Ctx {
   req: ApiRequest;
-  params: string[];
+  /** Path parameters by name (`:id` → params.id). */
+  params: Record<string, string>;
   /** Set for authenticated routes. */
   who: Identity;
   body(): Record<string, unknown>;
@@ -131,7 +134,7 @@ interface Reply {
 }
 
 interface Route {
-  pattern: string[];
+  pattern: string;
   methods: Record<string, { run: Handler; auth: boolean }>;
 }
 
@@ -239,7 +242,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   };
 
   const revokeKey: Handler = async ({ who, params }) => {
-    const id = uuidId(params[0]);
+    const id = uuidId(params.id);
     if (!(await auth.revokeKey(who.userId, id))) throw notFound('API key not found');
     return ok({ id, revoked: true });
   };
@@ -273,7 +276,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   };
 
   const patchWatch: Handler = async ({ who, params, body }) => {
-    const id = recordId(params[0]);
+    const id = recordId(params.id);
     const b = body();
     const f = new Fields(b, ['name', 'notification_settings', 'notification_methods', 'address_hash']);
     if (f.has('address_hash')) f.fail('address_hash cannot be changed: delete the entry and add the new address');
@@ -287,7 +290,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   };
 
   const removeWatch: Handler = async ({ who, params }) => {
-    const id = recordId(params[0]);
+    const id = recordId(params.id);
     if (!(await deleteWatchlist(pg, who.userId, id))) throw notFound('Watchlist entry not found');
     return ok({ id, deleted: true });
   };
@@ -310,7 +313,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   };
 
   const removeTag: Handler = async ({ who, params }) => {
-    const id = recordId(params[0]);
+    const id = recordId(params.id);
     if (!(await deleteTag(pg, who.userId, id))) throw notFound('Address tag not found');
     return ok({ id, deleted: true });
   };
@@ -344,7 +347,7 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   };
 
   const removeAbi: Handler = async ({ who, params }) => {
-    const id = recordId(params[0]);
+    const id = recordId(params.id);
     if (!(await deleteCustomAbi(pg, who.userId, id))) throw notFound('Custom ABI not found');
     return ok({ id, deleted: true });
   };
@@ -369,21 +372,21 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   const A = (run: Handler) => ({ run, auth: true });
   const P = (run: Handler) => ({ run, auth: false });
   const routes: Route[] = [
-    { pattern: ['user', 'info'], methods: { GET: A(userInfo) } },
-    { pattern: ['user'], methods: { DELETE: A(deleteAccount) } },
-    { pattern: ['user', 'api-keys'], methods: { GET: A(listKeys), POST: A(createKey) } },
-    { pattern: ['user', 'api-keys', ':id'], methods: { DELETE: A(revokeKey) } },
-    { pattern: ['user', 'watchlist'], methods: { GET: A(getWatchlist), POST: A(addWatch) } },
-    { pattern: ['user', 'watchlist', ':id'], methods: { PATCH: A(patchWatch), DELETE: A(removeWatch) } },
-    { pattern: ['user', 'tags', 'address'], methods: { GET: A(getTags), POST: A(addTag) } },
-    { pattern: ['user', 'tags', 'address', ':id'], methods: { DELETE: A(removeTag) } },
-    { pattern: ['user', 'custom-abis'], methods: { GET: A(getAbis), POST: A(addAbi) } },
-    { pattern: ['user', 'custom-abis', ':id'], methods: { DELETE: A(removeAbi) } },
-    { pattern: ['auth', 'siwe', 'nonce'], methods: { GET: P(siweNonce) } },
-    { pattern: ['auth', 'siwe', 'verify'], methods: { POST: P(siweVerify) } },
-    { pattern: ['auth', 'email', 'code'], methods: { POST: P(emailCode) } },
-    { pattern: ['auth', 'email', 'verify'], methods: { POST: P(emailVerify) } },
-    { pattern: ['auth', 'logout'], methods: { POST: A(logout) } },
+    { pattern: 'user/info', methods: { GET: A(userInfo) } },
+    { pattern: 'user', methods: { DELETE: A(deleteAccount) } },
+    { pattern: 'user/api-keys', methods: { GET: A(listKeys), POST: A(createKey) } },
+    { pattern: 'user/api-keys/:id', methods: { DELETE: A(revokeKey) } },
+    { pattern: 'user/watchlist', methods: { GET: A(getWatchlist), POST: A(addWatch) } },
+    { pattern: 'user/watchlist/:id', methods: { PATCH: A(patchWatch), DELETE: A(removeWatch) } },
+    { pattern: 'user/tags/address', methods: { GET: A(getTags), POST: A(addTag) } },
+    { pattern: 'user/tags/address/:id', methods: { DELETE: A(removeTag) } },
+    { pattern: 'user/custom-abis', methods: { GET: A(getAbis), POST: A(addAbi) } },
+    { pattern: 'user/custom-abis/:id', methods: { DELETE: A(removeAbi) } },
+    { pattern: 'auth/siwe/nonce', methods: { GET: P(siweNonce) } },
+    { pattern: 'auth/siwe/verify', methods: { POST: P(siweVerify) } },
+    { pattern: 'auth/email/code', methods: { POST: P(emailCode) } },
+    { pattern: 'auth/email/verify', methods: { POST: P(emailVerify) } },
+    { pattern: 'auth/logout', methods: { POST: A(logout) } },
     ...(deps.extraRoutes ?? []).map((r) => ({
       pattern: r.pattern,
       methods: Object.fromEntries(
@@ -405,36 +408,19 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     })),
   ];
 
-  function match(segments: string[]): { route: Route; params: string[] } | null {
-    for (const route of routes) {
-      if (route.pattern.length !== segments.length) continue;
-      const params: string[] = [];
-      let okay = true;
-      for (let i = 0; i < segments.length && okay; i++) {
-        if (route.pattern[i].startsWith(':')) params.push(segments[i]);
-        else okay = route.pattern[i] === segments[i];
-      }
-      if (okay) return { route, params };
-    }
-    return null;
-  }
+  const matcher = new PathMatcher(routes.map((route) => ({ pattern: route.pattern, value: route })));
 
   async function handle(req: ApiRequest): Promise<ApiReply> {
     const method = (req.method || '').toUpperCase();
     const path = req.path || '/';
     try {
       if (path !== ACCOUNT_PREFIX && !path.startsWith(ACCOUNT_PREFIX + '/')) return reply(404, { message: 'Not found' });
-      let segments: string[];
-      try {
-        segments = path.slice(ACCOUNT_PREFIX.length).split('/').filter(Boolean).map(decodeURIComponent);
-      } catch {
-        return reply(404, { message: 'Not found' });
-      }
-      const m = match(segments);
+      const m = matcher.match(pathSegments(path, ACCOUNT_PREFIX));
       if (!m) return reply(404, { message: `Unknown Account API path: ${path.slice(0, 200)}` });
-      const allow = [...Object.keys(m.route.methods), 'OPTIONS'].join(', ');
+      const route = m.value;
+      const allow = [...Object.keys(route.methods), 'OPTIONS'].join(', ');
       if (method === 'OPTIONS') return { status: 204, headers: { ...ACCOUNT_CORS, allow }, body: '' };
-      const def = m.route.methods[method];
+      const def = route.methods[method];
       if (!def) return reply(405, { message: `Method ${method.slice(0, 20)} is not allowed here; allowed: ${allow}` }, { allow });
       if (closed) return reply(503, { message: 'The Account API is shutting down' });
       if (req.body && req.body.length > MAX_BODY_BYTES) {

@@ -1,9 +1,10 @@
 // Routes of the public API v2: a pattern of path segments (`:name` for a parameter), the declared
 // path and query parameters (src/api/params.ts), how the response may be cached, and the handler.
-// Literal segments win over parameters, so /transactions/stats would never be read as a hash.
+// Literal segments win over parameters (src/api/path-match.ts).
 import type { CachePolicy } from '../cache/index.js';
 import type { ApiContext } from './context.js';
 import type { CastValue, ParamSpec } from './params.js';
+import { PathMatcher, pathSegments } from './path-match.js';
 
 export interface RouteInput {
   path: Record<string, CastValue>;
@@ -26,70 +27,26 @@ export interface RouteDef {
   handler(input: RouteInput): Promise<RouteResult>;
 }
 
-interface Compiled {
-  def: RouteDef;
-  segments: { literal?: string; param?: string }[];
-}
-
 export interface Match {
   def: RouteDef;
   pathValues: Record<string, string>;
 }
 
-function decodeSegment(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
+/** The public API's routes on the shared path matcher (src/api/path-match.ts). */
 export class Router {
-  private readonly routes: Compiled[] = [];
+  private readonly matcher: PathMatcher<RouteDef>;
 
   constructor(defs: readonly RouteDef[]) {
-    for (const def of defs) {
-      const segments = def.pattern
-        .split('/')
-        .filter(Boolean)
-        .map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s }));
-      this.routes.push({ def, segments });
-    }
-    // Most literal segments first: a literal beats a parameter at the same position.
-    this.routes.sort((a, b) => {
-      const n = Math.min(a.segments.length, b.segments.length);
-      for (let i = 0; i < n; i++) {
-        const al = a.segments[i].literal !== undefined;
-        const bl = b.segments[i].literal !== undefined;
-        if (al !== bl) return al ? -1 : 1;
-      }
-      return 0;
-    });
+    this.matcher = new PathMatcher(defs.map((def) => ({ pattern: def.pattern, value: def })));
   }
 
   /** `segments`: the path after /api/v2, split on '/', empty segments removed, still encoded. */
   match(segments: readonly string[]): Match | null {
-    for (const r of this.routes) {
-      if (r.segments.length !== segments.length) continue;
-      const values: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < segments.length; i++) {
-        const s = r.segments[i];
-        if (s.literal !== undefined) {
-          if (s.literal !== segments[i]) {
-            ok = false;
-            break;
-          }
-        } else {
-          values[s.param!] = decodeSegment(segments[i]);
-        }
-      }
-      if (ok) return { def: r.def, pathValues: values };
-    }
-    return null;
+    const m = this.matcher.match(pathSegments(segments.join('/')));
+    return m && { def: m.value, pathValues: m.params };
   }
 
   get definitions(): RouteDef[] {
-    return this.routes.map((r) => r.def);
+    return this.matcher.values;
   }
 }

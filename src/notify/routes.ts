@@ -55,7 +55,7 @@ export interface NotifyRouteOptions {
 }
 
 export interface NotifyRoute {
-  pattern: string[];
+  pattern: string;
   methods: Record<string, (c: NotifyCtx) => Promise<NotifyReply>>;
 }
 
@@ -76,11 +76,11 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
   };
   return [
     {
-      pattern: ['user', 'notification-settings'],
+      pattern: 'user/notification-settings',
       methods: { GET: async (c) => ({ status: 200, data: await settings(c.userId) }) },
     },
     {
-      pattern: ['user', 'notification-settings', 'webhook'],
+      pattern: 'user/notification-settings/webhook',
       methods: {
         PUT: async (c) => {
           const url = c.body().url;
@@ -98,7 +98,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
       },
     },
     {
-      pattern: ['user', 'notification-settings', 'webhook', 'rotate'],
+      pattern: 'user/notification-settings/webhook/rotate',
       methods: {
         POST: async (c) => {
           const secret = newWebhookSecret();
@@ -108,7 +108,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
       },
     },
     {
-      pattern: ['user', 'notification-settings', 'webhook', 'test'],
+      pattern: 'user/notification-settings/webhook/test',
       methods: {
         POST: async (c) => {
           const s = await store.getNotificationSettings(pg, c.userId);
@@ -129,7 +129,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
       },
     },
     {
-      pattern: ['user', 'notification-settings', 'email'],
+      pattern: 'user/notification-settings/email',
       methods: {
         PUT: async (c) => {
           const body = c.body();
@@ -183,7 +183,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
       },
     },
     {
-      pattern: ['user', 'notification-settings', 'email', 'confirm'],
+      pattern: 'user/notification-settings/email/confirm',
       methods: {
         POST: async (c) => {
           const body = c.body();
@@ -215,7 +215,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
       },
     },
     {
-      pattern: ['user', 'notifications'],
+      pattern: 'user/notifications',
       methods: {
         GET: async (c) => {
           const raw = c.query.get('limit');
