@@ -11,10 +11,18 @@
 // announced Content-Length and again while a chunked body arrives: 413), then Front.admit (rate
 // limits and credentials). The socket is paused while admit runs, so a refused client's body is
 // never buffered; any reply sent before its body was read closes the connection.
+//
+// The Phoenix websocket (`socket`, src/api/socket): upgrades on its path are admitted by the
+// endpoint (serializer version, API key, rate limit, sockets per client) before the upgrade; a
+// refusal is an ordinary HTTP answer. Open sockets use uWS's native pub/sub for fan-out, with the
+// outgoing buffer capped per socket (maxBackpressure; a send past it closes that socket) and an
+// idle timeout without server pings (a client's heartbeats keep it open).
 import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { INTERNAL_ERROR_BODY } from './errors.js';
 import { JSON_TYPE, statusLine, type ApiReply, type ApiRequest } from './http.js';
+import type { SocketEndpoint, SocketHandlers } from './socket/endpoint.js';
+import type { Admitted } from './socket/admission.js';
 
 /** What admit decides: a reply to send now, or how to answer once the body (if any) is in. */
 export type Admission = { reply: ApiReply } | { finish(body: Buffer | undefined): Promise<ApiReply> };
@@ -45,12 +53,22 @@ export interface ServerOptions {
   maxRequestsPerClient?: number;
   /** The client a request counts against (default: the socket's address). */
   clientOf?(socketIp: string, headers: Readonly<Record<string, string>>): string;
+  /** The Phoenix websocket endpoint (/socket/v2/websocket), when served. */
+  socket?: SocketEndpoint;
   log: Logger;
 }
 
 export interface RunningServer {
   readonly port: number;
+  /** Open websockets and the bytes queued for them now (diagnostics, tests). */
+  sockets(): { open: number; bufferedBytes: number; maxBufferedBytes: number };
   close(): Promise<void>;
+}
+
+/** What uWS keeps per websocket. */
+interface WsData {
+  admitted: Admitted;
+  handlers?: SocketHandlers;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -262,6 +280,9 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
     }, fail);
   });
 
+  const openSockets = new Set<uWS.WebSocket<WsData>>();
+  if (opts.socket) serveSocket(app, opts.socket, openSockets, () => closing, opts.log);
+
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (token) => {
       if (!token) {
@@ -269,14 +290,139 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
         return;
       }
       const port = uWS.us_socket_local_port(token as unknown as uWS.us_socket);
+      opts.socket?.setPublisher((topic, frame) => {
+        app.publish(topic, frame, false);
+      });
       resolve({
         port,
+        sockets() {
+          let bufferedBytes = 0;
+          let maxBufferedBytes = 0;
+          for (const ws of openSockets) {
+            const b = ws.getBufferedAmount();
+            bufferedBytes += b;
+            if (b > maxBufferedBytes) maxBufferedBytes = b;
+          }
+          return { open: openSockets.size, bufferedBytes, maxBufferedBytes };
+        },
         async close() {
           if (closing) return;
           closing = true;
+          opts.socket?.setPublisher(undefined);
           uWS.us_listen_socket_close(token);
+          // Open websockets would keep the process (and their clients) waiting: say goodbye.
+          for (const ws of [...openSockets]) ws.end(1001, 'server shutting down');
         },
       });
     });
+  });
+}
+
+/** The websocket route: admission on upgrade, then one Session per socket (src/api/socket). */
+function serveSocket(app: uWS.TemplatedApp, endpoint: SocketEndpoint, openSockets: Set<uWS.WebSocket<WsData>>, closing: () => boolean, log: Logger) {
+  const limits = endpoint.limits;
+  app.ws<WsData>(endpoint.path, {
+    maxPayloadLength: limits.maxPayloadBytes,
+    maxBackpressure: limits.maxBufferedBytes,
+    // Typed as a number in this binding's declarations; uWS reads it as a flag.
+    closeOnBackpressureLimit: 1,
+    idleTimeout: limits.idleTimeoutSec,
+    sendPingsAutomatically: false,
+    compression: uWS.DISABLED,
+    upgrade(res, req, context) {
+      let aborted = false;
+      let admitted: Admitted | undefined;
+      res.onAborted(() => {
+        aborted = true;
+        admitted?.release();
+      });
+      // Everything from req must be read now: it is invalid after this callback returns.
+      const path = req.getUrl();
+      const query = new URLSearchParams(req.getQuery() ?? '');
+      const headers: Record<string, string> = {};
+      req.forEach((k, v) => {
+        headers[k.toLowerCase()] = v;
+      });
+      const key = req.getHeader('sec-websocket-key');
+      const protocols = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const answer = (r: ApiReply) => {
+        if (aborted) return;
+        aborted = true;
+        res.cork(() => {
+          res.writeStatus(statusLine(r.status));
+          for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
+          res.end(r.body, true);
+        });
+      };
+      if (closing()) {
+        answer({ status: 503, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ message: 'The server is shutting down' }) });
+        return;
+      }
+      let admission;
+      try {
+        admission = endpoint.admit({ method: 'GET', path, query, headers, ip });
+      } catch (e) {
+        admission = Promise.reject(e);
+      }
+      admission.then(
+        (a) => {
+          if ('reply' in a) {
+            answer(a.reply);
+            return;
+          }
+          admitted = a.admitted;
+          if (aborted || closing()) {
+            a.admitted.release();
+            if (!aborted) answer({ status: 503, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ message: 'The server is shutting down' }) });
+            return;
+          }
+          // Phoenix's client may offer subprotocols (its auth token); the answer names one it offered or none.
+          const chosen = protocols.split(',').map((p) => p.trim()).includes('phoenix') ? 'phoenix' : '';
+          res.cork(() => res.upgrade<WsData>({ admitted: a.admitted }, key, chosen, extensions, context));
+        },
+        (e) => {
+          log.error('websocket admission failed', { error: e instanceof Error ? e.message : String(e) });
+          answer({ status: 500, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(INTERNAL_ERROR_BODY) });
+        },
+      );
+    },
+    open(ws) {
+      openSockets.add(ws);
+      const data = ws.getUserData();
+      data.handlers = endpoint.open(
+        {
+          send: (frame) => {
+            ws.send(frame, false);
+          },
+          subscribe: (topic) => {
+            ws.subscribe(topic);
+          },
+          unsubscribe: (topic) => {
+            ws.unsubscribe(topic);
+          },
+          end: (code, reason) => ws.end(code, reason),
+        },
+        data.admitted,
+      );
+    },
+    message(ws, message, isBinary) {
+      const h = ws.getUserData().handlers;
+      try {
+        if (isBinary) h?.onBinary();
+        // The message's memory is reused after this callback: decoded to a string now.
+        else h?.onText(Buffer.from(message).toString('utf8'));
+      } catch (e) {
+        log.error('websocket message failed', { error: e instanceof Error ? e.message : String(e) });
+        ws.end(1011, 'internal error');
+      }
+    },
+    close(ws) {
+      openSockets.delete(ws);
+      const data = ws.getUserData();
+      if (data.handlers) data.handlers.onClose();
+      else data.admitted.release();
+    },
   });
 }
