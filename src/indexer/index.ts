@@ -5,9 +5,8 @@
 // and no duplicate. Head following compares parent hashes; a mismatch rewinds to the common
 // ancestor (reorg). A node that is behind is reported, not treated as a reorg.
 import { EventEmitter } from 'node:events';
-import type pg from 'pg';
 import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore, PgTx } from '../storage/postgres/index.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import {
   commitBlocks,
@@ -154,8 +153,8 @@ export class Indexer extends EventEmitter {
   private lagReported = false;
   private commits = 0;
   private pendingFollower: PendingFollower | undefined;
-  private readonly rewindHooks: ((c: pg.PoolClient, ancestor: Checkpoint | null) => Promise<void>)[] = [];
-  private readonly commitHooks: ((c: pg.PoolClient, result: IngestResult) => Promise<void>)[] = [];
+  private readonly rewindHooks: ((c: PgTx, ancestor: Checkpoint | null) => Promise<void>)[] = [];
+  private readonly commitHooks: ((c: PgTx, result: IngestResult) => Promise<void>)[] = [];
 
   constructor(opts: IndexerOptions) {
     super();
@@ -186,7 +185,7 @@ export class Indexer extends EventEmitter {
    * Work that must be undone in the same PostgreSQL transaction as a rewind (derived lanes whose
    * cursors may stand above the ancestor).
    */
-  addRewindHook(fn: (c: pg.PoolClient, ancestor: Checkpoint | null) => Promise<void>): void {
+  addRewindHook(fn: (c: PgTx, ancestor: Checkpoint | null) => Promise<void>): void {
     this.rewindHooks.push(fn);
   }
 
@@ -194,7 +193,7 @@ export class Indexer extends EventEmitter {
    * Work that must commit atomically with a range's checkpoint (the watchlist outbox): it runs
    * inside the checkpoint's PostgreSQL transaction, so an event is never lost nor enqueued twice.
    */
-  addCommitHook(fn: (c: pg.PoolClient, result: IngestResult) => Promise<void>): void {
+  addCommitHook(fn: (c: PgTx, result: IngestResult) => Promise<void>): void {
     this.commitHooks.push(fn);
   }
 

@@ -3,10 +3,10 @@
 // e-mail, and retries with exponential backoff and jitter up to a limit, then keeps the row as
 // failed. At least once: a crash between sending and recording means a second delivery, which
 // receivers deduplicate on the event id (or transaction.hash).
-import type pg from 'pg';
 import crypto from 'node:crypto';
 import type { PgStore } from '../storage/postgres/index.js';
 import * as store from '../storage/postgres/notify.js';
+import type { Listener } from '../storage/postgres/listen.js';
 import type { Indexer } from '../indexer/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { KINDS, WatchIndex, type TransferKind, type WatchEntry } from './matcher.js';
@@ -37,8 +37,10 @@ export function toEntry(r: store.WatchRow): WatchEntry {
  */
 export class WatchlistMatcher {
   readonly index = new WatchIndex();
-  private listener: pg.PoolClient | undefined;
+  private listener: Listener | undefined;
   private readonly log: Logger;
+  /** Reloads in progress run one at a time (a later one sees every change before it). */
+  private reloading: Promise<void> = Promise.resolve();
   /** Matches enqueued since start (observability). */
   enqueued = 0;
 
@@ -46,26 +48,35 @@ export class WatchlistMatcher {
     this.log = log ?? createLogger('watchlist');
   }
 
+  /** Resolves once the watchlist is loaded after LISTEN, so no change falls between the two. */
   async start(): Promise<void> {
-    this.listener = await this.pg.pool.connect();
-    this.listener.on('notification', (msg) => {
-      if (msg.channel !== 'watchlist_changed' || !msg.payload) return;
-      void this.onChange(JSON.parse(msg.payload) as { op: string; id: number | string }).catch((e: Error) =>
-        this.log.warn('watchlist reload failed', { error: e.message }),
-      );
+    let first!: () => void;
+    const loaded = new Promise<void>((r) => (first = r));
+    this.listener = store.listenWatchlist(this.pg, {
+      log: this.log,
+      onChange: (e) => {
+        this.reloading = this.reloading.then(() => this.onChange(e)).catch((err: Error) => this.log.warn('watchlist reload failed', { error: err.message }));
+      },
+      // Connected (again): changes may have been missed while down, so everything is reloaded.
+      onState: (up) => {
+        if (!up) return;
+        this.reloading = this.reloading
+          .then(async () => {
+            this.index.replaceAll((await store.loadWatchlist(this.pg)).map(toEntry));
+            this.log.info('watchlist loaded', { entries: this.index.size });
+          })
+          .catch((err: Error) => this.log.warn('watchlist reload failed', { error: err.message }))
+          .finally(first);
+      },
     });
-    await this.listener.query('LISTEN watchlist_changed');
-    // Loaded after LISTEN, so no change can fall between the load and the subscription.
-    this.index.replaceAll((await store.loadWatchlist(this.pg)).map(toEntry));
-    this.log.info('watchlist loaded', { entries: this.index.size });
+    await loaded;
   }
 
-  private async onChange(e: { op: string; id: number | string }): Promise<void> {
-    const id = String(e.id);
-    if (e.op === 'DELETE') return this.index.remove(id);
-    const [row] = await store.loadWatchlist(this.pg, { id });
+  private async onChange(e: { op: string; id: string }): Promise<void> {
+    if (e.op === 'DELETE') return this.index.remove(e.id);
+    const [row] = await store.loadWatchlist(this.pg, { id: e.id });
     if (row) this.index.upsert(toEntry(row));
-    else this.index.remove(id);
+    else this.index.remove(e.id);
   }
 
   attach(indexer: Indexer): void {
@@ -95,11 +106,8 @@ export class WatchlistMatcher {
   }
 
   async stop(): Promise<void> {
-    if (this.listener) {
-      await this.listener.query('UNLISTEN *').catch(() => undefined);
-      this.listener.release();
-      this.listener = undefined;
-    }
+    await this.listener?.close();
+    this.listener = undefined;
   }
 }
 

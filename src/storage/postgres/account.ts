@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { PgStore } from './index.js';
 import type { Logger } from '../../log.js';
+import { listen } from './listen.js';
 
 type Db = Pick<pg.PoolClient, 'query'>;
 
@@ -541,79 +542,23 @@ export interface AuthListenerOptions {
   maxBackoffMs?: number;
 }
 
-/**
- * A dedicated connection (not from the pool) LISTENing on AUTH_CHANNEL and AUTH_ACK_CHANNEL,
- * reconnecting with backoff when it drops.
- */
+/** LISTEN on AUTH_CHANNEL and AUTH_ACK_CHANNEL (src/storage/postgres/listen.ts: its own connection, reconnecting). */
 export function listenAuthEvents(pgs: PgStore, opts: AuthListenerOptions): AuthListener {
-  let client: pg.Client | null = null;
-  let connected = false;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let delay = 250;
-  const max = opts.maxBackoffMs ?? 10_000;
-
-  const setState = (v: boolean) => {
-    if (connected === v) return;
-    connected = v;
-    opts.onState(v);
-  };
-
-  const lost = (c: pg.Client, why: string) => {
-    if (client !== c) return;
-    client = null;
-    setState(false);
-    c.end().catch(() => undefined);
-    if (closed) return;
-    opts.log?.warn('revocation listener lost; cached credentials are not used until it is back', { error: why });
-    timer = setTimeout(connect, delay);
-    timer.unref();
-    delay = Math.min(max, delay * 2);
-  };
-
-  const connect = async () => {
-    if (closed) return;
-    const c = new pg.Client({ connectionString: pgs.url, application_name: LISTENER_APP_NAME });
-    client = c;
-    c.on('error', (e) => lost(c, e.message));
-    c.on('end', () => lost(c, 'connection ended'));
-    c.on('notification', (n) => {
-      if (n.channel === AUTH_CHANNEL) opts.onEvent(n.payload ?? '');
-      else if (n.channel === AUTH_ACK_CHANNEL) opts.onAck(n.payload ?? '');
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${AUTH_CHANNEL}`);
-      await c.query(`LISTEN ${AUTH_ACK_CHANNEL}`);
-      if (closed || client !== c) {
-        await c.end().catch(() => undefined);
-        return;
-      }
-      delay = 250;
-      setState(true);
-    } catch (e) {
-      lost(c, e instanceof Error ? e.message : String(e));
-    }
-  };
-  void connect();
-
+  const l = listen(pgs, {
+    channels: [AUTH_CHANNEL, AUTH_ACK_CHANNEL],
+    applicationName: LISTENER_APP_NAME,
+    name: 'revocation listener (cached credentials are not used until it is back)',
+    log: opts.log,
+    maxBackoffMs: opts.maxBackoffMs,
+    onState: opts.onState,
+    onNotify: (channel, payload) => (channel === AUTH_CHANNEL ? opts.onEvent(payload) : opts.onAck(payload)),
+  });
   return {
     get connected() {
-      return connected;
+      return l.connected;
     },
-    ack(payload) {
-      const c = client;
-      if (!c || !connected) return;
-      c.query('SELECT pg_notify($1, $2)', [AUTH_ACK_CHANNEL, payload]).catch(() => undefined);
-    },
-    async close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      const c = client;
-      client = null;
-      setState(false);
-      if (c) await c.end().catch(() => undefined);
-    },
+    ack: (payload) => l.notify(AUTH_ACK_CHANNEL, payload),
+    close: () => l.close(),
   };
 }
 

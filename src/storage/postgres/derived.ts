@@ -1,8 +1,9 @@
 // Derived state in PostgreSQL: the accounting lane's changes (journaled per block so a reorg can
 // reverse them), its unwinding, and the fetch lanes' queues.
 import type pg from 'pg';
+import type { PgTx } from './index.js';
 
-type Q = pg.PoolClient;
+type Q = PgTx;
 
 export const ACCOUNTING = 'accounting';
 

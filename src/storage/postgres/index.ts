@@ -11,6 +11,12 @@ import { createLogger } from '../../log.js';
 
 const log = createLogger('postgres');
 
+/**
+ * A client inside one PostgreSQL transaction (PgStore.tx), as other layers see it: they hand it
+ * to the storage functions that take part in the transaction (commit and rewind hooks).
+ */
+export type PgTx = pg.PoolClient;
+
 export interface PgStore {
   readonly pool: pg.Pool;
   readonly embedded: boolean;
@@ -18,7 +24,7 @@ export interface PgStore {
   readonly url: string;
   query<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs fn inside BEGIN/COMMIT on one client; ROLLBACK when it throws. */
-  tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
+  tx<T>(fn: (c: PgTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

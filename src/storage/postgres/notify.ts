@@ -3,6 +3,8 @@
 // the confirmation of a chosen e-mail address.
 import type pg from 'pg';
 import type { PgStore } from './index.js';
+import { listen, type Listener } from './listen.js';
+import type { Logger } from '../../log.js';
 
 export interface WatchRow {
   id: string;
@@ -11,6 +13,33 @@ export interface WatchRow {
   name: string;
   notification_settings: Record<string, { incoming: boolean; outgoing: boolean }>;
   notification_methods: { email: boolean; webhook: boolean };
+}
+
+/** The channel a trigger on `watchlist` notifies with `{op, id}` on every change. */
+const WATCHLIST_CHANNEL = 'watchlist_changed';
+
+/**
+ * LISTEN for watchlist changes on a connection of its own (reconnecting). `onState(true)` comes
+ * after every (re)connection: changes may have been missed before it, so reload then.
+ */
+export function listenWatchlist(
+  pgs: PgStore,
+  o: { onChange(e: { op: string; id: string }): void; onState(connected: boolean): void; log?: Logger },
+): Listener {
+  return listen(pgs, {
+    channels: [WATCHLIST_CHANNEL],
+    name: 'watchlist listener',
+    log: o.log,
+    onState: o.onState,
+    onNotify: (_channel, payload) => {
+      try {
+        const e = JSON.parse(payload) as { op: string; id: number | string };
+        o.onChange({ op: String(e.op), id: String(e.id) });
+      } catch {
+        o.onState(true); // an unreadable notice: reload everything
+      }
+    },
+  });
 }
 
 export async function loadWatchlist(pgs: PgStore | pg.PoolClient, where?: { id?: string; userId?: string }): Promise<WatchRow[]> {
