@@ -68,6 +68,9 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/transactions', path: `${V2}/blocks/${n}/transactions?items_count=2`, list: true });
   }
   const b1 = (await api.get(`${V2}/blocks/1`)).body.hash;
+  const miner = (await api.get(`${V2}/blocks/1`)).body.miner.hash;
+  cases.push({ template: '/v2/addresses/{address_hash_param}/blocks-validated', path: `${V2}/addresses/${miner}/blocks-validated?items_count=7`, list: true });
+  cases.push({ template: '/v2/addresses/{address_hash_param}/tabs-counters', path: `${V2}/addresses/${miner}/tabs-counters` });
   cases.push({ template: '/v2/blocks/{block_hash_or_number_param}', path: `${V2}/blocks/${b1}` });
   for (const type of ['coin_transfer', 'contract_call', 'contract_creation', 'token_transfer', 'token_creation']) {
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/transactions', path: `${V2}/blocks/${s.multiTxBlocks[0]}/transactions?type=${type}&items_count=1`, list: true });
@@ -89,6 +92,8 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/addresses/{address_hash_param}/internal-transactions', path: `${V2}/addresses/${a}/internal-transactions?items_count=1`, list: true });
     cases.push({ template: '/v2/addresses/{address_hash_param}/tabs-counters', path: `${V2}/addresses/${a}/tabs-counters` });
     cases.push({ template: '/v2/addresses/{address_hash_param}/logs', path: `${V2}/addresses/${a}/logs?items_count=1`, list: true });
+    cases.push({ template: '/v2/addresses/{address_hash_param}/blocks-validated', path: `${V2}/addresses/${a}/blocks-validated?items_count=5`, list: true });
+    cases.push({ template: '/v2/addresses/{address_hash_param}/withdrawals', path: `${V2}/addresses/${a}/withdrawals`, list: true });
   }
   return cases;
 }

@@ -13,7 +13,7 @@ import { devAccount, TOPIC_TRANSFER } from './helpers/devnet.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { clock } from '../src/api/routes/clock.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
-import { checksum } from '../src/api/serializers/common.js';
+import { checksum, isoTimestamp } from '../src/api/serializers/common.js';
 
 const V2 = '/api/v2';
 const V1 = '/api/v1';
@@ -157,6 +157,28 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     t.equal((await api.get(`${V2}/addresses/${token}/logs?topic=xyz`)).status, 422, 'not hex');
     t.strictSame(await api.get(`${V2}/addresses/${token}/logs?topic=0x12`).then((x) => [x.status, x.body]), [422, { message: 'Invalid parameter(s)' }], 'not a 32-byte topic');
     t.equal((await api.get(`${V2}/addresses/${token}/logs?items_count=51`)).status, 422);
+  });
+
+  t.test('addresses/{hash}/blocks-validated and withdrawals (the tabs their counters open)', async (t) => {
+    const miner = blocks[1].miner.toLowerCase();
+    const mined = blocks.filter((b) => b.miner.toLowerCase() === miner).map((b) => Number(b.number)).reverse();
+    const walked = await walk(api, `${V2}/addresses/${miner}/blocks-validated?items_count=7`);
+    t.strictSame(walked.items.map((b: { height: number }) => b.height), mined, 'every block it mined, newest first');
+    t.strictSame(walked.items.map((b: { hash: string }) => b.hash), mined.map((n) => blocks[n].hash));
+    schemaOk(t, '/v2/addresses/{address_hash_param}/blocks-validated', (await api.get(`${V2}/addresses/${miner}/blocks-validated`)).body, 'the blocks');
+    t.strictSame((await api.get(`${V2}/addresses/${s.accounts[1]}/blocks-validated`)).body, { items: [], next_page_params: null }, 'an account that mined nothing');
+    // The devnet has no withdrawals: store some for an address, as the indexer writes them.
+    const w = '0x00000000000000000000000000000000000babe5';
+    const rows = Array.from({ length: 53 }, (_, i) => `(${1 + Math.floor(i / 11)}, ${1000 + i}, ${7 + i}, '${w}', ${(i + 1) * 1_000_000_000}, ${Number(blocks[1].timestamp)})`);
+    await api.stores.ch.command(`INSERT INTO withdrawals (block_number, withdrawal_index, validator_index, address, amount, timestamp) VALUES ${rows.join(',')}`);
+    api.app.cache?.invalidate('block');
+    const ws = await walk(api, `${V2}/addresses/${w}/withdrawals?items_count=10`);
+    t.strictSame(ws.items.map((x: { index: number }) => x.index), Array.from({ length: 53 }, (_, i) => 1052 - i), 'highest index first, every one');
+    t.strictSame(ws.items.at(-1), { index: 1000, validator_index: 7, amount: '1000000000', block_number: 1, timestamp: isoTimestamp(Number(blocks[1].timestamp)) });
+    schemaOk(t, '/v2/addresses/{address_hash_param}/withdrawals', (await api.get(`${V2}/addresses/${w}/withdrawals`)).body, 'the withdrawals');
+    t.equal((await api.get(`${V2}/addresses/${w}/tabs-counters`)).body.withdrawals_count, 51, 'the tab counts them, capped');
+    await api.stores.ch.command(`DELETE FROM withdrawals WHERE address = '${w}'`);
+    api.app.cache?.invalidate('block');
   });
 
   t.test('transactions/stats over the last 24 hours', async (t) => {

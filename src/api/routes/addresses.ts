@@ -1,12 +1,15 @@
 // /addresses (top accounts), /addresses/{hash} and its transaction, token-transfer,
-// internal-transaction and log lists, its counters and tab counters, coin balance history and
-// token holdings (derived data).
+// internal-transaction, log, validated-block and withdrawal lists, its counters and tab counters,
+// coin balance history and token holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount } from '../../storage/clickhouse/reads/addresses.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
 import { addressLogs } from '../../storage/clickhouse/reads/logs.js';
+import { blockRewards, blocksByMiner, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
+import { addressWithdrawals, type WithdrawalRead } from '../../storage/clickhouse/reads/withdrawals.js';
+import { blockJson } from '../serializers/block.js';
 import { logJson } from '../serializers/log.js';
 import { ApiError, ValidationError } from '../errors.js';
 import { tokenBalanceCount } from '../../storage/postgres/reads/counts.js';
@@ -235,6 +238,39 @@ export const addressRoutes: RouteDef[] = [
       const facts = await ctx.addressFacts([a]);
       const cursor = (l: { block_number: string; log_index: number }): Record<string, PageParamValue> => ({ block_number: int(l.block_number), index: l.log_index });
       const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), cursor, { echo: topic ? { topic } : undefined });
+      return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/blocks-validated',
+    path: ADDRESS_PATH,
+    query: { block_number: BLOCK_NUMBER, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const size = pageSize(query);
+      const rows = await blocksByMiner(ctx.ch, a, typeof query.block_number === 'bigint' ? query.block_number : undefined, size + 1);
+      const page = rows.slice(0, size);
+      const [facts, rewards] = await Promise.all([ctx.addressFacts([a]), blockRewards(ctx.ch, page.map((b) => BigInt(b.number)))]);
+      const body = makePage(rows, size, (rs) => rs.map((b) => blockJson(b, facts, rewards.get(b.number) ?? [])), (b: BlockRead) => ({ block_number: int(b.number) }));
+      return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/withdrawals',
+    path: ADDRESS_PATH,
+    query: { index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const size = pageSize(query);
+      const rows = await addressWithdrawals(ctx.ch, path.address_hash_param as string, typeof query.index === 'bigint' ? query.index : undefined, size + 1);
+      // The receiver is the address itself: Blockscout leaves it out here.
+      const item = (w: WithdrawalRead) => ({
+        index: int(w.withdrawal_index),
+        validator_index: int(w.validator_index),
+        amount: w.amount,
+        block_number: int(w.block_number),
+        timestamp: isoTimestamp(w.ts),
+      });
+      const body = makePage(rows, size, (rs) => rs.map(item), (w) => ({ index: int(w.withdrawal_index) }));
       return { body, policy: 'volatile' };
     },
   },

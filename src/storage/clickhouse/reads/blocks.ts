@@ -98,3 +98,18 @@ export async function blockRewards(ch: ClickHouseStore, numbers: readonly bigint
   }
   return out;
 }
+
+/**
+ * Blocks `miner` mined below `before` (all when undefined), newest first. `miner` has no index:
+ * the blocks are read in reverse key order and filtered, so a page of a frequent miner is quick
+ * and an address that mined little is a scan of the column.
+ */
+export async function blocksByMiner(ch: ClickHouseStore, miner: string, before: bigint | undefined, limit: number): Promise<BlockRead[]> {
+  if (before !== undefined && before <= 0n) return [];
+  const below = before === undefined ? '' : ' AND number < {before:UInt64}';
+  return ch.query<BlockRead>(`SELECT ${COLUMNS} FROM blocks WHERE miner = {m:String}${below} ORDER BY number DESC LIMIT {limit:UInt32}`, {
+    m: miner,
+    ...(before === undefined ? {} : { before: clampU64(before) }),
+    limit,
+  });
+}
