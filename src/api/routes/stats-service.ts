@@ -264,7 +264,8 @@ export function statsServiceRoutes(coin = 'ETH'): RouteDef[] {
       pattern: '/pages/main',
       async handler({ ctx }) {
         const [t, days] = await Promise.all([totalCounters(ctx), dailySeries(ctx)]);
-        const today = clock.now() - (clock.now() % DAY_MS);
+        const now = clock.now();
+        const today = now - (now % DAY_MS);
         const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
         const yesterday = iso(today - DAY_MS);
         const body: Record<string, unknown> = {

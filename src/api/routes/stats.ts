@@ -60,7 +60,8 @@ export const statsRoutes: RouteDef[] = [
     async handler({ ctx }) {
       // Blockscout's window: the 30 days before yesterday and yesterday, newest first; today is
       // not over, so it is not shown. Days without blocks inside the stored history count 0.
-      const today = clock.now() - (clock.now() % DAY_MS);
+      const now = clock.now();
+      const today = now - (now % DAY_MS);
       const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
       const latest = iso(today - DAY_MS);
       const earliest = iso(today - (CHART_HISTORY_DAYS + 1) * DAY_MS);
