@@ -10,6 +10,7 @@ import { getFact } from '../storage/postgres/indexer.js';
 import { latestBlockNumber, baseFees } from '../storage/clickhouse/reads/blocks.js';
 import { addressFacts, tokenTypes, type AddressFacts } from '../storage/clickhouse/reads/addresses.js';
 import type { TransactionRead } from '../storage/clickhouse/reads/transactions.js';
+import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
@@ -44,17 +45,7 @@ const NODE_CODE_MAX = 500;
  */
 const TOKEN_TTL_MS = 1000;
 
-/** A row of a token-transfer read (src/storage/clickhouse/reads/token-transfers.ts). */
-function isTransferRow(r: unknown): r is TokenTransferRead {
-  return r !== null && typeof r === 'object' && 'token_address' in r && 'token_type' in r && 'log_index' in r && 'batch_index' in r;
-}
-
 export class ApiContext {
-  /**
-   * The ClickHouse store as routes use it: rows of token transfers read through it carry their
-   * token's derived record (`token_meta`, from PostgreSQL), so every page of transfers shows the
-   * token's name, symbol, decimals, holders and supply, whichever route builds it.
-   */
   readonly ch: ClickHouseStore;
   readonly pg: PgStore;
   readonly log: Logger;
@@ -79,7 +70,7 @@ export class ApiContext {
   private eventsAttached = false;
 
   constructor(deps: ApiDeps) {
-    this.ch = this.enrichingStore(deps.ch);
+    this.ch = deps.ch;
     this.pg = deps.pg;
     this.log = deps.log;
     this.rpc = deps.rpc;
@@ -275,27 +266,13 @@ export class ApiContext {
     return out;
   }
 
-  /** `inner` with token-transfer rows enriched by their token's derived record (see `ch`). */
-  private enrichingStore(inner: ClickHouseStore): ClickHouseStore {
-    const attach = async (rows: TokenTransferRead[]) => {
-      const tokens = await this.tokens(rows.map((r) => r.token_address));
-      for (const r of rows) r.token_meta = tokens.get(r.token_address) ?? null;
-    };
-    return {
-      get client() {
-        return inner.client;
-      },
-      database: inner.database,
-      embedded: inner.embedded,
-      async query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<T[]> {
-        const rows = await inner.query<T>(sql, params);
-        if (rows.length && isTransferRow(rows[0])) await attach(rows as unknown as TokenTransferRead[]);
-        return rows;
-      },
-      command: (sql, params) => inner.command(sql, params),
-      insertRaw: (table, bytes, columns, format) => inner.insertRaw(table, bytes, columns, format),
-      close: () => inner.close(),
-    };
+  /**
+   * Gives token-transfer rows their token's derived record (`token_meta`, from PostgreSQL), so a
+   * page of transfers shows the token's name, symbol, decimals, holders and supply.
+   */
+  async withTokenRecords(rows: TokenTransferRead[]): Promise<void> {
+    const tokens = await this.tokens(rows.map((r) => r.token_address));
+    for (const r of rows) r.token_meta = tokens.get(r.token_address) ?? null;
   }
 
   /** Everything transactionJson needs for these rows. */
@@ -335,17 +312,10 @@ export class ApiContext {
     const revertOutputs = new Map<string, string>();
     const internalErrors = new Set<string>();
     if (!reverted.length && !nested.length) return { revertOutputs, internalErrors };
-    const rb = reverted.map((r) => BigInt(r.block_number));
-    const ri = reverted.map((r) => r.transaction_index);
-    const nb = nested.map((k) => k.block);
-    const ni = nested.map((k) => Number(k.index));
-    const found = await this.ch.query<{ block_number: string; transaction_index: number; top: number; output: string }>(
-      `SELECT block_number, transaction_index, trace_index = 0 AS top, if(trace_index = 0, output, '') AS output FROM internal_transactions
-       WHERE block_number IN {bs:Array(UInt64)}
-         AND ((trace_index = 0 AND has(arrayZip({rb:Array(UInt64)}, {ri:Array(UInt32)}), (block_number, transaction_index)))
-           OR (trace_index > 0 AND error != '' AND has(arrayZip({nb:Array(UInt64)}, {ni:Array(UInt32)}), (block_number, transaction_index))))
-       LIMIT 1 BY block_number, transaction_index, top`,
-      { bs: [...new Set([...rb, ...nb])], rb, ri, nb, ni },
+    const found = await topFramesAndFailures(
+      this.ch,
+      reverted.map((r) => ({ block: BigInt(r.block_number), index: r.transaction_index })),
+      nested.map((k) => ({ block: k.block, index: Number(k.index) })),
     );
     for (const f of found) {
       const k = txKey(f.block_number, f.transaction_index);

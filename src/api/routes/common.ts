@@ -106,7 +106,7 @@ export async function tokenTransfersPage(
   opts: { echo?: Record<string, PageParamValue>; noNext?: boolean } = {},
 ): Promise<Page<TokenTransferJson>> {
   const pageRows = opts.noNext ? rows.slice(0, size) : rows;
-  const facts = await ctx.addressFacts(pageRows.slice(0, size).flatMap((r) => [r.from, r.to]));
+  const [facts] = await Promise.all([ctx.addressFacts(pageRows.slice(0, size).flatMap((r) => [r.from, r.to])), ctx.withTokenRecords(pageRows.slice(0, size))]);
   return makePage(pageRows, size, (rs) => rs.map((r) => tokenTransferJson(r, facts)), transferCursor, { echo: opts.echo, itemsCount: false });
 }
 

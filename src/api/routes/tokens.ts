@@ -236,7 +236,7 @@ export const tokenRoutes: RouteDef[] = [
       // One item per log naming the id: the next page starts after the whole log.
       const after = typeof query.block_number === 'bigint' && typeof query.index === 'bigint' ? { block: query.block_number, logIndex: query.index } : undefined;
       const rows = await tokenInstanceTransfers(ctx.ch, a, path.token_id_param as string, { after, limit: size + 1 });
-      const facts = await ctx.addressFacts(rows.slice(0, size).flatMap((r) => [r.from, r.to]));
+      const [facts] = await Promise.all([ctx.addressFacts(rows.slice(0, size).flatMap((r) => [r.from, r.to])), ctx.withTokenRecords(rows.slice(0, size))]);
       const cursor = (r: TokenTransferRead): Record<string, PageParamValue> => ({ block_number: int(r.block_number), index: r.log_index });
       const page = makePage(rows, size, (rs) => rs.map((r) => tokenTransferJson(r, facts)), cursor, { itemsCount: false });
       return { body: page, policy: 'volatile' };

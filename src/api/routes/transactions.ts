@@ -144,7 +144,8 @@ export const transactionRoutes: RouteDef[] = [
       const withFacts = async () => {
         if (tx.token_transfer_count === 0) return { transfers: [], facts: new Map() };
         const transfers = await transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 });
-        return { transfers, facts: await ctx.addressFacts(transfers.flatMap((t) => [t.from, t.to])) };
+        const [facts] = await Promise.all([ctx.addressFacts(transfers.flatMap((t) => [t.from, t.to])), ctx.withTokenRecords(transfers)]);
+        return { transfers, facts };
       };
       const [{ transfers, facts: more }, lookups] = await Promise.all([withFacts(), ctx.txLookups([tx])]);
       const facts = more.size ? new Map([...more, ...lookups.facts]) : lookups.facts;

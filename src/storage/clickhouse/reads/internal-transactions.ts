@@ -104,3 +104,26 @@ export async function blockInternalCount(ch: ClickHouseStore, block: bigint): Pr
   );
   return Number(rows[0]?.n ?? 0);
 }
+
+/**
+ * In one read: the top-level frame of each of `reverted` (its output is the revert data) and, for
+ * each of `nested`, one failed frame below the top level if there is any (`top` 0).
+ */
+export async function topFramesAndFailures(
+  ch: ClickHouseStore,
+  reverted: readonly { block: bigint; index: number }[],
+  nested: readonly { block: bigint; index: number }[],
+): Promise<{ block_number: string; transaction_index: number; top: number; output: string }[]> {
+  const rb = reverted.map((r) => r.block);
+  const ri = reverted.map((r) => r.index);
+  const nb = nested.map((k) => k.block);
+  const ni = nested.map((k) => k.index);
+  return ch.query<{ block_number: string; transaction_index: number; top: number; output: string }>(
+    `SELECT block_number, transaction_index, trace_index = 0 AS top, if(trace_index = 0, output, '') AS output FROM internal_transactions
+     WHERE block_number IN {bs:Array(UInt64)}
+       AND ((trace_index = 0 AND has(arrayZip({rb:Array(UInt64)}, {ri:Array(UInt32)}), (block_number, transaction_index)))
+         OR (trace_index > 0 AND error != '' AND has(arrayZip({nb:Array(UInt64)}, {ni:Array(UInt32)}), (block_number, transaction_index))))
+     LIMIT 1 BY block_number, transaction_index, top`,
+    { bs: [...new Set([...rb, ...nb])], rb, ri, nb, ni },
+  );
+}
