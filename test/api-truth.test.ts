@@ -8,7 +8,7 @@ import { apiWithDerived } from './helpers/api-derived.js';
 import { compileContracts, devAccount } from './helpers/devnet.js';
 import { minedIn } from './helpers/rpc.js';
 import type { RpcClient } from '../src/rpc/client.js';
-import { indexingStatus, FOLLOWING_LAG_BLOCKS } from '../src/indexer/status.js';
+import { indexingStatus, FOLLOWING_LAG_BLOCKS } from '../src/storage/indexing-status.js';
 import { setFact } from '../src/storage/postgres/indexer.js';
 
 const V2 = '/api/v2';

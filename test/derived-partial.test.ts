@@ -10,7 +10,7 @@ import { startReplayRpc } from './helpers/replay-rpc.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { createIndexer } from '../src/indexer/index.js';
 import { createDerived } from '../src/derived/index.js';
-import { indexingStatus } from '../src/indexer/status.js';
+import { indexingStatus } from '../src/storage/indexing-status.js';
 import { createLogger, type Logger } from '../src/log.js';
 
 /** A JSON-RPC call relayed as is: the result, or the node's error object. */

@@ -8,7 +8,7 @@ import { tmpDir } from './helpers/tmp.js';
 import { startReplayRpc, type ReplayServer } from './helpers/replay-rpc.js';
 import { openStores, migrateAll } from '../src/storage/index.js';
 import { createIndexer, type Indexer } from '../src/indexer/index.js';
-import { indexingStatus } from '../src/indexer/status.js';
+import { indexingStatus } from '../src/storage/indexing-status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 
 const PROXIED = ['eth_chainId', 'eth_blockNumber', 'eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getTransactionReceipt', 'trace_block', 'debug_traceBlockByNumber', 'trace_replayBlockTransactions'];

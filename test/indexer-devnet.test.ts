@@ -6,7 +6,7 @@ import { rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
 import { createIndexer } from '../src/indexer/index.js';
-import { indexingStatus } from '../src/indexer/status.js';
+import { indexingStatus } from '../src/storage/indexing-status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 
 

@@ -22,13 +22,13 @@ import { createLogger, type Logger } from '../log.js';
 import { blockTimestamps, deleteCoinBalances, insertCoinBalances, latestCoinBalances, readRangeFacts, type CoinBalanceEntry } from '../storage/clickhouse/derived.js';
 import { storedBlockHashes } from '../storage/clickhouse/chain.js';
 import { ACCOUNTING, applyAccounting, applyBalanceCheck, getLaneCursor, unwindAccounting } from '../storage/postgres/derived.js';
-import { getCheckpoint, getFact, setFact, TAIL_LENGTH } from '../storage/postgres/indexer.js';
+import { CHAIN_LANE, getCheckpoint, getFact, setFact, TAIL_LENGTH } from '../storage/postgres/indexer.js';
 import * as lanes from '../storage/postgres/lanes.js';
 import { accountingChanges } from './accounting.js';
 import { backoffMs } from '../retry.js';
 import { fetchTokenMetadata, fetchTotalSupply } from './token-metadata.js';
 import { fetchNftMetadata } from './nft-metadata.js';
-import { LANE as CHAIN_LANE, type Indexer } from '../indexer/index.js';
+import type { Indexer } from '../indexer/index.js';
 
 export interface DerivedOptions {
   pg: PgStore;

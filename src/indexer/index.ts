@@ -9,6 +9,7 @@ import type { ClickHouseStore } from '../storage/clickhouse/index.js';
 import type { PgStore, PgTx } from '../storage/postgres/index.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import {
+  CHAIN_LANE,
   commitBlocks,
   getCheckpoint,
   rewindTo,
@@ -24,7 +25,6 @@ import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
 import { backoffMs } from '../retry.js';
 
-export const LANE = 'blocks';
 
 export interface IndexerOptions {
   ch: ClickHouseStore;
@@ -252,7 +252,7 @@ export class Indexer extends EventEmitter {
       notes: this.caps.notes,
       firstBlock: this.firstBlock,
     });
-    this.cp = await getCheckpoint(this.pg, LANE);
+    this.cp = await getCheckpoint(this.pg, CHAIN_LANE);
     // Whatever lies above the checkpoint was never committed: remove it before resuming.
     await deleteChainRowsFrom(this.ch, this.nextHeight());
     this.stats.committed = this.committed;
@@ -519,7 +519,7 @@ export class Indexer extends EventEmitter {
     }
     await commitBlocks(
       this.pg,
-      LANE,
+      CHAIN_LANE,
       blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })),
       this.commitHooks.length
         ? async (c) => {
@@ -576,7 +576,7 @@ export class Indexer extends EventEmitter {
       orphaned_to: orphanedTo,
       depth: orphanedTo - (ancestor?.blockNumber ?? this.firstBlock - 1),
     });
-    await rewindTo(this.pg, LANE, ancestor, async (c) => {
+    await rewindTo(this.pg, CHAIN_LANE, ancestor, async (c) => {
       for (const h of this.rewindHooks) await h(c, ancestor);
     });
     this.cp = ancestor;

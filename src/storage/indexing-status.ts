@@ -1,4 +1,5 @@
-// Indexing status computed from what is really stored: committed blocks counted in ClickHouse
+// Indexing status (/main-page/indexing-status) computed from what is really stored, here so that
+// the API and the indexer can both use it without the API loading indexer code: committed blocks counted in ClickHouse
 // against the node's head as last seen, never a guess. Internal transactions are indexed in the
 // same pass as their blocks, so their ratio is the blocks' ratio when traces are on, and null
 // (with the reason) when the node has no trace method.
@@ -6,11 +7,10 @@
 // blocks are being fetched): within FOLLOWING_LAG_BLOCKS of the head, with no gap in what is
 // stored, indexing counts as finished and the ratio as 1; beyond it the ratio is the stored share,
 // floored, so a real backlog never looks finished.
-import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
-import { storedBlockCounts } from '../storage/clickhouse/chain.js';
-import { getCheckpoint, getFact } from '../storage/postgres/indexer.js';
-import { LANE } from './index.js';
+import type { ClickHouseStore } from './clickhouse/index.js';
+import type { PgStore } from './postgres/index.js';
+import { storedBlockCounts } from './clickhouse/chain.js';
+import { CHAIN_LANE, getCheckpoint, getFact } from './postgres/indexer.js';
 
 /** Blocks behind the node's head that still count as following it (not a backlog). */
 export const FOLLOWING_LAG_BLOCKS = 4;
@@ -50,7 +50,7 @@ export function ratio(done: number, total: number): string {
 
 export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
   const [cp, head, caps, state] = await Promise.all([
-    getCheckpoint(pg, LANE),
+    getCheckpoint(pg, CHAIN_LANE),
     getFact<{ number: number; at: string }>(pg, 'head'),
     getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
     getFact<{ available: boolean; since: string; error: string }>(pg, 'state_history'),

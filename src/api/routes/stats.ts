@@ -3,7 +3,7 @@
 // market chart an empty series), never a number we do not have.
 import { blocksSince, chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
-import { indexingStatus } from '../../indexer/status.js';
+import { indexingStatus } from '../../storage/indexing-status.js';
 import type { RouteDef } from '../router.js';
 import { percent } from '../serializers/common.js';
 import { dailySeries, periods } from './daily-series.js';

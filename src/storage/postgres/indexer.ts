@@ -3,6 +3,9 @@
 import type pg from 'pg';
 import type { PgStore } from './index.js';
 
+/** The checkpoint lane of the chain tables (what the indexer has committed). */
+export const CHAIN_LANE = 'blocks';
+
 export interface Checkpoint {
   blockNumber: number;
   blockHash: string;

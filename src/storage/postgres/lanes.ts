@@ -3,6 +3,7 @@
 // a crash only delays an item; a failure records the error and backs off exponentially.
 import type { PgStore } from './index.js';
 import { lockRowsInOrder } from './derived.js';
+import { CHAIN_LANE } from './indexer.js';
 import { backoffMs } from '../../retry.js';
 
 /** Seconds until the next attempt after `attempts` earlier failures: 5 s doubling, at most 1 hour, jittered. */
@@ -166,7 +167,7 @@ export async function saveCoinBalances(
   const changed = done.filter((d) => d.changed);
   return pg.tx(async (c) => {
     // A rewind takes the chain checkpoint row first: waiting for it here orders us with it.
-    await c.query("SELECT 1 FROM indexer_checkpoints WHERE lane = 'blocks' FOR SHARE"); // the indexer's lane (src/indexer LANE)
+    await c.query('SELECT 1 FROM indexer_checkpoints WHERE lane = $1 FOR SHARE', [CHAIN_LANE]);
     await lockRowsInOrder(c, 'addresses', 'hash', [...new Set(done.map((d) => d.address))]);
     if (changed.length) {
       await c.query(
@@ -222,7 +223,7 @@ export async function restoreCoinBalances(pg: PgStore, rows: readonly { address:
 export async function saveCoinBalancesAtHead(pg: PgStore, rows: readonly { address: string; value: string }[], head: number): Promise<void> {
   if (!rows.length) return;
   await pg.tx(async (c) => {
-    await c.query("SELECT 1 FROM indexer_checkpoints WHERE lane = 'blocks' FOR SHARE"); // as saveCoinBalances
+    await c.query('SELECT 1 FROM indexer_checkpoints WHERE lane = $1 FOR SHARE', [CHAIN_LANE]); // as saveCoinBalances
     await lockRowsInOrder(c, 'addresses', 'hash', rows.map((r) => r.address));
     await c.query(
       `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = $3
