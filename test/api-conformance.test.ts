@@ -48,9 +48,13 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     { template: '/v2/internal-transactions', path: `${V2}/internal-transactions?items_count=2`, list: true },
     { template: '/v2/internal-transactions', path: `${V2}/internal-transactions?transaction_hash=${s.forwardTx.hash}&items_count=1`, list: true },
     // The frontend's endpoints of issue #15 (values: test/api-frontend-endpoints.test.ts). Not here:
-    // /transactions/{hash}/raw-trace, which is the node's parity trace while the document lists
-    // only some of its keys (that test checks the documented ones); the NFT instance transfers,
-    // which need the derived lanes this fixture does not run.
+    // the NFT instance transfers, which need the derived lanes this fixture does not run.
+    { template: '/v2/transactions/{transaction_hash_param}/raw-trace', path: `${V2}/transactions/${s.forwardTx.hash}/raw-trace` },
+    { template: '/v2/transactions/{transaction_hash_param}/raw-trace', path: `${V2}/transactions/${s.failedTx.hash}/raw-trace` },
+    ...['deploy Reverter', 'factory CREATE2 child (0.02 ETH)', 'selfdestruct -> ivan'].map((label) => ({
+      template: '/v2/transactions/{transaction_hash_param}/raw-trace',
+      path: `${V2}/transactions/${s.txs.find((x) => x.label === label)!.hash}/raw-trace`,
+    })),
     { template: '/v2/config/backend-version', path: `${V2}/config/backend-version` },
     { template: '/v2/transactions/stats', path: `${V2}/transactions/stats` },
     { template: '/v2/stats/charts/transactions', path: `${V2}/stats/charts/transactions` },
