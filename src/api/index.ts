@@ -81,7 +81,8 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     });
     // The feed reads payloads through the app itself (its cache, no rate limits), after the app's own listeners.
     const feed = new Feed({ hub, handle: (req) => app.handle(req), ch: o.ch, pg: o.pg, log: o.log.child('socket'), pendingPollMs: o.socket?.pendingPollMs });
-    if (o.events?.length) detachFeed = feed.attach(...o.events);
+    // With no emitters (`explorer api` alone) only the pending-pool poll feeds topics.
+    detachFeed = feed.attach(...(o.events ?? []));
     socket = { hub, feed, admitter };
   }
   const server = await startServer({
