@@ -334,3 +334,33 @@ t.test('feed: address and token events, balances once the lanes stored them', as
   await feed.idle();
   t.same(frames, [], 'nothing new: nothing pushed');
 });
+
+t.test('feed: the pending pool, polled while subscribed', async (t) => {
+  const frames: unknown[][] = [];
+  const hub = new Hub((_topic, frame) => frames.push(JSON.parse(frame)));
+  let pool: any[] = [{ hash: '0xp1', from: { hash: A }, to: { hash: B } }];
+  let reads = 0;
+  const handle = async (r: ApiRequest) => {
+    reads++;
+    t.equal(`${r.path}?${r.query}`, '/api/v2/transactions?filter=pending');
+    return { status: 200, headers: {}, body: JSON.stringify({ items: pool, next_page_params: null }) };
+  };
+  const feed = new Feed({ hub, handle, ch: {} as any, pg: {} as any, log: createLogger('test'), pendingPollMs: 0 });
+  await feed.pollPending();
+  t.equal(reads, 0, 'nobody subscribed: the pool is not read');
+  hub.add({ kind: 'new_pending_transaction', canonical: 'transactions:new_pending_transaction' }, 'transactions:new_pending_transaction');
+  hub.add({ kind: 'address', canonical: `addresses:${B}`, address: B }, `addresses:${B}`);
+  await feed.pollPending();
+  t.same(frames, [], 'the first read only learns what is there');
+  const p2 = { hash: '0xp2', from: { hash: A }, to: { hash: B.toUpperCase().replace('0X', '0x') } };
+  const p3 = { hash: '0xp3', from: { hash: A }, to: null };
+  pool = [p2, p3, ...pool];
+  await feed.pollPending();
+  t.same(frames, [
+    [null, null, 'transactions:new_pending_transaction', 'pending_transaction', { pending_transaction: 2 }],
+    [null, null, `addresses:${B}`, 'pending_transaction', { transactions: [p2] }],
+  ], 'the new ones counted; the subscribed address gets its own');
+  frames.length = 0;
+  await feed.pollPending();
+  t.same(frames, [], 'nothing new: nothing sent');
+});
