@@ -1,7 +1,8 @@
 // Derived state in PostgreSQL: the accounting lane's changes (journaled per block so a reorg can
 // reverse them), its unwinding, and the fetch lanes' queues.
 import type pg from 'pg';
-import type { PgTx } from './index.js';
+import type { PgStore, PgTx } from './index.js';
+import { CHAIN_LANE } from './indexer.js';
 
 type Q = PgTx;
 
@@ -430,10 +431,27 @@ export async function unwindAccounting(c: Q, ancestor: LaneCursor | null): Promi
   await c.query('DELETE FROM nft_instances WHERE first_seen_block > $1', [above]);
   await c.query('DELETE FROM contracts WHERE creation_block > $1', [above]);
   await c.query('UPDATE contracts SET self_destructed_block = NULL WHERE self_destructed_block > $1', [above]);
-  await c.query('DELETE FROM coin_balance_pending WHERE block_number > $1', [above]);
-  await c.query('DELETE FROM balance_checks WHERE block_number > $1', [above]);
-  await c.query('UPDATE addresses SET coin_balance_block = -1 WHERE coin_balance_block > $1', [above]);
   if (cur && cur.blockNumber > above) await setLaneCursor(c, ACCOUNTING, ancestor);
+}
+
+/**
+ * Applies one committed range's changes if nothing moved meanwhile: the chain checkpoint still
+ * covers `changes.to` with the same block hash, and the accounting cursor is still `fromCursor`.
+ * The checkpoint row is share-locked, so a rewind (which must update it) waits for this
+ * transaction or runs before it. False when the range must be read again.
+ */
+export async function applyAccountingIfCurrent(pgs: PgStore, changes: AccountingChanges, fromCursor: number | null, tailLength: number): Promise<boolean> {
+  const to = changes.to.blockNumber;
+  return pgs.tx(async (c) => {
+    const chk = await c.query<{ block_number: string }>('SELECT block_number FROM indexer_checkpoints WHERE lane = $1 FOR SHARE', [CHAIN_LANE]);
+    if (!chk.rows[0] || Number(chk.rows[0].block_number) < to) return false;
+    const tail = await c.query<{ hash: string }>('SELECT hash FROM recent_blocks WHERE number = $1', [to]);
+    if (tail.rows[0] && tail.rows[0].hash !== changes.to.blockHash) return false;
+    const now = await getLaneCursor(c, ACCOUNTING, true);
+    if ((now?.blockNumber ?? -1) !== (fromCursor ?? -1)) return false;
+    await applyAccounting(c, changes, tailLength);
+    return true;
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // Work queues of the fetch lanes. Each claim takes due rows with FOR UPDATE SKIP LOCKED and
 // leases them (next attempt pushed into the future), so several processes can share the work and
 // a crash only delays an item; a failure records the error and backs off exponentially.
-import type { PgStore } from './index.js';
+import type { PgStore, PgTx } from './index.js';
 import { lockRowsInOrder } from './derived.js';
 import { CHAIN_LANE } from './indexer.js';
 import { backoffMs } from '../../retry.js';
@@ -290,3 +290,36 @@ export async function failBalanceCheck(pg: PgStore, token: string, holder: strin
 export async function retryBalanceCheckNow(pg: PgStore, token: string, holder: string, tokenId: string): Promise<void> {
   await pg.query('UPDATE balance_checks SET next_at = now() WHERE token = $1 AND holder = $2 AND token_id = $3', [token, holder, tokenId]);
 }
+
+export async function dropBalanceCheck(pg: PgStore, token: string, holder: string, tokenId: string): Promise<void> {
+  await pg.query('DELETE FROM balance_checks WHERE token = $1 AND holder = $2 AND token_id = $3', [token, holder, tokenId]);
+}
+
+// ---- reorgs: what each queue held above the surviving height --------------------------------
+
+/** Readings of orphaned blocks go; balances changed above the height are restored later (-1). */
+export async function unwindCoinBalances(c: PgTx, above: number): Promise<void> {
+  await c.query('DELETE FROM coin_balance_pending WHERE block_number > $1', [above]);
+  await c.query('UPDATE addresses SET coin_balance_block = -1 WHERE coin_balance_block > $1', [above]);
+}
+
+export async function unwindBalanceChecks(c: PgTx, above: number): Promise<void> {
+  await c.query('DELETE FROM balance_checks WHERE block_number > $1', [above]);
+}
+
+// ---- what is due, per lane (settle() waits for all of them to be 0) --------------------------
+
+const count = async (pg: PgStore, sql: string) => Number((await pg.query<{ n: number }>(sql))[0].n);
+
+export const dueTokenMetadata = (pg: PgStore) => count(pg, 'SELECT count(*)::int AS n FROM tokens WHERE metadata_next_at <= now()');
+export const dueSupplies = (pg: PgStore) =>
+  count(pg, 'SELECT count(*)::int AS n FROM tokens WHERE supply_stale AND metadata_fetched_at IS NOT NULL');
+export const dueNftMetadata = (pg: PgStore) => count(pg, 'SELECT count(*)::int AS n FROM nft_instances WHERE metadata_next_at <= now()');
+export const dueContractCode = (pg: PgStore) => count(pg, 'SELECT count(*)::int AS n FROM contracts WHERE code_next_at <= now()');
+export const dueCoinBalances = (pg: PgStore) =>
+  count(
+    pg,
+    `SELECT (SELECT count(*) FROM coin_balance_pending WHERE next_at <= now())
+          + (SELECT count(*) FROM addresses WHERE coin_balance_block = -1) AS n`,
+  );
+export const dueBalanceChecks = (pg: PgStore) => count(pg, 'SELECT count(*)::int AS n FROM balance_checks WHERE next_at <= now()');

@@ -1,0 +1,119 @@
+// The coin lane: native balances by eth_getBalance at every block that touched an address (and just
+// before a new address first appears: its opening balance), one history entry per block where the
+// value changed (ClickHouse coin_balance_history), the current value in PostgreSQL `addresses`.
+// Pairs are read in chain order per address. A node without historical state is asked at its head
+// instead (src/derived/node-history.ts); balances a reorg invalidated are restored first.
+import { isStateUnavailable } from '../../rpc/errors.js';
+import { blockTimestamps, deleteCoinBalances, insertCoinBalances, latestCoinBalances, type CoinBalanceEntry } from '../../storage/clickhouse/derived.js';
+import { ACCOUNTING, getLaneCursor } from '../../storage/postgres/derived.js';
+import * as lanes from '../../storage/postgres/lanes.js';
+import type { LaneEnv, LaneFactory } from '../lane.js';
+
+/** Pairs claimed per step. */
+const BATCH = 200;
+
+export const coinLane: LaneFactory = (env) => ({
+  name: 'coin',
+  due: () => lanes.dueCoinBalances(env.pg),
+
+  async run() {
+    await restore(env);
+    const cur = await getLaneCursor(env.pg.pool, ACCOUNTING);
+    if (!cur) return 0;
+    const due = await lanes.claimCoinBalances(env.pg, cur.blockNumber, BATCH);
+    if (!due.length) return 0;
+    try {
+      return await readings(env, due);
+    } catch (e) {
+      // Not finished (a node or store error): the claimed pairs are due again at once rather
+      // than when their lease runs out, so the lane's own backoff is the only wait.
+      await lanes.releaseCoinBalances(env.pg, due).catch(() => undefined);
+      throw e;
+    }
+  },
+
+  unwind: (tx, above) => lanes.unwindCoinBalances(tx, above),
+});
+
+/** Coin balances a reorg invalidated (marked -1) come back from the surviving history. */
+async function restore(env: LaneEnv): Promise<void> {
+  const { pg, ch } = env;
+  const tried = new Set<string>();
+  for (;;) {
+    // An address whose balance could not be read at the head stays marked: next step.
+    const list = (await lanes.coinBalancesToRestore(pg, 500)).filter((a) => !tried.has(a));
+    if (!list.length) return;
+    for (const a of list) tried.add(a);
+    const cur = await getLaneCursor(pg.pool, ACCOUNTING);
+    const latest = await latestCoinBalances(ch, list, cur?.blockNumber ?? 0);
+    // Without historical state a balance may have been read at the head, with no entry to
+    // restore from: read it at the head again.
+    const fromHead = env.history.missing ? list.filter((a) => !latest.has(a)) : [];
+    if (fromHead.length) await atHead(env, fromHead);
+    await lanes.restoreCoinBalances(
+      pg,
+      // No entry at or below the cursor: it was read and never changed from zero.
+      list.filter((a) => !fromHead.includes(a)).map((a) => ({ address: a, value: latest.get(a)?.value ?? '0', block: latest.get(a)?.block_number ?? null })),
+    );
+  }
+}
+
+async function readings(env: LaneEnv, claimed: { address: string; block_number: number; attempts: number }[]): Promise<number> {
+  const { pg, ch, rpc } = env;
+  const prev = await lanes.currentCoinBalances(pg, [...new Set(claimed.map((d) => d.address))]);
+  // A balance already read at a later block (at the node's head, see atHead) covers these.
+  const covered = claimed.filter((d) => (prev.get(d.address)?.block ?? -1) >= Number(d.block_number));
+  await lanes.dropCoinPending(pg, covered);
+  const due = claimed.filter((d) => !covered.includes(d));
+  const outcomes = await rpc.batch<string>(due.map((d) => ({ method: 'eth_getBalance', params: [d.address, `0x${Number(d.block_number).toString(16)}`] })));
+  const ts = await blockTimestamps(ch, due.map((d) => Number(d.block_number)));
+  const entries: CoinBalanceEntry[] = [];
+  const done: { address: string; block: number; value: string; changed: boolean }[] = [];
+  const headReads = new Set<string>();
+  for (let i = 0; i < due.length; i++) {
+    const d = due[i];
+    const o = outcomes[i];
+    const block = Number(d.block_number);
+    if (!o.ok) {
+      if (o.error.kind !== 'rpc') throw o.error;
+      if (isStateUnavailable(o.error)) {
+        // The node keeps no state for that block: asking again will not help.
+        await env.history.refused(o.error, block);
+        headReads.add(d.address);
+      } else await lanes.failCoinBalance(pg, d.address, block, d.attempts);
+      continue;
+    }
+    const value = BigInt(o.result).toString();
+    // The current balance is the value after its last change; a first reading of zero is no change.
+    const before = prev.get(d.address)?.value ?? '0';
+    const changed = value !== before;
+    if (changed) {
+      entries.push({ address: d.address, block_number: block, value, delta: (BigInt(value) - BigInt(before)).toString(), timestamp: ts.get(block) ?? 0 });
+    }
+    done.push({ address: d.address, block, value, changed });
+  }
+  await insertCoinBalances(ch, entries);
+  const kept = await lanes.saveCoinBalances(pg, done);
+  // A reorg that removed the pending row meanwhile orphaned the entry just written: take it back.
+  const orphaned = entries.filter((e) => !kept.has(`${e.address}|${e.block_number}`));
+  if (orphaned.length) await deleteCoinBalances(ch, orphaned);
+  if (headReads.size) await atHead(env, [...headReads]);
+  return done.length + headReads.size + covered.length;
+}
+
+/**
+ * Current balances from the node's head for addresses whose balance at a past block the node
+ * cannot give (no historical state): right now, with no history entry for the blocks between.
+ */
+async function atHead(env: LaneEnv, addresses: string[]): Promise<void> {
+  const { pg, rpc } = env;
+  // The head first: each balance is then at least as new as the block it is recorded at.
+  const head = Number(await rpc.request<string>('eth_blockNumber'));
+  const outcomes = await rpc.batch<string>(addresses.map((a) => ({ method: 'eth_getBalance', params: [a, `0x${head.toString(16)}`] })));
+  const rows: { address: string; value: string }[] = [];
+  outcomes.forEach((o, i) => {
+    if (o.ok) rows.push({ address: addresses[i], value: BigInt(o.result).toString() });
+    else if (o.error.kind !== 'rpc') throw o.error;
+  });
+  await lanes.saveCoinBalancesAtHead(pg, rows, head);
+}
