@@ -39,10 +39,6 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-max-age': '86400',
 };
 
-export function jsonReply(status: number, body: unknown, extra?: Record<string, string>): ApiReply {
-  return { status, headers: { 'content-type': JSON_TYPE, ...extra }, body: JSON.stringify(body) };
-}
-
 /**
  * Reason phrases for the status line: every status of RFC 9110 §15 (and 429 of RFC 6585), so a
  * status the code starts to use later still gets its phrase rather than a made-up one.

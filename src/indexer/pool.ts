@@ -1,4 +1,5 @@
-// The indexer's worker pool: the only importer of piscina. Each task is a block range that a
+// The indexer's worker pool: the one place a piscina pool is made (workers/ingest.ts only uses
+// piscina's move() to hand its buffers back). Each task is a block range that a
 // worker fetches, checks, decodes and encodes (workers/ingest.ts); the encoded table bytes are
 // moved, not copied, back to this thread.
 import { Piscina } from 'piscina';

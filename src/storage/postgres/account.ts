@@ -311,16 +311,6 @@ export async function listTags(pgs: PgStore, userId: string): Promise<TagRow[]> 
   return pgs.query<TagRow>('SELECT id::text AS id, address_hash, name FROM address_tags WHERE user_id = $1 ORDER BY id', [userId]);
 }
 
-/** The user's tags of some addresses (lower-case), e.g. to label them in the user's views. */
-export async function tagsOf(pgs: PgStore, userId: string, addresses: readonly string[]): Promise<Map<string, string>> {
-  if (!addresses.length) return new Map();
-  const rows = await pgs.query<{ address_hash: string; name: string }>(
-    'SELECT address_hash, name FROM address_tags WHERE user_id = $1 AND address_hash = ANY($2::text[])',
-    [userId, [...addresses]],
-  );
-  return new Map(rows.map((r) => [r.address_hash, r.name]));
-}
-
 export async function upsertTag(pgs: PgStore, t: { userId: string; address: string; name: string; at: Date }): Promise<{ row: TagRow; created: boolean }> {
   const rows = await pgs.query<TagRow & { created: boolean }>(
     `INSERT INTO address_tags AS t (user_id, address_hash, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
@@ -361,15 +351,6 @@ export async function listCustomAbis(pgs: PgStore, userId: string): Promise<Cust
     'SELECT id::text AS id, contract_address_hash, name, abi FROM custom_abis WHERE user_id = $1 ORDER BY id',
     [userId],
   );
-}
-
-/** The user's custom ABI of one contract (lower-case address), for decoding in the user's views. */
-export async function customAbiOf(pgs: PgStore, userId: string, address: string): Promise<unknown[] | null> {
-  const rows = await pgs.query<{ abi: unknown[] }>('SELECT abi FROM custom_abis WHERE user_id = $1 AND contract_address_hash = $2', [
-    userId,
-    address,
-  ]);
-  return rows[0]?.abi ?? null;
 }
 
 export async function upsertCustomAbi(

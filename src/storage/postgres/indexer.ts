@@ -83,15 +83,6 @@ export async function rewindTo(
   });
 }
 
-/** Stored hashes of the tail, for heights in [from, to]. */
-export async function tailHashes(pgs: PgStore, from: number, to: number): Promise<Map<number, string>> {
-  const rows = await pgs.query<{ number: number; hash: string }>(
-    'SELECT number, hash FROM recent_blocks WHERE number BETWEEN $1 AND $2',
-    [from, to],
-  );
-  return new Map(rows.map((r) => [Number(r.number), r.hash]));
-}
-
 export async function setFact(pgs: PgStore, name: string, value: unknown): Promise<void> {
   await pgs.query(
     `INSERT INTO indexer_facts (name, value, updated_at) VALUES ($1, $2, now())
@@ -153,7 +144,3 @@ export async function replacePendingPool(pgs: PgStore, txs: readonly PendingTx[]
   });
 }
 
-/** Removes pending transactions that were just mined (called in the commit transaction). */
-export async function deletePending(c: pg.PoolClient, hashes: readonly string[]): Promise<void> {
-  if (hashes.length) await c.query('DELETE FROM pending_transactions WHERE hash = ANY($1::text[])', [hashes]);
-}

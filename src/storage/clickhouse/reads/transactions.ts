@@ -145,14 +145,3 @@ export async function addressTransactions(ch: ClickHouseStore, address: string, 
   );
 }
 
-/** Whether a transaction exists at these keys with status 1 (keys as "block:index"). */
-export async function successfulTransactions(ch: ClickHouseStore, keys: readonly BlockIndexKey[]): Promise<Set<string>> {
-  if (!keys.length) return new Set();
-  const rows = await ch.query<{ block_number: string; transaction_index: number }>(
-    `SELECT block_number, transaction_index FROM transactions
-     WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({bs:Array(UInt64)}, {is:Array(UInt32)}), (block_number, transaction_index))
-       AND status = 1`,
-    { bs: keys.map((k) => k.block), is: keys.map((k) => Number(k.index)) },
-  );
-  return new Set(rows.map((r) => `${r.block_number}:${r.transaction_index}`));
-}
