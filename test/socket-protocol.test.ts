@@ -333,6 +333,17 @@ t.test('feed: address and token events, balances once the lanes stored them', as
   feed.onDerived(['coin']);
   await feed.idle();
   t.same(frames, [], 'nothing new: nothing pushed');
+
+  // Nobody follows A any more: what was pushed to it is forgotten, so a new subscriber gets it again.
+  const topicA = { kind: 'address' as const, canonical: `addresses:${A}`, address: A };
+  hub.remove(topicA, `addresses:${A}`);
+  feed.onDerived(['coin']);
+  await feed.idle();
+  hub.add(topicA, `addresses:${A}`);
+  feed.onBlock({ from: 20, to: 20, blocks: [], summary: { txs: 0, touchedAddresses: [A], tokenContracts: [], valueTransfers: [] } });
+  feed.onDerived(['coin']);
+  await feed.idle();
+  t.same(frames.filter((f) => f[3] === 'balance'), [[null, null, `addresses:${A}`, 'balance', { balance: '90', block_number: 20, exchange_rate: null }]]);
 });
 
 t.test('feed: the pending pool, polled while subscribed', async (t) => {

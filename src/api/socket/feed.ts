@@ -340,6 +340,7 @@ export class Feed {
   }
 
   private async derived(lanes: Set<string>): Promise<void> {
+    this.sweep();
     if (this.balanceWatch.size) await this.balances();
     if (this.supplyWatch.size) await this.supplies();
     if (this.o.hub.has(TOPIC.newAddress) && (lanes.has('accounting') || this.lastAddressCount === undefined)) {
@@ -349,6 +350,22 @@ export class Feed {
         this.lastAddressCount = n;
         this.o.hub.broadcast(TOPIC.newAddress, 'count', `{"count":${n}}`);
       }
+    }
+  }
+
+  /**
+   * What was last pushed is kept only for topics that still have subscribers (an address nobody
+   * follows any more would otherwise stay for ever), and never for more than maxWatched of each.
+   */
+  private sweep(): void {
+    const hub = this.o.hub;
+    for (const [m, topic] of [
+      [this.lastBalance, TOPIC.address],
+      [this.lastSupply, TOPIC.token],
+    ] as const) {
+      if (m.size <= hub.subscribed(topic === TOPIC.address ? 'address' : 'token').size) continue;
+      for (const k of m.keys()) if (!hub.has(topic(k))) m.delete(k);
+      this.bound(m);
     }
   }
 
