@@ -9,7 +9,7 @@ import { notificationRoutes } from '../src/notify/routes.js';
 import { Notifier } from '../src/notify/index.js';
 import { enqueue } from '../src/storage/postgres/notify.js';
 import type { PgStore } from '../src/storage/postgres/index.js';
-import { insertSession } from '../src/storage/postgres/account.js';
+import { insertSession } from '../src/storage/postgres/account/credentials.js';
 import { newToken, sha256Hex } from '../src/account/tokens.js';
 
 const WATCHED = '0x00000000000000000000000000000000000000a1';

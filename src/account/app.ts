@@ -5,30 +5,12 @@
 // 503; 500 only for a server fault, never for client input).
 import crypto from 'node:crypto';
 import type { PgStore } from '../storage/postgres/index.js';
-import {
-  countActiveApiKeys,
-  countCustomAbis,
-  countTags,
-  countWatchlist,
-  customAbiExists,
-  deleteCustomAbi,
-  deleteTag,
-  deleteWatchlist,
-  getUser,
-  insertApiKey,
-  listApiKeys,
-  listCustomAbis,
-  listTags,
-  listWatchlist,
-  purgeExpired,
-  tagExists,
-  updateWatchlist,
-  upsertCustomAbi,
-  upsertTag,
-  upsertWatchlist,
-  watchlistHas,
-  type WatchlistRow,
-} from '../storage/postgres/account.js';
+import { countActiveApiKeys, insertApiKey, listApiKeys } from '../storage/postgres/account/api-keys.js';
+import { countCustomAbis, customAbiExists, deleteCustomAbi, listCustomAbis, upsertCustomAbi } from '../storage/postgres/account/custom-abis.js';
+import { purgeExpired } from '../storage/postgres/account/sign-in.js';
+import { countTags, deleteTag, listTags, tagExists, upsertTag } from '../storage/postgres/account/tags.js';
+import { getUser } from '../storage/postgres/account/users.js';
+import { countWatchlist, deleteWatchlist, listWatchlist, updateWatchlist, upsertWatchlist, watchlistHas, type WatchlistRow } from '../storage/postgres/account/watchlist.js';
 import { JSON_TYPE, type ApiReply, type ApiRequest } from '../api/http.js';
 import { createLogger, type Logger } from '../log.js';
 import { AbiError, parseAbiInput } from './abi.js';

@@ -18,18 +18,10 @@
 // no token becomes valid after being seen unknown; a failed query is not remembered.
 import crypto from 'node:crypto';
 import type { PgStore } from '../storage/postgres/index.js';
-import {
-  countAuthListeners,
-  deleteSession,
-  deleteUser,
-  findApiKey,
-  findSession,
-  listenAuthEvents,
-  recordApiKeyUse,
-  revokeApiKey,
-  type AuthListener,
-  type Credential,
-} from '../storage/postgres/account.js';
+import { recordApiKeyUse, revokeApiKey } from '../storage/postgres/account/api-keys.js';
+import { deleteSession, findApiKey, findSession, type Credential } from '../storage/postgres/account/credentials.js';
+import { countAuthListeners, listenAuthEvents, type AuthListener } from '../storage/postgres/account/revocations.js';
+import { deleteUser } from '../storage/postgres/account/users.js';
 import type { ApiRequest } from '../api/http.js';
 import type { Logger } from '../log.js';
 import { sha256Hex, tokenKind } from './tokens.js';

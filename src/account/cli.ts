@@ -2,7 +2,8 @@
 // session token for it (one line on stdout), e.g. to create the first API keys with.
 import type { Config } from '../config/index.js';
 import type { PgStore } from '../storage/postgres/index.js';
-import { insertSession, insertUser } from '../storage/postgres/account.js';
+import { insertSession } from '../storage/postgres/account/credentials.js';
+import { insertUser } from '../storage/postgres/account/users.js';
 import { migrateAll, openStores } from '../storage/index.js';
 import { NAME_MAX } from './app.js';
 import { normalizeEmail, SESSION_TTL_MS } from './signin.js';

@@ -9,13 +9,7 @@
 import { getAddress, verifyMessage } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import type { PgStore } from '../storage/postgres/index.js';
-import {
-  dropEmailCode,
-  insertSiweNonce,
-  putEmailCode,
-  signInWithEmailCode,
-  signInWithNonce,
-} from '../storage/postgres/account.js';
+import { dropEmailCode, insertSiweNonce, putEmailCode, signInWithEmailCode, signInWithNonce } from '../storage/postgres/account/sign-in.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../mail.js';
 import { hashEmailCode, newEmailCode, newSalt, newSiweNonce, newToken, sameDigest, sha256Hex } from './tokens.js';

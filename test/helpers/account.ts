@@ -8,7 +8,7 @@ import { openPostgres, type PgStore } from '../../src/storage/postgres/index.js'
 import { migratePostgres } from '../../src/storage/migrate.js';
 import { createAccountApp, type AccountApp, type AccountDeps } from '../../src/account/app.js';
 import { createAccountWithSession } from '../../src/account/cli.js';
-import { dumpAccountData } from '../../src/storage/postgres/account.js';
+import { dumpAccountData } from '../../src/storage/postgres/account/users.js';
 import type { ApiReply, ApiRequest } from '../../src/api/http.js';
 import { createLogger } from '../../src/log.js';
 import { tmpDir } from './tmp.js';
