@@ -12,8 +12,8 @@
 // contracts (1-2 nested frames, a log half of the time), 1% contract creations, 2% failed; one
 // "exchange" address takes part in 10% of all transactions (the busy address), the other senders
 // and receivers are drawn from 200,000 accounts with a heavy-tailed (Zipf-like) popularity.
-import { TableWriter } from '../src/chain/encode.js';
-import type { TableName, RowOf } from '../src/chain/tables.js';
+import { TableWriter } from '../src/chain/clickhouse-encode.js';
+import type { TableName, RowOf } from '../src/chain/clickhouse-rows.js';
 
 export interface ApiChainOptions {
   txs: number;

@@ -23,7 +23,7 @@ import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/index.js';
 import type { PgStore } from '../src/storage/postgres/index.js';
 import { insertChainRows } from '../src/storage/clickhouse/chain.js';
-import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
+import { TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
 import { setFact } from '../src/storage/postgres/indexer.js';
 import { createApiApp, type ApiApp } from '../src/api/app.js';
 import { startServer, type RunningServer } from '../src/api/server.js';

@@ -23,7 +23,7 @@ import { WatchlistMatcher } from '../src/notify/index.js';
 import { createIngestPool, type IngestPool } from '../src/indexer/pool.js';
 import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/index.js';
-import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
+import { TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
 import { setLogLevel, type Logger } from '../src/log.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { buildResponseStore, saveResponseStore, type BlockMethod } from './responses.js';

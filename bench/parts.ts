@@ -5,8 +5,8 @@
 
 import { performance } from 'node:perf_hooks';
 import { SummaryBuilder, decodeBlockBundle } from '../src/chain/bundle.js';
-import { TableWriter } from '../src/chain/encode.js';
-import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
+import { TableWriter } from '../src/chain/clickhouse-encode.js';
+import { TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from '../src/chain/wire.js';
 import type { IngestPool } from '../src/indexer/pool.js';
 import { GROUP_MIN_RANGES } from '../src/indexer/index.js';

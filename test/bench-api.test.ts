@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { generateApiChain, searchQueries, tokenCatalogue } from '../bench/api-chain.js';
 import { runLoad } from '../bench/api-load.js';
-import { TABLE_NAMES, type TableName } from '../src/chain/tables.js';
-import { decodeTableBytes } from '../src/chain/encode.js';
+import { TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
+import { decodeTableBytes } from '../src/chain/clickhouse-encode.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCH = path.resolve(here, '../bench/api.js');

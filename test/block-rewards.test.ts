@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { blockRewards } from '../src/chain/rewards.js';
 import { parityBlockTraces } from '../src/chain/traces.js';
 import { decodeBlock } from '../src/chain/blocks.js';
-import { TableWriter } from '../src/chain/encode.js';
+import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import type { ParityTrace, RpcBlock, RpcTransaction } from '../src/chain/wire.js';
 import { deleteChainRowsFrom, insertChainRows } from '../src/storage/clickhouse/chain.js';
 import { splitStatements } from '../src/storage/migrate.js';

@@ -1,11 +1,11 @@
-// The column lists in src/chain/tables.ts must match the chain tables' CREATE TABLE statements
+// The column lists in src/chain/clickhouse-rows.ts must match the chain tables' CREATE TABLE statements
 // (sql/clickhouse/0001_chain.sql, 0004_block_rewards.sql) exactly, and the compiled encoders must
 // put every value in its column's position with the right JSON type.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/chain/tables.js';
-import { encodeRow, encodeRows, TableWriter, ownedBuffer } from '../src/chain/encode.js';
+import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
+import { encodeRow, encodeRows, TableWriter, ownedBuffer } from '../src/chain/clickhouse-encode.js';
 import { PROJECT_ROOT } from './helpers/fixtures.js';
 
 /** Split on commas outside parentheses and quotes. */

@@ -3,7 +3,7 @@
 // parameter, so for ERC-721 its `value` is our token_id.
 import t from 'tap';
 import { decodeTokenTransfers, type LogContext } from '../src/chain/tokens.js';
-import type { TokenTransferRow } from '../src/chain/tables.js';
+import type { TokenTransferRow } from '../src/chain/clickhouse-rows.js';
 import type { RpcLog, RpcReceipt } from '../src/chain/wire.js';
 import { etl, etlResult, fixturesMissing, readCsv, readJsonLines } from './helpers/fixtures.js';
 

@@ -8,7 +8,7 @@ import { minedIn, rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { projectRoot } from '../src/paths.js';
 import { openStores } from '../src/storage/index.js';
-import { TABLE_NAMES } from '../src/chain/tables.js';
+import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 
 const CLI = path.join(projectRoot(), 'build', 'src', 'bin', 'explorer.js');
 

@@ -9,9 +9,9 @@
 
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
-import { TableWriter } from '../src/chain/encode.js';
-import type { TableName } from '../src/chain/tables.js';
-import { TABLE_NAMES } from '../src/chain/tables.js';
+import { TableWriter } from '../src/chain/clickhouse-encode.js';
+import type { TableName } from '../src/chain/clickhouse-rows.js';
+import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 import { createRpcClient, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
 import { fetchBlockRange } from '../src/rpc/fetch.js';
 
@@ -38,7 +38,7 @@ export interface IngestTask {
 }
 
 export interface IngestResult {
-  /** RowBinary bytes per table (TableWriter; column order of src/chain/tables.ts). */
+  /** RowBinary bytes per table (TableWriter; column order of src/chain/clickhouse-rows.ts). */
   tables: Record<TableName, Uint8Array>;
   /** In block order. */
   blocks: BlockInfo[];

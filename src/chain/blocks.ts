@@ -1,7 +1,7 @@
 // Blocks and withdrawals: wire -> rows.
 
 import { hexToBigInt, hexToDec, hexToDecOrNull, hexToNumber, hexToU64, hexToU64OrNull, lower } from './hex.js';
-import type { BlockRow, WithdrawalRow } from './tables.js';
+import type { BlockRow, WithdrawalRow } from './clickhouse-rows.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from './wire.js';
 
 const GWEI = 1_000_000_000n;

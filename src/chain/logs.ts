@@ -1,7 +1,7 @@
 // Logs: wire -> rows.
 
 import { hexToNumber, lower } from './hex.js';
-import type { LogRow } from './tables.js';
+import type { LogRow } from './clickhouse-rows.js';
 import type { LogContext } from './tokens.js';
 import type { RpcLog } from './wire.js';
 

@@ -23,7 +23,7 @@
 //   "Miner Reward" that would understate it. Blockscout's geth variant also lists none.
 
 import { hexToBigInt, lower } from './hex.js';
-import type { BlockRewardRow, RewardType } from './tables.js';
+import type { BlockRewardRow, RewardType } from './clickhouse-rows.js';
 import type { ParityTrace } from './wire.js';
 
 /** Blockscout's address type for the `index`-th reward trace of a block; null: a rewardType it does not list. */

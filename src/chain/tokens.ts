@@ -9,7 +9,7 @@
 // token_transfer. Malformed logs (other shapes, bad lengths or offsets) yield no row.
 
 import { ZERO_ADDRESS, isHexBody, wordToAddress, wordToDec } from './hex.js';
-import type { TokenTransferRow, TokenType, TransferKind } from './tables.js';
+import type { TokenTransferRow, TokenType, TransferKind } from './clickhouse-rows.js';
 import type { RpcLog } from './wire.js';
 
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

@@ -17,7 +17,7 @@
 //   consumes all gas, which is what geth reports), 0 for "Reverted" (unknown).
 
 import { hexToDec, hexToU64, lower } from './hex.js';
-import type { InternalTransactionRow } from './tables.js';
+import type { InternalTransactionRow } from './clickhouse-rows.js';
 import { ChainDataError } from './errors.js';
 import type { CallFrame, GethTxTrace, ParityReplayResult, ParityTrace } from './wire.js';
 

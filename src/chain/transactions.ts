@@ -2,7 +2,7 @@
 
 import { effectiveGasPrice } from './blocks.js';
 import { hexToBigInt, hexToDec, hexToDecOrNull, hexToNumber, hexToU64, hexToU64OrNull, lower } from './hex.js';
-import type { TransactionRow } from './tables.js';
+import type { TransactionRow } from './clickhouse-rows.js';
 import type { RpcReceipt, RpcTransaction } from './wire.js';
 
 export interface BlockContext {

@@ -1,5 +1,5 @@
 // JSON-RPC wire types, exactly as nodes send them (hex quantities, optional fields by fork).
-// Kept apart from the row/domain types in tables.ts.
+// Kept apart from the row/domain types in clickhouse-rows.ts.
 
 export type Hex = string;
 

@@ -1,7 +1,7 @@
 // Chain tables in ClickHouse: inserts of the worker's encoded rows, removal of uncommitted or
 // orphaned rows, and the few reads the indexer itself needs.
-import { TABLE_NAMES, TABLES, type TableName } from '../../chain/tables.js';
-import { TABLE_WRITER_FORMAT } from '../../chain/encode.js';
+import { TABLE_NAMES, TABLES, type TableName } from '../../chain/clickhouse-rows.js';
+import { TABLE_WRITER_FORMAT } from '../../chain/clickhouse-encode.js';
 import type { ClickHouseStore } from './index.js';
 
 const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_number');

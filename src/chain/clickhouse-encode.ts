@@ -1,5 +1,5 @@
-// Row encodings, compiled once per table from the column lists (TABLE_COLUMNS) into
-// straight-line code:
+// The ClickHouse row encodings of the chain tables, compiled once per table from the column lists
+// (TABLE_COLUMNS, src/chain/clickhouse-rows.ts) into straight-line code:
 // - ENCODERS / encodeRow / encodeRows: a row -> its ClickHouse `JSONCompactEachRow` line (one
 //   JSON array, values in column order; UInt256 and UInt64 above 2^53 as quoted decimal strings,
 //   DateTime as unix seconds, Nullable as null). The reference form the tests compare with.
@@ -8,7 +8,7 @@
 //   than the same rows as JSONCompactEachRow (bench/README.md, "Evening runs", "RowBinary"), and the
 //   rows are stored identically (test/rowbinary.test.ts inserts both forms and compares).
 
-import { TABLE_COLUMNS, TABLE_NAMES, type RowOf, type TableName } from './tables.js';
+import { TABLE_COLUMNS, TABLE_NAMES, type RowOf, type TableName } from './clickhouse-rows.js';
 
 type Encoder<T extends TableName> = (row: RowOf<T>) => string;
 

@@ -1,5 +1,5 @@
-// The ClickHouse column lists, in ONE place. They mirror the CREATE TABLE statements of
-// sql/clickhouse/0001_chain.sql and 0004_block_rewards.sql exactly (names, order and types);
+// The ClickHouse row format of the chain tables, the storage format the workers write: the
+// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql and 0004_block_rewards.sql exactly (names, order and types);
 // test/decode-tables.test.ts parses the SQL files and fails on any drift.
 // The row types below are derived from these lists, so a renamed column is a compile error in
 // every decoder that fills it.
