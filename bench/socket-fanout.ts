@@ -21,7 +21,7 @@ import { Hub } from '../src/api/socket/hub.js';
 import { SocketAdmitter } from '../src/api/socket/admission.js';
 import { createSocketEndpoint } from '../src/api/socket/endpoint.js';
 import { encodeBroadcast, encodeReply } from '../src/api/socket/protocol.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { createLogger } from '../src/log.js';
 
 const TOPIC = 'blocks:new_block';

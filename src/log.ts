@@ -1,5 +1,5 @@
 // A small structured logger: one line per event, "time level [scope] message key=value ...".
-import { LOG_LEVELS } from './config/index.js';
+import { LOG_LEVELS } from './config/settings.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

@@ -7,7 +7,7 @@ import t from 'tap';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { getAddress } from 'viem';
-import type { PgStore } from '../src/storage/postgres/index.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
 import { accountApp, accountPg, client, codeOf, dump, makeRequest, movableClock, newAccount, smtpSink } from './helpers/account.js';
 
 const addr = (n: number) => '0x' + n.toString(16).padStart(40, '0');

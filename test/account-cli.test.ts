@@ -5,7 +5,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { openPostgres } from '../src/storage/postgres/index.js';
+import { openPostgres } from '../src/storage/postgres/store.js';
 import { tmpDir } from './helpers/tmp.js';
 import { accountApp, client } from './helpers/account.js';
 

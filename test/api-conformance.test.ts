@@ -12,7 +12,7 @@ import type { Logger } from '../src/log.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
 import { createAccountApp } from '../src/account/app.js';
 import { createGateway } from '../src/api/gateway.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { compileContracts } from '../src/devnet/compile.js';
 import type { ApiReply, ApiRequest } from '../src/api/http.js';
 import { newAccount } from './helpers/account.js';

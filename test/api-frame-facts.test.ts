@@ -2,7 +2,7 @@
 // of a reverted transaction (its top-level frame's output) and whether a frame below the top
 // level failed.
 import t from 'tap';
-import { openStores, migrateAll } from '../src/storage/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
 import { ApiContext } from '../src/api/context.js';
 import type { TransactionRead } from '../src/storage/clickhouse/reads/transactions.js';
 import { createLogger } from '../src/log.js';

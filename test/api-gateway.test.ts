@@ -2,7 +2,7 @@
 // a revoked key refused at once, the notification settings endpoints of the Account API.
 import t from 'tap';
 import { embeddedStores } from './helpers/stores.js';
-import { startApi } from '../src/api/index.js';
+import { startApi } from '../src/api/start-api.js';
 import { createAccountApp } from '../src/account/app.js';
 import { notificationRoutes } from '../src/notify/routes.js';
 import { newAccount } from './helpers/account.js';

@@ -7,7 +7,7 @@ import { apiOnDevnet } from './helpers/api.js';
 import { newAccount } from './helpers/account.js';
 import { createAccountApp } from '../src/account/app.js';
 import { createGateway } from '../src/api/gateway.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 
 const ERC20 = [
   'function transfer(address to, uint256 amount) returns (bool)',

@@ -9,11 +9,11 @@ import { withDevnet } from './helpers/devnet.js';
 import { embeddedStores } from './helpers/stores.js';
 import { rpcCall, request } from './helpers/api.js';
 import { loadOpenApi, responseSchema, validate, type Schema } from './helpers/openapi.js';
-import { createIndexer } from '../src/indexer/index.js';
-import { createDerived } from '../src/derived/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { createDerived } from '../src/derived/scheduler.js';
 import { createApiApp, type ApiApp } from '../src/api/app.js';
 import { createLogger, type Logger } from '../src/log.js';
-import type { PgStore } from '../src/storage/postgres/index.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
 import { balance } from '../src/api/serializers/search.js';
 import { likeLiteral } from '../src/storage/postgres/reads/search.js';
 

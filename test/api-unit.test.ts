@@ -7,7 +7,7 @@ import http from 'node:http';
 import { castParams, canonicalParams } from '../src/api/params.js';
 import { ValidationError } from '../src/api/errors.js';
 import { makePage, pageSize } from '../src/api/paging.js';
-import { ResponseCache } from '../src/cache/index.js';
+import { ResponseCache } from '../src/cache/response-cache.js';
 import { Router } from '../src/api/router.js';
 import { startServer } from '../src/api/server.js';
 import { isoTimestamp, checksum, percent } from '../src/api/serializers/common.js';

@@ -12,8 +12,8 @@ import { startReplayServer } from '../bench/replay-server.js';
 import { decodeBlockBundle, RowCollector, SummaryBuilder } from '../src/chain/bundle.js';
 import { groupTraces } from '../src/rpc/fetch.js';
 import { ingest } from '../workers/ingest.js';
-import { createIndexer } from '../src/indexer/index.js';
-import { openStores, migrateAll } from '../src/storage/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
 import type { RpcBlock, RpcReceipt } from '../src/chain/wire.js';
 import { tmpDir } from './helpers/tmp.js';
 

@@ -13,7 +13,7 @@ import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import type { ParityTrace, RpcBlock, RpcTransaction } from '../src/chain/wire.js';
 import { deleteChainRowsFrom, insertChainRows } from '../src/storage/clickhouse/chain.js';
 import { splitStatements } from '../src/storage/migrate.js';
-import { createIndexer } from '../src/indexer/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
 import { createApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
 import { etl, etlResult, fixturesMissing, PROJECT_ROOT } from './helpers/fixtures.js';

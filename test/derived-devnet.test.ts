@@ -9,8 +9,8 @@ import { createWalletClient, http as viemHttp, encodeFunctionData, decodeFunctio
 import { withDevnet, devAccount, compileContracts } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
-import { createIndexer } from '../src/indexer/index.js';
-import { createDerived } from '../src/derived/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { createDerived } from '../src/derived/scheduler.js';
 import { ZERO_ADDRESS } from '../src/derived/accounting.js';
 
 const ABI = parseAbi([

@@ -3,7 +3,7 @@
 // "deadlock detected"); both now lock the rows in key order first. Here they run against each
 // other many times over the same addresses, in opposite orders: every transaction must commit.
 import t from 'tap';
-import { openStores, migrateAll } from '../src/storage/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
 import { applyAccounting, type AccountingChanges } from '../src/storage/postgres/derived.js';
 import { saveCoinBalances } from '../src/storage/postgres/lanes.js';
 import { tmpDir } from './helpers/tmp.js';

@@ -3,11 +3,11 @@
 // wake-up once left the accounting lane asleep for good).
 import t from 'tap';
 import { EventEmitter } from 'node:events';
-import { openStores, migrateAll } from '../src/storage/index.js';
-import { Derived } from '../src/derived/index.js';
-import type { Indexer } from '../src/indexer/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
+import { Derived } from '../src/derived/scheduler.js';
+import type { Indexer } from '../src/indexer/indexer.js';
 import type { RpcClient } from '../src/rpc/client.js';
-import type { PgStore } from '../src/storage/postgres/index.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
 import { tmpDir } from './helpers/tmp.js';
 
 t.test('lanes paced during catch-up all run again at the head', async (t) => {

@@ -8,8 +8,8 @@ import { withDevnet } from './helpers/devnet.js';
 import { embeddedStores } from './helpers/stores.js';
 import { startReplayRpc } from './helpers/replay-rpc.js';
 import { minedIn, rpc } from './helpers/rpc.js';
-import { createIndexer } from '../src/indexer/index.js';
-import { createDerived } from '../src/derived/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { createDerived } from '../src/derived/scheduler.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import { createLogger, type Logger } from '../src/log.js';
 

@@ -6,9 +6,9 @@ import { encodeFunctionData, type Hex } from 'viem';
 import { withDevnet, compileContracts } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
-import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
-import { createIndexer, type ReorgEvent } from '../src/indexer/index.js';
-import { createDerived } from '../src/derived/index.js';
+import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
+import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
+import { createDerived } from '../src/derived/scheduler.js';
 
 const DERIVED_STATE: Record<string, string> = {
   token_balances: 'SELECT token, holder, token_id, value::text FROM token_balances ORDER BY 1, 2, 3',

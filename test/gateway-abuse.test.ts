@@ -13,10 +13,10 @@ import { accountApp, accountPg, makeRequest, newAccount } from './helpers/accoun
 import { rawExchange } from './helpers/raw-http.js';
 import { createGateway } from '../src/api/gateway.js';
 import { startServer, type RunningServer } from '../src/api/server.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { createLogger, type Logger } from '../src/log.js';
 import type { ApiReply, ApiRequest } from '../src/api/http.js';
-import type { PgStore } from '../src/storage/postgres/index.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
 
 const json = (status: number, body: unknown): ApiReply => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
 

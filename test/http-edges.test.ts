@@ -12,7 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../src/api/server.js';
 import { createGateway } from '../src/api/gateway.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { STATUS_TEXT } from '../src/api/http.js';
 import { createLogger } from '../src/log.js';
 import type { ApiReply, ApiRequest } from '../src/api/http.js';

@@ -6,8 +6,8 @@ import { withDevnet } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { startReplayRpc, type ReplayServer } from './helpers/replay-rpc.js';
-import { openStores, migrateAll } from '../src/storage/index.js';
-import { createIndexer, type Indexer } from '../src/indexer/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
+import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 

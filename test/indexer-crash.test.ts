@@ -7,7 +7,7 @@ import { withDevnet } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { projectRoot } from '../src/paths.js';
-import { openStores } from '../src/storage/index.js';
+import { openStores } from '../src/storage/stores.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 
 const CLI = path.join(projectRoot(), 'build', 'src', 'bin', 'explorer.js');

@@ -4,8 +4,8 @@ import t from 'tap';
 import { withDevnet } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
-import { openStores, migrateAll, type Stores } from '../src/storage/index.js';
-import { createIndexer } from '../src/indexer/index.js';
+import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
+import { createIndexer } from '../src/indexer/indexer.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 

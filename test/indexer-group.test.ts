@@ -4,9 +4,9 @@
 import t from 'tap';
 import { buildResponseStore } from '../bench/responses.js';
 import { startReplayServer } from '../bench/replay-server.js';
-import { createIndexer, type BlockEvent } from '../src/indexer/index.js';
+import { createIndexer, type BlockEvent } from '../src/indexer/indexer.js';
 import { createIngestPool, type IngestPool } from '../src/indexer/pool.js';
-import { openStores, migrateAll } from '../src/storage/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
 import { tmpDir } from './helpers/tmp.js';
 
 const BATCH = 3;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startReplayRpc } from './helpers/replay-rpc.js';
 import { fixturesMissing, MAINNET_18M_DIR, readJson } from './helpers/fixtures.js';
 import { embeddedStores } from './helpers/stores.js';
-import { createIndexer } from '../src/indexer/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
 
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const SINGLE = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62';

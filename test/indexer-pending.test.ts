@@ -4,7 +4,7 @@ import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
-import { createIndexer } from '../src/indexer/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const TO = '0x000000000000000000000000000000000000beef';

@@ -10,7 +10,7 @@ import { startReplayRpc } from './helpers/replay-rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { request } from './helpers/api.js';
 import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
-import { createIndexer } from '../src/indexer/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
 import { createApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
 import type { RpcReceipt } from '../src/chain/wire.js';

@@ -8,8 +8,8 @@ import { minedIn, rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { tmpDir } from './helpers/tmp.js';
 import { startReceiver } from './helpers/receiver.js';
-import { createIndexer } from '../src/indexer/index.js';
-import { WatchlistMatcher } from '../src/notify/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { WatchlistMatcher } from '../src/notify/watchlist.js';
 import { projectRoot } from '../src/paths.js';
 
 const CLI = path.join(projectRoot(), 'build', 'src', 'bin', 'explorer.js');

@@ -6,9 +6,9 @@ import t from 'tap';
 import { accountApp, accountPg, client, movableClock, newAccount, smtpSink, type Mail } from './helpers/account.js';
 import { createMailer } from '../src/mail.js';
 import { notificationRoutes } from '../src/notify/routes.js';
-import { Notifier } from '../src/notify/index.js';
+import { Notifier } from '../src/notify/notifier.js';
 import { enqueue } from '../src/storage/postgres/notify.js';
-import type { PgStore } from '../src/storage/postgres/index.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
 import { insertSession } from '../src/storage/postgres/account/credentials.js';
 import { newToken, sha256Hex } from '../src/account/tokens.js';
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { accountPg, newAccount } from './helpers/account.js';
 import { startReceiver, TEST_CA } from './helpers/receiver.js';
-import { Notifier } from '../src/notify/index.js';
+import { Notifier } from '../src/notify/notifier.js';
 import { enqueue } from '../src/storage/postgres/notify.js';
 
 t.test('a slow receiver does not hold back another account', async (t) => {

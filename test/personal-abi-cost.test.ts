@@ -7,7 +7,7 @@ import t from 'tap';
 import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, parseAbi, parseAbiItem, type Abi } from 'viem';
 import { accountApp, accountPg, makeRequest, newAccount } from './helpers/account.js';
 import { personalize } from '../src/api/personalize.js';
-import type { PgStore } from '../src/storage/postgres/index.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
 
 const CONTRACT = '0x' + 'c0'.repeat(20);
 const ADDR = (n: number) => '0x' + n.toString(16).padStart(40, '0');

@@ -1,7 +1,7 @@
 // A transaction's token transfers carry each item's batch size (the items of its log) without a
 // window over the block: counted only for an ERC-1155 log the page starts or ends inside.
 import t from 'tap';
-import { openStores, migrateAll } from '../src/storage/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
 import { transactionTokenTransfers } from '../src/storage/clickhouse/reads/token-transfers.js';
 import { tmpDir } from './helpers/tmp.js';
 

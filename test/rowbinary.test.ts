@@ -7,7 +7,7 @@
 import t from 'tap';
 import { encodeRows, decodeTableBytes, TableWriter, TABLE_WRITER_FORMAT } from '../src/chain/clickhouse-encode.js';
 import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
-import { openClickHouse } from '../src/storage/clickhouse/index.js';
+import { openClickHouse } from '../src/storage/clickhouse/store.js';
 import { migrateClickHouse } from '../src/storage/migrate.js';
 import { tmpDir } from './helpers/tmp.js';
 

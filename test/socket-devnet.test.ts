@@ -10,9 +10,9 @@ import { withDevnet } from './helpers/devnet.js';
 import { embeddedStores } from './helpers/stores.js';
 import { rpcCall } from './helpers/api.js';
 import { join, phoenix } from './helpers/ws-raw.js';
-import { createIndexer } from '../src/indexer/index.js';
-import { createDerived } from '../src/derived/index.js';
-import { startApi } from '../src/api/index.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { createDerived } from '../src/derived/scheduler.js';
+import { startApi } from '../src/api/start-api.js';
 import { createLogger } from '../src/log.js';
 
 const until = async (fn: () => boolean | Promise<boolean>, what: string, ms = 60_000) => {

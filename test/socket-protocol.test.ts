@@ -8,7 +8,7 @@ import { Hub } from '../src/api/socket/hub.js';
 import { CLOSE, Session, type SocketConn } from '../src/api/socket/session.js';
 import { SocketAdmitter } from '../src/api/socket/admission.js';
 import { Feed, elixirFloat, type FeedBlockEvent } from '../src/api/socket/feed.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { createLogger } from '../src/log.js';
 import type { ApiRequest } from '../src/api/http.js';
 

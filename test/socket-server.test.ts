@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from '../src/api/server.js';
 import { Hub } from '../src/api/socket/hub.js';
 import { SocketAdmitter } from '../src/api/socket/admission.js';
 import { createSocketEndpoint, type SocketLimits } from '../src/api/socket/endpoint.js';
-import { RateLimiter } from '../src/ratelimit/index.js';
+import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { createLogger } from '../src/log.js';
 import type { ApiRequest } from '../src/api/http.js';
 import { clientFrame, closedWithin, join, phoenix, rawUpgrade } from './helpers/ws-raw.js';

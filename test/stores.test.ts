@@ -1,7 +1,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openStores, migrateAll } from '../src/storage/index.js';
+import { openStores, migrateAll } from '../src/storage/stores.js';
 import { migrateClickHouse, migratePostgres, readMigrations, splitStatements } from '../src/storage/migrate.js';
 import { sqlDir } from '../src/paths.js';
 import { tmpDir } from './helpers/tmp.js';
@@ -105,7 +105,7 @@ t.test('embedded stores keep data across a restart', async (t) => {
 
 t.test('a PostgreSQL server orphaned by a killed run is stopped and the data reused', async (t) => {
   const dataDir = tmpDir(t);
-  const { startEmbeddedPostgres } = await import('../src/storage/postgres/index.js');
+  const { startEmbeddedPostgres } = await import('../src/storage/postgres/store.js');
   const first = await startEmbeddedPostgres(path.join(dataDir, 'postgres'));
   // Pretend the owning process died: rewrite the owner file with a dead pid.
   const ownerFile = path.join(dataDir, 'postgres.owner');

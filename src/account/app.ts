@@ -4,7 +4,7 @@
 // Success bodies are wrapped in `data`; errors are `{message}` (400, 401, 404, 405, 413, 429,
 // 503; 500 only for a server fault, never for client input).
 import crypto from 'node:crypto';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { countActiveApiKeys, insertApiKey, listApiKeys } from '../storage/postgres/account/api-keys.js';
 import { countCustomAbis, customAbiExists, deleteCustomAbi, listCustomAbis, upsertCustomAbi } from '../storage/postgres/account/custom-abis.js';
 import { purgeExpired } from '../storage/postgres/account/sign-in.js';

@@ -17,7 +17,7 @@
 // client repeating it costs no query. Tokens are 32 random bytes drawn when they are issued, so
 // no token becomes valid after being seen unknown; a failed query is not remembered.
 import crypto from 'node:crypto';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { recordApiKeyUse, revokeApiKey } from '../storage/postgres/account/api-keys.js';
 import { deleteSession, findApiKey, findSession, type Credential } from '../storage/postgres/account/credentials.js';
 import { countAuthListeners, listenAuthEvents, type AuthListener } from '../storage/postgres/account/revocations.js';

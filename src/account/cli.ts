@@ -1,10 +1,10 @@
 // `explorer account create --email E --name N [--nickname X]`: creates an account and prints a
 // session token for it (one line on stdout), e.g. to create the first API keys with.
-import type { Config } from '../config/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { Config } from '../config/settings.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { insertSession } from '../storage/postgres/account/credentials.js';
 import { insertUser } from '../storage/postgres/account/users.js';
-import { migrateAll, openStores } from '../storage/index.js';
+import { migrateAll, openStores } from '../storage/stores.js';
 import { NAME_MAX } from './app.js';
 import { normalizeEmail, SESSION_TTL_MS } from './signin.js';
 import { newToken, sha256Hex } from './tokens.js';

@@ -8,7 +8,7 @@
 // (posted with Host: evil.example) and sign its visitor in here.
 import { getAddress, verifyMessage } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { dropEmailCode, insertSiweNonce, putEmailCode, signInWithEmailCode, signInWithNonce } from '../storage/postgres/account/sign-in.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../mail.js';

@@ -3,7 +3,7 @@
 // The stats service's paths the Blockscout frontend asks (/api/v1/counters, /lines, /pages/...:
 // src/api/routes/stats-service.ts) go through the same steps.
 import type { EventEmitter } from 'node:events';
-import { ResponseCache, type CachedResponse } from '../cache/index.js';
+import { ResponseCache, type CachedResponse } from '../cache/response-cache.js';
 import { ApiContext, type ApiDeps } from './context.js';
 import { ApiError, INTERNAL_ERROR_BODY, NOT_FOUND_BODY, NotFoundError, UNKNOWN_ACTION_BODY } from './errors.js';
 import { CORS_HEADERS, JSON_TYPE, type ApiReply, type ApiRequest } from './http.js';

@@ -4,8 +4,8 @@
 import type { Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { LRUCache } from 'lru-cache';
-import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { ClickHouseStore } from '../storage/clickhouse/store.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { getFact } from '../storage/postgres/indexer.js';
 import { latestBlockNumber, baseFees } from '../storage/clickhouse/reads/blocks.js';
 import { addressFacts, tokenTypes, type AddressFacts } from '../storage/clickhouse/reads/addresses.js';

@@ -14,8 +14,8 @@
 import crypto from 'node:crypto';
 import type { ApiReply, ApiRequest } from './http.js';
 import { JSON_TYPE, CORS_HEADERS } from './http.js';
-import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decision } from '../ratelimit/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decision } from '../ratelimit/rate-limiter.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
 import { MAX_BODY_BYTES } from '../account/validate.js';
 import { personalize, personalizeSearch } from './personalize.js';

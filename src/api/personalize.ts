@@ -22,7 +22,7 @@ import {
   type AbiFunction,
   type Hex,
 } from 'viem';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import {
   customAbiText,
   customAbiVersions,

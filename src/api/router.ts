@@ -1,7 +1,7 @@
 // Routes of the public API v2: a pattern of path segments (`:name` for a parameter), the declared
 // path and query parameters (src/api/params.ts), how the response may be cached, and the handler.
 // Literal segments win over parameters (src/api/path-match.ts).
-import type { CachePolicy } from '../cache/index.js';
+import type { CachePolicy } from '../cache/response-cache.js';
 import type { ApiContext } from './context.js';
 import type { CastValue, ParamSpec } from './params.js';
 import { PathMatcher, pathSegments } from './path-match.js';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../log.js';
-import { runScenario, startAnvil, startDemoWorkload } from '../devnet/index.js';
+import { runScenario, startAnvil, startDemoWorkload } from '../devnet/devnet.js';
 import type { Running } from './lifecycle.js';
 
 const log = createLogger('devnet');

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `explorer` command: one entry point, a role per sub-command.
-import { ConfigError, loadConfig, settingsTable, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, settingsTable, type Config } from '../config/settings.js';
 import { createLogger, setLogLevel } from '../log.js';
-import { migrateAll, openStores } from '../storage/index.js';
+import { migrateAll, openStores } from '../storage/stores.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
 import { openMigratedStores, startApiRole, startIndexerRole, startNotifierRole } from './roles.js';

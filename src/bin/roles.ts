@@ -1,11 +1,12 @@
 // The roles a process can run, shared by `explorer start` and the split commands.
-import type { Config } from '../config/index.js';
+import type { Config } from '../config/settings.js';
 import { createLogger } from '../log.js';
-import { migrateAll, openStores, type Stores } from '../storage/index.js';
-import { createIndexer } from '../indexer/index.js';
-import { createDerived } from '../derived/index.js';
-import { startApi } from '../api/index.js';
-import { Notifier, WatchlistMatcher } from '../notify/index.js';
+import { migrateAll, openStores, type Stores } from '../storage/stores.js';
+import { createIndexer } from '../indexer/indexer.js';
+import { createDerived } from '../derived/scheduler.js';
+import { startApi } from '../api/start-api.js';
+import { Notifier } from '../notify/notifier.js';
+import { WatchlistMatcher } from '../notify/watchlist.js';
 import { notificationRoutes } from '../notify/routes.js';
 import { DEFAULT_POLICY } from '../notify/webhook.js';
 import { createAccountApp } from '../account/app.js';

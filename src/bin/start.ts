@@ -2,7 +2,7 @@
 // migrations, starts a devnet with a demo workload when no node is configured, then the roles
 // that exist, and on Ctrl-C / SIGTERM stops them all in reverse order.
 import fs from 'node:fs';
-import type { Config } from '../config/index.js';
+import type { Config } from '../config/settings.js';
 import { createLogger } from '../log.js';
 import { Lifecycle } from './lifecycle.js';
 import { openMigratedStores, redact, startApiRole, startIndexerRole, startNotifierRole, type NodeEndpoint } from './roles.js';

@@ -1,8 +1,8 @@
 // The shape of every derived-data lane: what is due, one batch of work, and (where it derived
 // something from blocks) the undoing of it above a height in the indexer's rewind transaction.
 // src/derived/scheduler.ts runs the lanes; a new lane is one file under lanes/ with this shape.
-import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore, PgTx } from '../storage/postgres/index.js';
+import type { ClickHouseStore } from '../storage/clickhouse/store.js';
+import type { PgStore, PgTx } from '../storage/postgres/store.js';
 import type { RpcClient } from '../rpc/client.js';
 import type { Logger } from '../log.js';
 import type { NodeHistory } from './node-history.js';

@@ -1,7 +1,7 @@
 // Whether the node keeps the state of past blocks (an archive) or only of its newest ones (a full
 // node): learned from the first refusal, said once in the log and recorded in PostgreSQL (fact
 // 'state_history', read by the indexing status), and shared by the lanes that read past state.
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { getFact, setFact } from '../storage/postgres/indexer.js';
 import type { RpcError } from '../rpc/errors.js';
 import type { Logger } from '../log.js';

@@ -3,7 +3,7 @@
 // transactions that were mined or dropped disappear, and each keeps the time it was first seen.
 import type { RpcClient } from '../rpc/client.js';
 import { RpcError } from '../rpc/errors.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import { replacePendingPool, setFact, type PendingTx } from '../storage/postgres/indexer.js';
 import type { Logger } from '../log.js';
 

@@ -12,7 +12,7 @@
 //   POST   /user/notification-settings/email/confirm   {code}
 //   GET    /user/notifications?limit=N                  recent deliveries with status and errors
 import crypto from 'node:crypto';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import * as store from '../storage/postgres/notify.js';
 import type { QueryLike } from '../api/http.js';
 import type { Mailer } from '../mail.js';
@@ -20,7 +20,7 @@ import { CODE_MAX_ATTEMPTS, CODE_RESEND_MS, CODE_TTL_MS, normalizeEmail } from '
 import { hashEmailCode, newEmailCode, newSalt, sameDigest } from '../account/tokens.js';
 import type { Logger } from '../log.js';
 import { checkWebhookUrl, type WebhookPolicy } from './webhook.js';
-import { newWebhookSecret } from './index.js';
+import { newWebhookSecret } from './notifier.js';
 
 export interface NotifyCtx {
   userId: string;

@@ -7,8 +7,8 @@
 // blocks are being fetched): within FOLLOWING_LAG_BLOCKS of the head, with no gap in what is
 // stored, indexing counts as finished and the ratio as 1; beyond it the ratio is the stored share,
 // floored, so a real backlog never looks finished.
-import type { ClickHouseStore } from './clickhouse/index.js';
-import type { PgStore } from './postgres/index.js';
+import type { ClickHouseStore } from './clickhouse/store.js';
+import type { PgStore } from './postgres/store.js';
 import { storedBlockCounts } from './clickhouse/chain.js';
 import { CHAIN_LANE, getCheckpoint, getFact } from './postgres/indexer.js';
 

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { sqlDir } from '../paths.js';
-import type { ClickHouseStore } from './clickhouse/index.js';
-import type { PgStore } from './postgres/index.js';
+import type { ClickHouseStore } from './clickhouse/store.js';
+import type { PgStore } from './postgres/store.js';
 
 export interface Migration {
   version: string;

@@ -4,7 +4,7 @@
 import type { Test } from 'tap';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { openPostgres, type PgStore } from '../../src/storage/postgres/index.js';
+import { openPostgres, type PgStore } from '../../src/storage/postgres/store.js';
 import { migratePostgres } from '../../src/storage/migrate.js';
 import { createAccountApp, type AccountApp, type AccountDeps } from '../../src/account/app.js';
 import { createAccountWithSession } from '../../src/account/cli.js';

@@ -5,10 +5,10 @@
 import type { Test } from 'tap';
 import { withDevnet, type Devnet } from './devnet.js';
 import { embeddedStores } from './stores.js';
-import { createIndexer, type Indexer } from '../../src/indexer/index.js';
+import { createIndexer, type Indexer } from '../../src/indexer/indexer.js';
 import { createApiApp, type ApiApp } from '../../src/api/app.js';
 import type { ApiReply } from '../../src/api/http.js';
-import type { Stores } from '../../src/storage/index.js';
+import type { Stores } from '../../src/storage/stores.js';
 import { createLogger } from '../../src/log.js';
 import { createRpcClient } from '../../src/rpc/client.js';
 

@@ -4,7 +4,7 @@
 // Prints {"port":N} on stdout once listening; exits when stdin closes.
 import { startServer } from '../../src/api/server.js';
 import { createGateway } from '../../src/api/gateway.js';
-import { RateLimiter } from '../../src/ratelimit/index.js';
+import { RateLimiter } from '../../src/ratelimit/rate-limiter.js';
 import { createLogger } from '../../src/log.js';
 import type { ApiReply, ApiRequest } from '../../src/api/http.js';
 

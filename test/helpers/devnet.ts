@@ -1,7 +1,7 @@
 // Test helpers for the anvil devnet. Everything from src/devnet, plus withDevnet(t), which starts
 // anvil, runs the scenario once and registers the teardown on the given tap test.
-export * from '../../src/devnet/index.js';
-import { startAnvil, startDevnet, type AnvilInstance, type Devnet, type StartAnvilOptions } from '../../src/devnet/index.js';
+export * from '../../src/devnet/devnet.js';
+import { startAnvil, startDevnet, type AnvilInstance, type Devnet, type StartAnvilOptions } from '../../src/devnet/devnet.js';
 
 /** The part of a tap Test these helpers need. */
 export interface Teardownable {

@@ -11,7 +11,7 @@ import { startServer } from '../../src/api/server.js';
 import { Hub } from '../../src/api/socket/hub.js';
 import { SocketAdmitter } from '../../src/api/socket/admission.js';
 import { createSocketEndpoint } from '../../src/api/socket/endpoint.js';
-import { RateLimiter } from '../../src/ratelimit/index.js';
+import { RateLimiter } from '../../src/ratelimit/rate-limiter.js';
 import { createLogger } from '../../src/log.js';
 
 const hub = new Hub();

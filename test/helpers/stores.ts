@@ -2,7 +2,7 @@
 // closed (and the PostgreSQL server stopped) when the test ends. One chDB directory per process:
 // tap runs every test file in its own process.
 import type { Test } from 'tap';
-import { openStores, migrateAll, type Stores } from '../../src/storage/index.js';
+import { openStores, migrateAll, type Stores } from '../../src/storage/stores.js';
 import { tmpDir } from './tmp.js';
 
 export async function embeddedStores(t: Test, opts: { migrate?: boolean; dataDir?: string } = {}): Promise<Stores & { dataDir: string }> {

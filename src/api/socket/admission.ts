@@ -5,7 +5,7 @@
 // client: per API key when a valid one is sent, else per IP (the X-Forwarded-For client behind a
 // trusted proxy).
 import { JSON_TYPE, type ApiReply, type ApiRequest } from '../http.js';
-import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders } from '../../ratelimit/index.js';
+import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders } from '../../ratelimit/rate-limiter.js';
 import type { AccountLike } from '../gateway.js';
 
 export interface SocketAdmissionOptions {

@@ -25,8 +25,8 @@
 import type { EventEmitter } from 'node:events';
 import type { ApiReply, ApiRequest } from '../http.js';
 import type { Logger } from '../../log.js';
-import type { ClickHouseStore } from '../../storage/clickhouse/index.js';
-import type { PgStore } from '../../storage/postgres/index.js';
+import type { ClickHouseStore } from '../../storage/clickhouse/store.js';
+import type { PgStore } from '../../storage/postgres/store.js';
 import { recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { tokensByAddress } from '../../storage/postgres/reads/tokens.js';

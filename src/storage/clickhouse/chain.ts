@@ -2,7 +2,7 @@
 // orphaned rows, and the few reads the indexer itself needs.
 import { TABLE_NAMES, TABLES, type TableName } from '../../chain/clickhouse-rows.js';
 import { TABLE_WRITER_FORMAT } from '../../chain/clickhouse-encode.js';
-import type { ClickHouseStore } from './index.js';
+import type { ClickHouseStore } from './store.js';
 
 const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_number');
 

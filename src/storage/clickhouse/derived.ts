@@ -1,6 +1,6 @@
 // ClickHouse reads and writes of the derived-data lanes: what a committed block range holds for
 // the accounting lane, and native coin balance history.
-import type { ClickHouseStore } from './index.js';
+import type { ClickHouseStore } from './store.js';
 
 export interface RangeTransfer {
   block_number: number;

@@ -1,7 +1,7 @@
 // Derived state in PostgreSQL: the accounting lane's changes (journaled per block so a reorg can
 // reverse them), its unwinding, and the fetch lanes' queues.
 import type pg from 'pg';
-import type { PgStore, PgTx } from './index.js';
+import type { PgStore, PgTx } from './store.js';
 import { CHAIN_LANE } from './indexer.js';
 
 type Q = PgTx;

@@ -1,7 +1,7 @@
 // The indexer's committed state in PostgreSQL: checkpoints, the unfinalized tail of block
 // hashes, facts about the node, and the pending-transaction pool.
 import type pg from 'pg';
-import type { PgStore } from './index.js';
+import type { PgStore } from './store.js';
 
 /** The checkpoint lane of the chain tables (what the indexer has committed). */
 export const CHAIN_LANE = 'blocks';

@@ -1,7 +1,7 @@
 // Work queues of the fetch lanes. Each claim takes due rows with FOR UPDATE SKIP LOCKED and
 // leases them (next attempt pushed into the future), so several processes can share the work and
 // a crash only delays an item; a failure records the error and backs off exponentially.
-import type { PgStore, PgTx } from './index.js';
+import type { PgStore, PgTx } from './store.js';
 import { lockRowsInOrder } from './derived.js';
 import { CHAIN_LANE } from './indexer.js';
 import { backoffMs } from '../../retry.js';

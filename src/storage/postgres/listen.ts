@@ -5,7 +5,7 @@
 import pg from 'pg';
 import type { Logger } from '../../log.js';
 import { backoffMs } from '../../retry.js';
-import type { PgStore } from './index.js';
+import type { PgStore } from './store.js';
 
 export interface ListenOptions {
   channels: readonly string[];

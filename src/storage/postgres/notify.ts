@@ -2,7 +2,7 @@
 // the indexer's commit transaction, claim/finish by notifiers), and account-wide settings with
 // the confirmation of a chosen e-mail address.
 import type pg from 'pg';
-import type { PgStore } from './index.js';
+import type { PgStore } from './store.js';
 import { listen, type Listener } from './listen.js';
 import type { Logger } from '../../log.js';
 

@@ -1,6 +1,6 @@
 // The pending pool as stored by the indexer (PostgreSQL table pending_transactions), for
 // /transactions?filter=pending and a pending /transactions/{hash}.
-import type { PgStore } from './index.js';
+import type { PgStore } from './store.js';
 
 export interface PendingRead {
   hash: string;

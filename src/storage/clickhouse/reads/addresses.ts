@@ -7,7 +7,7 @@
 //   emitted a log, or an address that only ever received.
 // Each probe is a point read of an address-ordered table that stops at its first row (LIMIT 1
 // per address), so a busy address costs no more than a quiet one.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 
 export interface Creation {
   transactionHash: string;

@@ -1,6 +1,6 @@
 // Block reads for the API. `blocks` is ordered by number: lists are a reverse key range, a
 // height is a point read, a hash goes through hash_index first.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
 export interface BlockRead {

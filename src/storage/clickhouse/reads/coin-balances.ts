@@ -1,7 +1,7 @@
 // Native coin balance history for the API (coin_balance_history, written by the derived coin
 // lane: one row per block where an address's balance changed, with the delta). Sorted by
 // (address, block_number): an address's history newest first is one key range.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
 export interface CoinBalanceRead {

@@ -3,7 +3,7 @@
 // Everything comes from the `blocks` table: a block's transaction count, gas, and its fees
 // (burnt_fees + priority_fees = the sum of its transactions' gas_used * effective_gas_price),
 // so no transaction row is read.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
 /** One UTC day of stored blocks. Large sums are digit strings. */

@@ -1,7 +1,7 @@
 // Internal transaction reads for the API. Which frames are listed follows Blockscout
 // (InternalTransaction.where_is_different_from_parent_transaction): every frame below the top
 // level, and the top-level frame too when it is not a plain call (a contract creation).
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction, type TraceKey } from './common.js';
 
 export interface InternalTransactionRead {

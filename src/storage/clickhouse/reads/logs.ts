@@ -1,5 +1,5 @@
 // Log reads for the API: a transaction's logs are a range inside its block's key range.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampIdx, clampU64 } from './common.js';
 
 export interface LogRead {

@@ -1,6 +1,6 @@
 // /transactions/{hash}/raw-trace: every stored frame of one transaction with all the columns a
 // parity-style trace is rebuilt from (input/init, output, created code), depth-first.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
 export interface TraceFrameRead {

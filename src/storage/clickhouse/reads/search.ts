@@ -1,6 +1,6 @@
 // Chain lookups for /api/v2/search: a 32-byte hash resolves through hash_index (one point read)
 // to a stored transaction or block, read by its own key; a number is a point read of blocks.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { U64_MAX } from './common.js';
 
 export interface HashHit {

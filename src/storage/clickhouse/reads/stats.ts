@@ -1,5 +1,5 @@
 // Chain counters for /api/v2/stats, computed from what is stored.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 
 export interface ChainTotals {
   blocks: string;

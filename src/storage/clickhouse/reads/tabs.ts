@@ -2,7 +2,7 @@
 // one round trip. Each count reads at most `cap` keys of an address-ordered index table (a key
 // range that stops early), so a busy address costs what a quiet one does; `blocks.miner` and
 // `withdrawals.address` have no index, and those two scans stop at the cap too.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 
 export interface AddressTabCounts {
   transactions: number;

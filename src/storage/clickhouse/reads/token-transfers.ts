@@ -1,7 +1,7 @@
 // Token transfer reads for the API. Items are one per (log, batch position): an ERC-1155
 // TransferBatch gives one item per id, in batch order. Lists are newest first by (block, log) and
 // in batch order inside a log; a transaction's transfers are in log order.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { U32_MAX, clampIdx, clampU64, directionSql, type Direction, type TransferKey } from './common.js';
 import type { TokenRow } from '../../postgres/reads/tokens.js';
 

@@ -2,7 +2,7 @@
 // newest-first lists and a block's transactions are key ranges; a hash resolves through
 // hash_index; an address's history is a key range of address_transactions whose keys then select
 // the rows by primary key.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction } from './common.js';
 
 export interface TransactionRead {

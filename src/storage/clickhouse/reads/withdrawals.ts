@@ -1,6 +1,6 @@
 // Withdrawal reads for the API (/addresses/{hash}/withdrawals). `withdrawals` is ordered by block;
 // `address` has no index, so an address's withdrawals are a filtered scan, highest index first.
-import type { ClickHouseStore } from '../index.js';
+import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
 export interface WithdrawalRead {

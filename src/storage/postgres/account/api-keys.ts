@@ -1,5 +1,5 @@
 // API keys of an account: created, listed, revoked, and their last use recorded.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import { AUTH_CHANNEL } from './revocations.js';
 
 export interface ApiKeyRow {

@@ -1,5 +1,5 @@
 // Credentials as the authenticator sees them: an API key or a session by the SHA-256 digest of its token.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import { type Db, q } from './db.js';
 import { AUTH_CHANNEL } from './revocations.js';
 

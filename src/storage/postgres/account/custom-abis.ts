@@ -1,5 +1,5 @@
 // Custom ABIs of an account (used to decode the owner's views of that contract).
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface CustomAbiRow {
   id: string;

@@ -1,6 +1,6 @@
 // Small helpers of the account store's modules: a query that works on the pool or inside a transaction, and JSON parameters.
 import type pg from 'pg';
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export type Db = Pick<pg.PoolClient, 'query'>;
 

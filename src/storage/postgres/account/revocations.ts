@@ -1,5 +1,5 @@
 // Credential revocations told to every API process: LISTEN/NOTIFY channels and the count of listening processes.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import type { Logger } from '../../../log.js';
 import { listen } from '../listen.js';
 

@@ -1,5 +1,5 @@
 // Sign-in proofs: SIWE nonces and e-mailed codes, consumed with the session they grant; expired ones purged.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import { insertSession } from './credentials.js';
 import { findOrCreateUser, type UserRow } from './users.js';
 

@@ -1,5 +1,5 @@
 // Private address tags of an account (shown only to their owner).
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface TagRow {
   id: string;

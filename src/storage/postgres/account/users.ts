@@ -1,5 +1,5 @@
 // Accounts (users): created on first sign-in, found by id, e-mail or wallet address, deleted with everything they own; every account row dumped for tests.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import { type Db, q } from './db.js';
 import { AUTH_CHANNEL } from './revocations.js';
 

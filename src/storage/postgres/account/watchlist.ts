@@ -1,5 +1,5 @@
 // Watchlist entries of an account (addresses watched, per-standard settings and channels).
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import { json } from './db.js';
 
 export interface WatchlistRow {

@@ -1,6 +1,6 @@
 // PostgreSQL reads of the public API over derived address data: an address's counters and coin
 // balance (addresses), created contracts (contracts), chain-wide counters (chain_counters).
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface AddressRow {
   hash: string;

@@ -1,6 +1,6 @@
 // Contracts and tokens as the derived lanes recorded them, for /api/v2/smart-contracts/{address}
 // and its methods-read / methods-write (which recognise the standard token ABIs).
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface ContractRow {
   address: string;

@@ -2,7 +2,7 @@
 // for tabs-counters), created contracts (the running total kept by sql/postgres/0009's trigger, and
 // those created from a block on), pending transactions first seen since a time, and addresses
 // first seen per block range (the new-addresses chart).
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 import { ACCOUNTING, getLaneCursor } from '../derived.js';
 
 /** The address's positive token balances as /addresses/{hash}/tokens lists them, up to `cap`. */

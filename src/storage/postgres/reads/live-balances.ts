@@ -1,7 +1,7 @@
 // PostgreSQL reads of the websocket feed (src/api/socket/feed.ts): the stored coin balances of
 // addresses a block touched, and whether the derived lanes are done with that block for them,
 // so a `balance` push is sent once the coin lane has written the new value, not before.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface LiveBalance {
   /** Value after its last change; null until the coin lane read it. */

@@ -3,7 +3,7 @@
 // match a search. Custom ABIs are listed by version (the row's id and xmin, which every update
 // changes, even two within one clock tick) so the caller can keep each parsed ABI and read its
 // JSON only when that version is new to it.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 /** Whether the user has any tag, watchlist entry or custom ABI (most key users have none). */
 export async function userHasPersonalData(pg: PgStore, userId: string): Promise<boolean> {

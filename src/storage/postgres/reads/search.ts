@@ -5,7 +5,7 @@
 // index), so the keyset cursor (exact, rank) never skips or repeats a token. Exact matches come
 // from the lower(name) / lower(symbol) indexes; substring matches either from the trigram indexes
 // (few matches) or from a walk of the rank index (many): substringMatches.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface TokenSearchRow {
   address: string;

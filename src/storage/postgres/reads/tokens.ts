@@ -3,7 +3,7 @@
 // token balances and NFTs. Lists are keyset ranges in Blockscout's orders; every cursor value a
 // client sends is clamped or typed here, so no input reaches SQL as anything but a parameter of
 // its column's type.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface TokenRow {
   address: string;

@@ -2,7 +2,7 @@
 // (Blockscout's order: balance desc, hash asc), or by transaction count. Each order is a keyset
 // range of an index of sql/postgres/0009_frontend_reads.sql; the redundant bound on the leading
 // column (`<=` / `>=`) lets the planner start the index scan at the cursor.
-import type { PgStore } from '../index.js';
+import type { PgStore } from '../store.js';
 
 export interface TopAddressRow {
   hash: string;

@@ -14,12 +14,12 @@
 // 'derived' event (the API's responses showing derived figures are then stale), coalesced to at
 // most one per DERIVED_EVENT_MS, the last change always followed by one.
 import { EventEmitter } from 'node:events';
-import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { ClickHouseStore } from '../storage/clickhouse/store.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import type { RpcClient } from '../rpc/client.js';
 import { createLogger, type Logger } from '../log.js';
 import { backoffMs } from '../retry.js';
-import type { Indexer } from '../indexer/index.js';
+import type { Indexer } from '../indexer/indexer.js';
 import type { Lane, LaneEnv, LaneFactory } from './lane.js';
 import { NodeHistory } from './node-history.js';
 import { accountingLane } from './lanes/accounting.js';

@@ -5,8 +5,8 @@
 // and no duplicate. Head following compares parent hashes; a mismatch rewinds to the common
 // ancestor (reorg). A node that is behind is reported, not treated as a reorg.
 import { EventEmitter } from 'node:events';
-import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore, PgTx } from '../storage/postgres/index.js';
+import type { ClickHouseStore } from '../storage/clickhouse/store.js';
+import type { PgStore, PgTx } from '../storage/postgres/store.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import {
   CHAIN_LANE,

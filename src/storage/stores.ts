@@ -2,9 +2,9 @@
 // both under one data directory.
 import path from 'node:path';
 import fs from 'node:fs';
-import type { Config } from '../config/index.js';
-import { openClickHouse, type ClickHouseStore } from './clickhouse/index.js';
-import { openPostgres, type PgStore } from './postgres/index.js';
+import type { Config } from '../config/settings.js';
+import { openClickHouse, type ClickHouseStore } from './clickhouse/store.js';
+import { openPostgres, type PgStore } from './postgres/store.js';
 import { migrateClickHouse, migratePostgres, type MigrationReport } from './migrate.js';
 
 export interface Stores {

@@ -2,13 +2,13 @@
 // (/socket/v2), following the indexer's and the derived lanes' events when they run in the same
 // process. `explorer api` and `explorer start` call this.
 import type { EventEmitter } from 'node:events';
-import type { ClickHouseStore } from '../storage/clickhouse/index.js';
-import type { PgStore } from '../storage/postgres/index.js';
+import type { ClickHouseStore } from '../storage/clickhouse/store.js';
+import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
 import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
 import { createGateway, type AccountLike } from './gateway.js';
-import { RateLimiter, clientIp } from '../ratelimit/index.js';
+import { RateLimiter, clientIp } from '../ratelimit/rate-limiter.js';
 import type { RpcClient } from '../rpc/client.js';
 import { Hub } from './socket/hub.js';
 import { SocketAdmitter } from './socket/admission.js';
