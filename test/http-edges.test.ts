@@ -18,6 +18,10 @@ import { createLogger } from '../src/log.js';
 import type { ApiReply, ApiRequest } from '../src/api/http.js';
 import { rawExchange } from './helpers/raw-http.js';
 import { tmpDir } from './helpers/tmp.js';
+import { Hub } from '../src/api/socket/hub.js';
+import { SocketAdmitter } from '../src/api/socket/admission.js';
+import { createSocketEndpoint } from '../src/api/socket/endpoint.js';
+import { clientFrame, rawUpgrade } from './helpers/ws-raw.js';
 
 const VALID = 'ek_' + 'v'.repeat(43);
 
@@ -42,7 +46,11 @@ async function echoServer(t: Test) {
     account: { handle: echo, identify: async (req) => (req.headers['authorization'] === `Bearer ${VALID}` ? { userId: '1', keyId: 'k' } : null) },
     limiter: new RateLimiter({ anonymousPerSecond: 0, keyPerSecond: 0 }),
   });
-  const server = await startServer({ front: gateway, handle: gateway, host: '127.0.0.1', port: 0, log: createLogger('http-edges') });
+  const socket = createSocketEndpoint({
+    hub: new Hub(),
+    admitter: new SocketAdmitter({ limiter: new RateLimiter({ anonymousPerSecond: 0, keyPerSecond: 0 }), maxSocketsPerClient: 0 }),
+  });
+  const server = await startServer({ front: gateway, handle: gateway, host: '127.0.0.1', port: 0, log: createLogger('http-edges'), socket });
   t.teardown(() => server.close());
   return { port: server.port, seen };
 }
@@ -200,4 +208,15 @@ t.test('through the shipped reverse proxy (deploy/nginx.conf)', { skip: nginx ? 
     if (r.headers['server'] !== undefined && r.headers['server'] !== 'nginx') t.fail(`Server: ${r.headers['server']} (no version)`);
   }
   t.pass('no response names uWebSockets, and nginx names no version');
+
+  // Live updates: the websocket upgrade passes the proxy, and the Phoenix socket answers.
+  const ws = await rawUpgrade(port);
+  t.teardown(() => ws.sock.destroy());
+  t.equal(ws.status, 101, 'the /socket/v2 upgrade passes the proxy (101)');
+  const frames: Buffer[] = [ws.rest];
+  ws.sock.on('data', (d: Buffer) => frames.push(d));
+  ws.sock.resume();
+  ws.sock.write(clientFrame('[null,"1","phoenix","heartbeat",{}]'));
+  for (let i = 0; i < 100 && !Buffer.concat(frames).includes('phx_reply'); i++) await new Promise((r) => setTimeout(r, 20));
+  t.match(Buffer.concat(frames).toString('latin1'), /\[null,"1","phoenix","phx_reply",\{"status":"ok","response":\{\}\}\]/, 'a heartbeat through the proxy is answered');
 });
