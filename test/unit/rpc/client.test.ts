@@ -1,13 +1,13 @@
 // RPC client: batching, bounded concurrency, retries (429, 5xx, timeouts, dropped connections,
 // malformed JSON, transient JSON-RPC errors), no retry on deterministic errors, clear errors.
 import t from 'tap';
-import { createRpcClient, type RpcClientOptions } from '../src/rpc/client.js';
-import { backoffMs } from '../src/retry.js';
+import { createRpcClient, type RpcClientOptions } from '../../../src/rpc/client.js';
+import { backoffMs } from '../../../src/retry.js';
 
 const backoffDelay = (attempt: number, baseMs: number, maxMs: number) => backoffMs(attempt, { baseMs, maxMs });
-import { RpcError, isMethodNotFound } from '../src/rpc/errors.js';
-import { redactUrl } from '../src/rpc/url.js';
-import { startReplayRpc, type ReplayServer } from './helpers/replay-rpc.js';
+import { RpcError, isMethodNotFound } from '../../../src/rpc/errors.js';
+import { redactUrl } from '../../../src/rpc/url.js';
+import { startReplayRpc, type ReplayServer } from '../../helpers/replay-rpc.js';
 
 async function withServer(t: { teardown: (fn: () => unknown) => void }): Promise<ReplayServer> {
   const s = await startReplayRpc();

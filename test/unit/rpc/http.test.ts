@@ -6,7 +6,7 @@ import t from 'tap';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { createNodeFetch } from '../src/rpc/http.js';
+import { createNodeFetch } from '../../../src/rpc/http.js';
 
 const BODIES: Record<string, string> = {
   '/long': JSON.stringify({ result: 'é'.repeat(300_000) + '日本🦄'.repeat(50_000) }),

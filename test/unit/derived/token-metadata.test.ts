@@ -3,8 +3,8 @@
 // per-call errors vs transport failures, and the single-call helpers.
 import t from 'tap';
 import { encodeAbiParameters, toHex } from 'viem';
-import { createRpcClient } from '../src/rpc/client.js';
-import { RpcError } from '../src/rpc/errors.js';
+import { createRpcClient } from '../../../src/rpc/client.js';
+import { RpcError } from '../../../src/rpc/errors.js';
 import {
   abiStringBytes,
   decodeAddressWord,
@@ -12,7 +12,7 @@ import {
   decodeStringLoose,
   decodeUint256,
   sanitizeText,
-} from '../src/derived/abi-decode.js';
+} from '../../../src/derived/abi-decode.js';
 import {
   INTERFACE_ERC1155,
   INTERFACE_ERC165,
@@ -24,9 +24,9 @@ import {
   fetchOwnerOf,
   fetchTokenMetadata,
   fetchTotalSupply,
-} from '../src/derived/token-metadata.js';
-import { etl, fixturesMissing, readCsv } from './helpers/fixtures.js';
-import { startReplayRpc, type ReplayServer } from './helpers/replay-rpc.js';
+} from '../../../src/derived/token-metadata.js';
+import { etl, fixturesMissing, readCsv } from '../../helpers/fixtures.js';
+import { startReplayRpc, type ReplayServer } from '../../helpers/replay-rpc.js';
 
 const abiString = (s: string) => encodeAbiParameters([{ type: 'string' }], [s]);
 const abiUint = (n: bigint) => encodeAbiParameters([{ type: 'uint256' }], [n]);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateLimiter, TokenBuckets, clientIp, rateLimitHeaders, type Clock } from '../src/ratelimit/rate-limiter.js';
+import { RateLimiter, TokenBuckets, clientIp, rateLimitHeaders, type Clock } from '../../../src/ratelimit/rate-limiter.js';
 
 class FakeClock implements Clock {
   ms = 1_000_000;

@@ -5,11 +5,11 @@
 // value that does not fit its column is refused with the table named, and nothing of that row
 // is written.
 import t from 'tap';
-import { encodeRows, decodeTableBytes, TableWriter, TABLE_WRITER_FORMAT } from '../src/chain/clickhouse-encode.js';
-import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
-import { openClickHouse } from '../src/storage/clickhouse/store.js';
-import { migrateClickHouse } from '../src/storage/migrate.js';
-import { tmpDir } from './helpers/tmp.js';
+import { encodeRows, decodeTableBytes, TableWriter, TABLE_WRITER_FORMAT } from '../../../src/chain/clickhouse-encode.js';
+import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../../../src/chain/clickhouse-rows.js';
+import { openClickHouse } from '../../../src/storage/clickhouse/store.js';
+import { migrateClickHouse } from '../../../src/storage/migrate.js';
+import { tmpDir } from '../../helpers/tmp.js';
 
 // Deterministic pseudo-random numbers (mulberry32).
 function rng(seed: number): () => number {

@@ -4,9 +4,9 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { inlineParams, quoteString } from '../src/storage/clickhouse/inline.js';
-import { openClickHouse } from '../src/storage/clickhouse/store.js';
-import { tmpDir } from './helpers/tmp.js';
+import { inlineParams, quoteString } from '../../../../src/storage/clickhouse/inline.js';
+import { openClickHouse } from '../../../../src/storage/clickhouse/store.js';
+import { tmpDir } from '../../../helpers/tmp.js';
 
 t.test('literals: strings escaped, integers as typed casts, arrays, unknown names left alone', async (t) => {
   t.equal(quoteString("a'b\\c"), "'a\\'b\\\\c'");

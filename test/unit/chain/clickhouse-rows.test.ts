@@ -4,9 +4,9 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
-import { encodeRow, encodeRows, TableWriter, ownedBuffer } from '../src/chain/clickhouse-encode.js';
-import { PROJECT_ROOT } from './helpers/fixtures.js';
+import { TABLES, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../../../src/chain/clickhouse-rows.js';
+import { encodeRow, encodeRows, TableWriter, ownedBuffer } from '../../../src/chain/clickhouse-encode.js';
+import { PROJECT_ROOT } from '../../helpers/fixtures.js';
 
 /** Split on commas outside parentheses and quotes. */
 function splitTop(s: string): string[] {

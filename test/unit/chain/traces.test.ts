@@ -8,9 +8,9 @@ import {
   parityBlockTraces,
   parityReplayTraces,
   type TxContext,
-} from '../src/chain/traces.js';
-import { ChainDataError } from '../src/chain/errors.js';
-import type { CallFrame, ParityTrace } from '../src/chain/wire.js';
+} from '../../../src/chain/traces.js';
+import { ChainDataError } from '../../../src/chain/errors.js';
+import type { CallFrame, ParityTrace } from '../../../src/chain/wire.js';
 
 const ctx: TxContext = { block_number: 1, block_hash: '0xb', timestamp: 2, transaction_index: 0, transaction_hash: '0xt' };
 const A = '0x00000000000000000000000000000000000000aa';

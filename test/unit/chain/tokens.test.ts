@@ -8,9 +8,9 @@ import {
   decodeTokenTransfers,
   transferKind,
   type LogContext,
-} from '../src/chain/tokens.js';
-import type { RpcLog } from '../src/chain/wire.js';
-import { ZERO_ADDRESS } from '../src/chain/hex.js';
+} from '../../../src/chain/tokens.js';
+import type { RpcLog } from '../../../src/chain/wire.js';
+import { ZERO_ADDRESS } from '../../../src/chain/hex.js';
 
 const ctx: LogContext = {
   block_number: 7,

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig, ConfigError, SETTINGS, settingsTable } from '../src/config/settings.js';
+import { loadConfig, ConfigError, SETTINGS, settingsTable } from '../../../src/config/settings.js';
 
 // One value per setting that must be refused, and one that must be accepted.
 const BAD: Record<string, string[]> = {

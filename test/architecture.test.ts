@@ -1,0 +1,100 @@
+// The "where things live" map of docs/architecture.md, enforced: every import of every file under
+// src/ and workers/ is checked against what its folder may import (drivers only in storage, the
+// API without indexer code, uWebSockets.js only in the server, the UI only through the public API).
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from './helpers/fixtures.js';
+
+interface Rule {
+  /** Which files the rule is about (repo-relative paths). */
+  files: RegExp;
+  /** What they may not import: package names or repo-relative paths (of .ts files), by pattern. */
+  forbidden: RegExp;
+  /** Files exempt from it. */
+  except?: RegExp;
+  why: string;
+}
+
+const DRIVERS = /^(pg|@clickhouse\/client|chdb)(\/|$)/;
+
+export const RULES: Rule[] = [
+  { files: /^(src|workers)\//, except: /^src\/storage\//, forbidden: DRIVERS, why: 'only src/storage speaks SQL and imports database drivers' },
+  { files: /^src\/storage\//, forbidden: /^src\/(api|account|notify|indexer|derived|ui|bin|devnet)\//, why: 'storage does not depend on the layers above it' },
+  { files: /^src\/(api|account)\//, forbidden: /^(src\/(indexer|derived|devnet|bin)\/|workers\/|piscina$)/, why: 'the API does not load indexer, derived-lane or worker code' },
+  { files: /^src\/ui\//, forbidden: /^(src\/(storage|indexer|derived|notify|account|devnet|bin)\/|workers\/|pg$|@clickhouse\/client$|chdb|piscina$)/, why: 'the UI reads chain data only through the public API' },
+  { files: /^(src|workers)\//, except: /^src\/api\/server\.ts$/, forbidden: /^uWebSockets\.js$/, why: 'src/api/server.ts is the only importer of uWebSockets.js' },
+  { files: /^src\//, except: /^src\/indexer\/pool\.ts$/, forbidden: /^piscina$/, why: 'the worker pool is made in src/indexer/pool.ts only' },
+  { files: /^(src\/chain|src\/rpc|workers)\//, forbidden: /^src\/(storage\/(postgres|clickhouse\/(store|reads|chain|derived))|api|account|notify|indexer|derived|bin)\b/, why: 'the ingest path runs downhill: workers -> rpc -> chain' },
+  { files: /^(src|workers)\//, except: /^src\/mail\.ts$/, forbidden: /^nodemailer$/, why: 'one mailer: src/mail.ts' },
+  { files: /^src\/notify\//, forbidden: /^src\/derived\//, why: 'the notifier takes the SSRF guard from src/net, not from the derived lanes' },
+];
+
+/** Import specifiers of a TypeScript source (static, dynamic and re-exports). */
+export function specifiers(source: string): string[] {
+  const out: string[] = [];
+  const re = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  for (let m = re.exec(source); m; m = re.exec(source)) out.push((m[1] ?? m[2] ?? m[3])!);
+  return out;
+}
+
+/** A specifier as the rules see it: a repo-relative .ts path for relative imports, else the package name. */
+export function target(fromFile: string, spec: string): string {
+  if (!spec.startsWith('.')) return spec;
+  return path.posix.normalize(path.posix.join(path.posix.dirname(fromFile), spec)).replace(/\.js$/, '.ts');
+}
+
+/** Every broken rule in these files: "file imports X: why". */
+export function violations(files: ReadonlyMap<string, string>, rules: readonly Rule[] = RULES): string[] {
+  const out: string[] = [];
+  for (const [file, source] of files) {
+    for (const spec of specifiers(source)) {
+      const to = target(file, spec);
+      for (const r of rules) {
+        if (r.files.test(file) && !r.except?.test(file) && r.forbidden.test(to)) out.push(`${file} imports ${to}: ${r.why}`);
+      }
+    }
+  }
+  return out;
+}
+
+function sources(): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else if (e.name.endsWith('.ts')) out.set(rel, fs.readFileSync(path.join(PROJECT_ROOT, rel), 'utf8'));
+    }
+  };
+  walk('src');
+  walk('workers');
+  return out;
+}
+
+t.test('the checker catches each kind of crossing', async (t) => {
+  const crossing = new Map([
+    ['src/api/routes/x.ts', "import pg from 'pg';\nimport { createIndexer } from '../../indexer/indexer.js';"],
+    ['src/ui/page.ts', "import { openStores } from '../storage/stores.js';"],
+    ['src/derived/x.ts', "const m = await import('@clickhouse/client');"],
+    ['src/storage/x.ts', "export { startApi } from '../api/start-api.js';"],
+    ['src/api/app.ts', "import uWS from 'uWebSockets.js';"],
+  ]);
+  const found = violations(crossing);
+  t.equal(found.length, 6, found.join('\n'));
+  t.same(violations(new Map([['src/storage/postgres/store.ts', "import pg from 'pg';"], ['src/api/server.ts', "import uWS from 'uWebSockets.js';"]])), [], 'allowed imports pass');
+});
+
+t.test('no module imports across the map', async (t) => {
+  const files = sources();
+  t.ok(files.size > 100, `${files.size} files read`);
+  t.same(violations(files), []);
+});
+
+t.test('SQL is written only under src/storage', async (t) => {
+  const sql = /\b(SELECT\s[\s\S]{0,200}?\sFROM|INSERT\s+INTO|DELETE\s+FROM|ALTER\s+TABLE|CREATE\s+TABLE)\b/;
+  // Comments may name statements (e.g. "the CREATE TABLE statements of sql/..."); code may not hold them.
+  const code = (s: string) => s.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const outside = [...sources()].filter(([f, s]) => !f.startsWith('src/storage/') && sql.test(code(s))).map(([f]) => f);
+  t.same(outside, []);
+});

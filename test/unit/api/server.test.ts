@@ -1,0 +1,56 @@
+// The uWS server (src/api/server.ts) around a stub handler: body cap, a handler that throws, an aborted client.
+import t from 'tap';
+import net from 'node:net';
+import http from 'node:http';
+import { startServer } from '../../../src/api/server.js';
+import { createLogger } from '../../../src/log.js';
+import type { ApiReply, ApiRequest } from '../../../src/api/http.js';
+
+t.test('server around a stub handler', async (t) => {
+  const seen: ApiRequest[] = [];
+  const handle = async (req: ApiRequest): Promise<ApiReply> => {
+    seen.push(req);
+    if (req.path === '/throw') throw new Error('secret detail');
+    if (req.path === '/slow') await new Promise((r) => setTimeout(r, 200));
+    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: JSON.stringify({ n: req.body?.length ?? 0, q: req.query.getAll('a') }) };
+  };
+  const server = await startServer({ handle, host: '127.0.0.1', port: 0, maxBodyBytes: 1000, log: createLogger('test-server') });
+  const call = (method: string, path: string, body?: Buffer) =>
+    new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: server.port, method, path, agent: false, headers: { connection: 'close' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers }));
+      });
+      req.on('error', reject);
+      if (body) req.write(body);
+      req.end();
+    });
+  try {
+    const r = await call('GET', '/x?a=1&a=2');
+    t.same([r.status, JSON.parse(r.body), r.headers['x-a']], [200, { n: 0, q: ['1', '2'] }, '1'], 'query keeps repeated keys');
+    t.equal(seen[0].method, 'GET');
+    t.equal(seen[0].ip.length > 0, true, 'client address');
+    const post = await call('POST', '/x', Buffer.alloc(500, 1));
+    t.same(JSON.parse(post.body), { n: 500, q: [] }, 'a body under the cap is read');
+    const big = await call('POST', '/x', Buffer.alloc(5000, 1)).catch((e) => ({ status: -1, body: String(e), headers: {} }));
+    t.ok(big.status === 413 || big.status === -1, `a body over the cap is refused (${big.status})`);
+    const thrown = await call('GET', '/throw');
+    t.equal(thrown.status, 500);
+    t.notMatch(thrown.body, /secret/, 'the 500 body says nothing about the cause');
+    // A client that goes away before the answer: the server must not crash writing to it.
+    await new Promise<void>((resolve) => {
+      const s = net.connect(server.port, '127.0.0.1', () => {
+        s.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+        setTimeout(() => {
+          s.destroy();
+          resolve();
+        }, 20);
+      });
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    t.equal((await call('GET', '/x')).status, 200, 'still serving after an aborted request');
+  } finally {
+    await server.close();
+  }
+});
