@@ -33,3 +33,28 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Sleeps that can be ended early: wake() ends every pending one at once (a loop's stop(), or new
+ * work for it); `until` ends one when it settles. The timer is cleared either way.
+ */
+export class Sleeper {
+  private readonly wakers = new Set<() => void>();
+
+  sleep(ms: number, until?: Promise<unknown>): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+      until?.then(done, done);
+    });
+  }
+
+  wake(): void {
+    for (const w of [...this.wakers]) w();
+  }
+}

@@ -18,7 +18,7 @@ import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import type { RpcClient } from '../rpc/client.js';
 import { createLogger, type Logger } from '../log.js';
-import { backoffMs } from '../retry.js';
+import { backoffMs, Sleeper } from '../retry.js';
 import type { Indexer } from '../indexer/indexer.js';
 import type { Lane, LaneEnv, LaneFactory } from './lane.js';
 import { NodeHistory } from './node-history.js';
@@ -79,7 +79,7 @@ export class Derived extends EventEmitter {
   private turnHeld = false;
   private turnWaiters: (() => void)[] = [];
   private loops: Promise<void>[] = [];
-  private wakers = new Set<() => void>();
+  private readonly sleeper = new Sleeper();
   /** Steps running now, and a counter bumped whenever one starts or ends (for settle()). */
   private busy = 0;
   private generation = 0;
@@ -193,7 +193,7 @@ export class Derived extends EventEmitter {
   }
 
   wake(): void {
-    for (const w of this.wakers) w();
+    this.sleeper.wake();
   }
 
   /** Resolves once every lane has nothing due (for tests and tools). */
@@ -281,16 +281,7 @@ export class Derived extends EventEmitter {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakers.add(done);
-    });
+    return this.stopped ? Promise.resolve() : this.sleeper.sleep(ms);
   }
 }
 

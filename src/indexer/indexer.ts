@@ -23,7 +23,7 @@ import type { IngestResult, IngestTask } from '../../workers/ingest.js';
 import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
 import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
-import { backoffMs } from '../retry.js';
+import { backoffMs, Sleeper } from '../retry.js';
 
 
 export interface IndexerOptions {
@@ -149,7 +149,7 @@ export class Indexer extends EventEmitter {
   private loop: Promise<void> | undefined;
   private readonly groupWaitMs: number;
   /** Ends every pending sleep or group wait (stop()). */
-  private readonly wakers = new Set<() => void>();
+  private readonly sleeper = new Sleeper();
   private lagReported = false;
   private commits = 0;
   private pendingFollower: PendingFollower | undefined;
@@ -213,7 +213,7 @@ export class Indexer extends EventEmitter {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const w of [...this.wakers]) w();
+    this.sleeper.wake();
     await this.loop;
     await this.pendingFollower?.stop();
     if (this.ownsPool) await this.pool?.destroy();
@@ -591,17 +591,7 @@ export class Indexer extends EventEmitter {
    * the timer is cleared either way.
    */
   private sleep(ms: number, until?: Promise<unknown>): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakers.add(done);
-      until?.then(done, done);
-    });
+    return this.stopped ? Promise.resolve() : this.sleeper.sleep(ms, until);
   }
 }
 
