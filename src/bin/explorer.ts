@@ -5,7 +5,7 @@ import { createLogger, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/stores.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, startApiRole, startIndexerRole, startNotifierRole } from './roles.js';
+import { openMigratedStores, startApiRole, startIndexerRole, startNotifierRole, startUiRole } from './roles.js';
 import { ACCOUNT_DETAILS, ACCOUNT_USAGE, runAccountCommand } from '../account/cli.js';
 
 const log = createLogger('explorer');
@@ -25,7 +25,7 @@ const COMMANDS: Record<string, Command> = {
     details:
       'With no database settings it uses embedded ClickHouse (chDB) and PostgreSQL under DATA_DIR.\n' +
       'With no ETHEREUM_JSONRPC_HTTP_URL it starts a local anvil devnet with a demo workload.\n' +
-      'Stops every child process on Ctrl-C or SIGTERM. Parts that are not built yet are listed at start.',
+      'Stops every child process on Ctrl-C or SIGTERM.',
     run: (cfg) => runStart(cfg),
   },
   indexer: {
@@ -43,6 +43,15 @@ const COMMANDS: Record<string, Command> = {
       'Reads what the indexer stored. Uses CLICKHOUSE_URL/DATABASE_URL, or the embedded stores under\n' +
       'DATA_DIR (then no other process may use that directory). Rate limits per IP and per API key.',
     run: runApi,
+  },
+  ui: {
+    summary: 'serve the web UI on UI_PORT, reading the public API at API_URL',
+    usage: 'explorer ui',
+    details:
+      'Renders every page on the server from the public API (/api/v2) at API_URL (default\n' +
+      'http://127.0.0.1:API_PORT); browsers open the live-updates websocket at UI_SOCKET_URL (default:\n' +
+      "the API's port on the page's host). Needs no database.",
+    run: runUi,
   },
   notifier: {
     summary: 'deliver watchlist notifications (signed webhooks, e-mail), at least once',
@@ -106,6 +115,17 @@ async function runNotifier(cfg: Config): Promise<number> {
   try {
     const stores = await openMigratedStores(cfg, life);
     startNotifierRole(cfg, stores, life);
+  } catch (e) {
+    await life.stopAll('start failed');
+    throw e;
+  }
+  return life.untilStopped();
+}
+
+async function runUi(cfg: Config): Promise<number> {
+  const life = new Lifecycle();
+  try {
+    await startUiRole(cfg, life);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;

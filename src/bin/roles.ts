@@ -11,6 +11,10 @@ import { notificationRoutes } from '../notify/routes.js';
 import { DEFAULT_POLICY } from '../notify/webhook.js';
 import { createAccountApp } from '../account/app.js';
 import { createRpcClient } from '../rpc/client.js';
+import { createUi } from '../ui/ui-server.js';
+import { httpClient, inProcessClient } from '../ui/api-client.js';
+import { startServer } from '../api/server.js';
+import type { ApiReply, ApiRequest } from '../api/http.js';
 import { createMailer } from '../mail.js';
 import type { EventEmitter } from 'node:events';
 import type { Lifecycle } from './lifecycle.js';
@@ -151,4 +155,37 @@ export function redact(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * The web UI on UI_PORT. With `inProcess` (explorer start) it hands its API requests to the API
+ * of this process and follows the chain's events; on its own it reads API_URL over HTTP and keeps
+ * pages a couple of seconds.
+ */
+export async function startUiRole(
+  cfg: Config,
+  life: Lifecycle,
+  inProcess?: { handle(req: ApiRequest): Promise<ApiReply>; events: EventEmitter[]; apiPort: number },
+) {
+  const uiLog = createLogger('ui');
+  const api = inProcess ? inProcessClient(inProcess.handle) : httpClient(cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}`);
+  const ui = createUi({
+    api,
+    coin: cfg.coin,
+    socket: cfg.uiSocketUrl ?? `:${inProcess?.apiPort ?? cfg.apiPort}`,
+    log: uiLog,
+    ratePerSecond: cfg.rateLimitAnon,
+    trustedProxies: cfg.trustedProxies,
+  });
+  const detach = inProcess ? ui.attach(...inProcess.events) : () => undefined;
+  const server = await startServer({ handle: ui.handle, host: cfg.host, port: cfg.uiPort, log: uiLog, maxRequestsPerClient: cfg.maxRequestsPerClient });
+  life.add({
+    name: 'web UI',
+    stop: async () => {
+      detach();
+      await server.close();
+    },
+  });
+  uiLog.info('web UI listening', { host: cfg.host, port: server.port, api: inProcess ? 'in process' : cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}` });
+  return server;
 }

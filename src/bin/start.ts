@@ -5,12 +5,9 @@ import fs from 'node:fs';
 import type { Config } from '../config/settings.js';
 import { createLogger } from '../log.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, redact, startApiRole, startIndexerRole, startNotifierRole, type NodeEndpoint } from './roles.js';
+import { openMigratedStores, redact, startApiRole, startIndexerRole, startNotifierRole, startUiRole, type NodeEndpoint } from './roles.js';
 
 const log = createLogger('start');
-
-/** Roles that `start` does not run yet, said once at start so nobody is misled. */
-const NOT_BUILT = ['web UI (:UI_PORT)'];
 
 export async function runStart(cfg: Config): Promise<number> {
   const life = new Lifecycle();
@@ -37,9 +34,9 @@ export async function runStart(cfg: Config): Promise<number> {
     log.info('node', { rpc: redact(node.url), trace: redact(node.traceUrl ?? node.url), variant: node.variant });
     if (life.signalled) return await life.untilStopped();
     const { indexer, derived } = await startIndexerRole(cfg, stores, node, life);
-    await startApiRole(cfg, stores, life, [indexer, derived], node);
+    const api = await startApiRole(cfg, stores, life, [indexer, derived], node);
+    await startUiRole(cfg, life, { handle: api.app.handle, events: [indexer, derived], apiPort: api.port });
     startNotifierRole(cfg, stores, life);
-    log.warn('not built yet, not started', { parts: NOT_BUILT.join('; ') });
     log.info('running; press Ctrl-C to stop');
   } catch (e) {
     await life.stopAll('start failed');

@@ -9,12 +9,15 @@ import { embeddedStores } from './stores.js';
 import { request, rpcCall, type ApiFixture } from './api.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { createDerived, type Derived } from '../../src/derived/scheduler.js';
-import { createApiApp } from '../../src/api/app.js';
+import { createApiApp, type ApiApp } from '../../src/api/app.js';
+import { startApi, type RunningApi } from '../../src/api/start-api.js';
 import { createLogger } from '../../src/log.js';
 import { createRpcClient, type RpcClient } from '../../src/rpc/client.js';
 
 export interface DerivedApiFixture extends ApiFixture {
   derived: Derived;
+  /** The API on a port (with serve: true). */
+  server?: RunningApi;
   /** Waits for the indexer to reach the node's head and for every lane to come to rest. */
   catchUp(): Promise<number>;
 }
@@ -26,6 +29,8 @@ export async function apiWithDerived(
     cacheMaxMb?: number;
     /** Wraps the node client the lanes use (e.g. to hold their calls back in a test). */
     derivedRpc?: (rpc: RpcClient) => RpcClient;
+    /** Serve the API on a free port (HTTP and the /socket/v2 websocket), as `explorer start` does. */
+    serve?: boolean;
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t);
@@ -57,10 +62,28 @@ export async function apiWithDerived(
   derived.attach(indexer);
   // The node as `explorer start` gives it to the API (is_contract of unknown addresses, state-change balances).
   const node = createRpcClient({ url: devnet.url, timeoutMs: 5000, maxRetries: 1 });
-  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node });
-  const detach = app.attach(indexer, derived);
+  let server: RunningApi | undefined;
+  let app: ApiApp;
+  let detach = () => undefined as void;
+  if (opts.serve) {
+    server = await startApi({
+      ch: stores.ch,
+      pg: stores.pg,
+      host: '127.0.0.1',
+      port: 0,
+      cacheMaxMb: opts.cacheMaxMb ?? 16,
+      log: createLogger('api'),
+      events: [indexer, derived],
+      rpc: node,
+    });
+    app = server.app;
+  } else {
+    app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node });
+    detach = app.attach(indexer, derived);
+  }
   t.teardown(async () => {
     detach();
+    await server?.close();
     await derived.stop();
     await indexer.stop();
   });
@@ -78,7 +101,7 @@ export async function apiWithDerived(
     const text = typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8');
     return { status: reply.status, body: text ? JSON.parse(text) : undefined, reply };
   };
-  return { devnet, stores, indexer, app, head, get, rpc, derived, catchUp };
+  return { devnet, stores, indexer, app, head, get, rpc, derived, catchUp, server };
 }
 
 /** Walks a list to its end through next_page_params; every item and the pages it took. */

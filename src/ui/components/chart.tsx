@@ -1,0 +1,60 @@
+// A line chart drawn on the server as SVG (readable without JavaScript), with its numbers in a
+// table for screen readers; the chart island turns it into an interactive uPlot chart from the
+// same data (data-series).
+import { groupDigits } from '../format.js';
+
+export interface Point {
+  /** A day (YYYY-MM-DD) or an ISO time. */
+  x: string;
+  y: number;
+}
+
+const W = 640;
+const H = 180;
+const PAD = { l: 8, r: 8, t: 12, b: 22 };
+
+export function LineChart({ points, label, unit }: { points: Point[]; label: string; unit?: string }) {
+  if (!points.length) return <p class="empty">No data for {label.toLowerCase()} yet.</p>;
+  const ys = points.map((p) => p.y);
+  const max = Math.max(...ys, 0);
+  const min = Math.min(...ys, 0);
+  const span = max - min || 1;
+  const x = (i: number) => PAD.l + (points.length === 1 ? (W - PAD.l - PAD.r) / 2 : (i * (W - PAD.l - PAD.r)) / (points.length - 1));
+  const y = (v: number) => PAD.t + (H - PAD.t - PAD.b) * (1 - (v - min) / span);
+  const line = points.map((p, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)} ${y(p.y).toFixed(1)}`).join('');
+  const area = `${line}L${x(points.length - 1).toFixed(1)} ${y(min).toFixed(1)}L${x(0).toFixed(1)} ${y(min).toFixed(1)}Z`;
+  const series = JSON.stringify({ label, unit: unit ?? '', x: points.map((p) => p.x), y: ys });
+  return (
+    <figure class="chart" data-series={series}>
+      <figcaption>
+        {label}
+        <span class="muted">
+          {' '}
+          max {groupDigits(String(max))}
+          {unit ? ` ${unit}` : ''}
+        </span>
+      </figcaption>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${label}: ${points.length} points from ${points[0].x} to ${points[points.length - 1].x}`} preserveAspectRatio="none">
+        <path d={area} class="chart-area" />
+        <path d={line} class="chart-line" />
+        <text x={PAD.l} y={H - 6} class="chart-axis">
+          {points[0].x}
+        </text>
+        <text x={W - PAD.r} y={H - 6} class="chart-axis" text-anchor="end">
+          {points[points.length - 1].x}
+        </text>
+      </svg>
+      <table class="sr-only">
+        <caption>{label}</caption>
+        <tbody>
+          {points.map((p) => (
+            <tr>
+              <th scope="row">{p.x}</th>
+              <td>{p.y}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </figure>
+  );
+}

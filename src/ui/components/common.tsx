@@ -1,0 +1,188 @@
+// The small pieces every page is built from: address and hash links with identicons and copy
+// buttons, times, amounts, status badges, tabs, pagers, detail rows, tiles and empty states.
+import type { ComponentChildren } from 'preact';
+import { identiconSvg } from '../identicon.js';
+import { formatUnits, groupDigits, relativeTime, shortHash, utcTime } from '../format.js';
+
+/** An address as the API embeds it (Blockscout's AddressParam), or a bare hash. */
+export interface AddressLike {
+  hash: string;
+  name?: string | null;
+  is_contract?: boolean | null;
+  private_tags?: { label?: string; display_name?: string }[];
+}
+
+/** Two overlapping sheets (no icon font: the system's fonts may lack such glyphs). */
+export const COPY_ICON =
+  '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><rect x="5" y="5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M11 3.5V3a1 1 0 0 0-1-1H3a1 1 0 0 0-1 1v7a1 1 0 0 0 1 1h.5" fill="none" stroke="currentColor" stroke-width="1.5"/></svg>';
+export const DONE_ICON =
+  '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
+
+/** A copy button for `text`: hidden until the copy island shows it (useless without JavaScript). */
+export function Copy({ text, label }: { text: string; label?: string }) {
+  return (
+    <button type="button" class="copy" data-copy={text} hidden aria-label={`Copy ${label ?? 'value'}`} title="Copy" dangerouslySetInnerHTML={{ __html: COPY_ICON }} />
+  );
+}
+
+export function Identicon({ address, size = 20 }: { address: string; size?: number }) {
+  return <span class="identicon-box" dangerouslySetInnerHTML={{ __html: identiconSvg(address, size) }} />;
+}
+
+/** An address: identicon, its name (token or contract name) or shortened checksummed hash, link, copy. */
+export function AddressLink({ a, full = false, copy = true }: { a: AddressLike | string | null | undefined; full?: boolean; copy?: boolean }) {
+  if (!a) return <span class="muted">—</span>;
+  const addr: AddressLike = typeof a === 'string' ? { hash: a } : a;
+  const tag = addr.private_tags?.[0]?.display_name ?? addr.private_tags?.[0]?.label;
+  const label = tag ?? addr.name ?? (full ? addr.hash : shortHash(addr.hash, 8, 6));
+  return (
+    <span class="addr">
+      <Identicon address={addr.hash} />
+      {addr.is_contract ? <span class="badge-contract" title="Contract">◆</span> : null}
+      <a href={`/address/${addr.hash}`} title={addr.hash} class={full && !addr.name && !tag ? 'mono' : undefined}>
+        {label}
+      </a>
+      {copy ? <Copy text={addr.hash} label="address" /> : null}
+    </span>
+  );
+}
+
+/** A transaction or block hash: shortened (or full) link with a copy button. */
+export function HashLink({ hash, href, full = false }: { hash: string; href: string; full?: boolean }) {
+  return (
+    <span class="hash">
+      <a href={href} class="mono" title={hash}>
+        {full ? hash : shortHash(hash, 10, 8)}
+      </a>
+      <Copy text={hash} label="hash" />
+    </span>
+  );
+}
+
+export function TxLink({ hash, full = false }: { hash: string; full?: boolean }) {
+  return <HashLink hash={hash} href={`/tx/${hash}`} full={full} />;
+}
+
+export function BlockLink({ n }: { n: number | string | null | undefined }) {
+  if (n === null || n === undefined) return <span class="muted">—</span>;
+  return <a href={`/block/${n}`}>{groupDigits(String(n))}</a>;
+}
+
+/** A time relative to now, the exact UTC time on hover; the live island keeps it current. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">—</span>;
+  return (
+    <time datetime={iso} title={utcTime(iso)} data-rel="">
+      {relativeTime(iso)}
+    </time>
+  );
+}
+
+/** An exact amount of base units with its decimals and symbol. */
+export function Amount({ value, decimals, symbol, max }: { value: string | null | undefined; decimals: number | string | null | undefined; symbol?: string | null; max?: number }) {
+  if (value === null || value === undefined) return <span class="muted">—</span>;
+  const exact = formatUnits(value, decimals);
+  const shown = max === undefined ? exact : formatUnits(value, decimals, max);
+  return (
+    <span class="amount" title={shown !== exact ? `${exact}${symbol ? ` ${symbol}` : ''}` : undefined}>
+      {shown}
+      {symbol ? <span class="unit"> {symbol}</span> : null}
+    </span>
+  );
+}
+
+export function Status({ status, result }: { status: string | null | undefined; result?: string | null }) {
+  if (status === 'ok') return <span class="status ok">Success</span>;
+  if (status === 'error') return <span class="status err" title={result ?? undefined}>Failed{result && result !== 'error' ? `: ${result}` : ''}</span>;
+  return <span class="status pending">Pending</span>;
+}
+
+export interface TabDef {
+  id: string;
+  label: string;
+  count?: number | null;
+}
+
+/** Tabs as links (`?tab=id`): they work without JavaScript and keep their URL. */
+export function Tabs({ tabs, active, base }: { tabs: TabDef[]; active: string; base: string }) {
+  return (
+    <nav class="tabs" aria-label="Sections">
+      {tabs.map((t) => (
+        <a href={t.id === tabs[0].id ? base : `${base}?tab=${t.id}`} aria-current={t.id === active ? 'page' : undefined}>
+          {t.label}
+          {t.count !== undefined && t.count !== null ? <span class="count">{t.count > 50 ? '50+' : t.count}</span> : null}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/**
+ * Paging through next_page_params: the next page's URL carries them unchanged (SERVICE.md), the
+ * current ones stay in the URL; "First" drops them.
+ */
+export function Pager({ base, keep, next, hasPrev }: { base: string; keep?: Record<string, string>; next: Record<string, unknown> | null | undefined; hasPrev: boolean }) {
+  const url = (params: Record<string, unknown> | null) => {
+    const q = new URLSearchParams(keep ?? {});
+    for (const [k, v] of Object.entries(params ?? {})) q.set(k, v === null ? 'null' : String(v));
+    const s = q.toString();
+    return s ? `${base}?${s}` : base;
+  };
+  if (!next && !hasPrev) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      {hasPrev ? <a href={url(null)}>« First</a> : <span class="muted">« First</span>}
+      {next ? (
+        <a href={url(next)} rel="next">
+          Next »
+        </a>
+      ) : (
+        <span class="muted">Next »</span>
+      )}
+    </nav>
+  );
+}
+
+/** A label and its value, in the detail lists of block, transaction, address and token pages. */
+export function Row({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <div class="row">
+      <dt title={hint}>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+export function Tile({ label, value, id }: { label: string; value: ComponentChildren; id?: string }) {
+  return (
+    <div class="tile">
+      <div class="tile-label">{label}</div>
+      <div class="tile-value" id={id}>
+        {value}
+      </div>
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+/** A table that scrolls sideways on a narrow screen instead of breaking the page. */
+export function Table({ head, children, caption }: { head: string[]; children: ComponentChildren; caption?: string }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        {caption ? <caption class="sr-only">{caption}</caption> : null}
+        <thead>
+          <tr>
+            {head.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

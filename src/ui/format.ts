@@ -1,0 +1,87 @@
+// How the web UI writes numbers, amounts, hashes and times: exact token amounts with their
+// decimals (BigInt, never floating point), thousands separators, shortened hashes, relative
+// times. Pure functions, the same on the server and in the browser.
+
+/** Digits with thin thousands separators: "1234567" → "1,234,567". Non-digit input is returned as is. */
+export function groupDigits(digits: string): string {
+  const m = /^(-?)(\d+)$/.exec(digits);
+  if (!m) return digits;
+  return m[1] + m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
+ * An integer amount of base units as a decimal with `decimals` places, exactly: "1500000000000000000"
+ * with 18 → "1.5". Trailing zeros of the fraction are dropped; `maxFraction` cuts (never rounds up)
+ * the fraction and marks the cut with "…" so a shortened number never claims more than it is.
+ */
+export function formatUnits(value: string | bigint | null | undefined, decimals: number | string | null | undefined, maxFraction?: number): string {
+  if (value === null || value === undefined || value === '') return '';
+  let v: bigint;
+  try {
+    v = typeof value === 'bigint' ? value : BigInt(value);
+  } catch {
+    return String(value);
+  }
+  const d = Number(decimals ?? 0);
+  if (!Number.isInteger(d) || d < 0 || d > 255) return groupDigits(v.toString());
+  const neg = v < 0n;
+  const abs = neg ? -v : v;
+  const s = abs.toString().padStart(d + 1, '0');
+  const int = s.slice(0, s.length - d);
+  let frac = d ? s.slice(s.length - d).replace(/0+$/, '') : '';
+  let cut = false;
+  if (maxFraction !== undefined && frac.length > maxFraction) {
+    frac = frac.slice(0, maxFraction).replace(/0+$/, '');
+    cut = true;
+  }
+  const out = groupDigits(int) + (frac ? `.${frac}` : '') + (cut ? '…' : '');
+  return (neg ? '-' : '') + out;
+}
+
+/** `0x1234…abcd` for a long hash or address; short input unchanged. */
+export function shortHash(h: string, head = 6, tail = 4): string {
+  if (!h || h.length <= head + tail + 1) return h;
+  return `${h.slice(0, head)}…${h.slice(-tail)}`;
+}
+
+/** "5 s ago", "3 min ago", "2 h ago", "4 d ago" from ISO times; '' when `iso` is not a time. */
+export function relativeTime(iso: string | null | undefined, now: number = Date.now()): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.round((now - t) / 1000);
+  if (s < 0) return 'in the future';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} d ago`;
+}
+
+/** "2024-05-01 12:34:56 UTC" from an ISO time; '' when not a time. */
+export function utcTime(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  return new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
+/** A percentage with at most `digits` decimals ("12.3%"); '' when not a finite number. */
+export function percent(v: number | string | null | undefined, digits = 1): string {
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (n === null || n === undefined || !Number.isFinite(n)) return '';
+  return `${Number(n.toFixed(digits))}%`;
+}
+
+/** Milliseconds as "12.3 s" / "850 ms". */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '';
+  return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${Math.round(ms)} ms`;
+}
+
+/** Wei as gwei, exactly ("1.5 gwei" for 1500000000). */
+export function gwei(wei: string | null | undefined): string {
+  if (wei === null || wei === undefined || wei === '') return '';
+  return `${formatUnits(wei, 9)} gwei`;
+}

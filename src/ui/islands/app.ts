@@ -1,0 +1,178 @@
+// The island on every page: copy buttons, the theme switch, times kept relative, and search
+// suggestions as you type ("/" focuses the search box; arrows and Enter choose). The page works
+// without it; it only adds what needs a browser.
+
+function copyButtons(): void {
+  for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy[data-copy]')) {
+    if (!b.hidden) continue; // already set up
+    b.hidden = false;
+    b.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(b.dataset.copy ?? '');
+        const icon = b.innerHTML;
+        b.classList.add('done');
+        b.innerHTML = '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true"><path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
+        setTimeout(() => {
+          b.classList.remove('done');
+          b.innerHTML = icon;
+        }, 1200);
+      } catch {
+        // No clipboard access (an insecure context): nothing to do.
+      }
+    });
+  }
+}
+
+function themeSwitch(): void {
+  const b = document.querySelector<HTMLButtonElement>('[data-theme-toggle]');
+  if (!b) return;
+  b.hidden = false;
+  b.addEventListener('click', () => {
+    const root = document.documentElement;
+    const dark = root.dataset.theme ? root.dataset.theme === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+    root.dataset.theme = dark ? 'light' : 'dark';
+    try {
+      localStorage.setItem('theme', root.dataset.theme);
+    } catch {
+      // Storage refused: the choice lasts for this page only.
+    }
+  });
+}
+
+export function relative(iso: string, now = Date.now()): string {
+  const s = Math.round((now - Date.parse(iso)) / 1000);
+  if (Number.isNaN(s)) return '';
+  if (s < 0) return 'in the future';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  return h < 48 ? `${h} h ago` : `${Math.floor(h / 24)} d ago`;
+}
+
+export function refreshTimes(root: ParentNode = document): void {
+  for (const t of root.querySelectorAll<HTMLTimeElement>('time[data-rel]')) t.textContent = relative(t.dateTime);
+}
+
+interface Suggestion {
+  type: string;
+  name?: string | null;
+  symbol?: string | null;
+  address_hash?: string;
+  transaction_hash?: string;
+  block_number?: number;
+}
+
+function hrefOf(s: Suggestion): string | null {
+  if (s.type === 'token') return `/token/${s.address_hash}`;
+  if (s.type === 'address' || s.type === 'contract' || s.type === 'label') return `/address/${s.address_hash}`;
+  if (s.type === 'transaction') return `/tx/${s.transaction_hash}`;
+  if (s.type === 'block') return `/block/${s.block_number}`;
+  return null;
+}
+
+function labelOf(s: Suggestion): string {
+  if (s.type === 'token') return `${s.name ?? s.address_hash}${s.symbol ? ` (${s.symbol})` : ''} · token`;
+  if (s.type === 'transaction') return `${s.transaction_hash} · transaction`;
+  if (s.type === 'block') return `Block ${s.block_number}`;
+  return `${s.name ? `${s.name} · ` : ''}${s.address_hash} · ${s.type}`;
+}
+
+function searchBox(form: HTMLFormElement): void {
+  const input = form.querySelector<HTMLInputElement>('input[name=q]');
+  if (!input) return;
+  const list = document.createElement('ul');
+  list.className = 'suggest';
+  list.id = `${input.id}-suggest`;
+  list.setAttribute('role', 'listbox');
+  list.hidden = true;
+  form.append(list);
+  input.setAttribute('role', 'combobox');
+  input.setAttribute('aria-controls', list.id);
+  input.setAttribute('aria-expanded', 'false');
+  input.setAttribute('aria-autocomplete', 'list');
+  let timer: number | undefined;
+  let active = -1;
+  let asked = '';
+  const close = () => {
+    list.hidden = true;
+    input.setAttribute('aria-expanded', 'false');
+    input.removeAttribute('aria-activedescendant');
+    active = -1;
+  };
+  const select = (i: number) => {
+    const items = list.querySelectorAll('li');
+    items.forEach((li, j) => li.setAttribute('aria-selected', String(j === i)));
+    active = i;
+    if (items[i]) input.setAttribute('aria-activedescendant', items[i].id);
+  };
+  const ask = async (q: string) => {
+    asked = q;
+    let items: Suggestion[] = [];
+    try {
+      const r = await fetch(`/search/suggest?q=${encodeURIComponent(q)}`, { headers: { accept: 'application/json' } });
+      if (r.ok) items = (await r.json()) as Suggestion[];
+    } catch {
+      return;
+    }
+    if (asked !== q) return; // a later keystroke asked again
+    list.replaceChildren();
+    items.slice(0, 10).forEach((s, i) => {
+      const href = hrefOf(s);
+      if (!href) return;
+      const li = document.createElement('li');
+      li.id = `${list.id}-${i}`;
+      li.setAttribute('role', 'option');
+      const a = document.createElement('a');
+      a.href = href;
+      a.textContent = labelOf(s);
+      li.append(a);
+      list.append(li);
+    });
+    const open = list.childElementCount > 0;
+    list.hidden = !open;
+    input.setAttribute('aria-expanded', String(open));
+    active = -1;
+  };
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    const q = input.value.trim();
+    if (q.length < 2) return close();
+    timer = window.setTimeout(() => void ask(q), 200);
+  });
+  input.addEventListener('keydown', (e) => {
+    const n = list.childElementCount;
+    if (e.key === 'ArrowDown' && n) {
+      e.preventDefault();
+      list.hidden = false;
+      select((active + 1) % n);
+    } else if (e.key === 'ArrowUp' && n) {
+      e.preventDefault();
+      select((active - 1 + n) % n);
+    } else if (e.key === 'Enter' && active >= 0) {
+      e.preventDefault();
+      const a = list.querySelectorAll('li a')[active] as HTMLAnchorElement | undefined;
+      if (a) location.href = a.href;
+    } else if (e.key === 'Escape') close();
+  });
+  input.addEventListener('blur', () => setTimeout(close, 150));
+}
+
+function slashFocus(): void {
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target as HTMLElement | null;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+    const input = document.querySelector<HTMLInputElement>('form.search input[name=q]');
+    if (!input) return;
+    e.preventDefault();
+    input.focus();
+  });
+}
+
+copyButtons();
+themeSwitch();
+slashFocus();
+for (const f of document.querySelectorAll<HTMLFormElement>('form[data-island=search]')) searchBox(f);
+setInterval(() => refreshTimes(), 10_000);
+(window as unknown as { explorer: object }).explorer = { refreshTimes, copyButtons };

@@ -1,0 +1,222 @@
+// The web UI's server: routes a page request to its page (src/ui/pages), renders it to complete
+// HTML on the server (Preact to string), and keeps anonymous pages as rendered (and gzipped) bytes
+// until the chain changes (block, reorg, derived-lane events) or, without events in this process,
+// for PAGE_TTL_MS. Responses carry Cache-Control and a strong ETag (304 on If-None-Match). Assets
+// (hashed names) are immutable. Chain data comes only from the public API (src/ui/api-client.ts).
+import crypto from 'node:crypto';
+import zlib from 'node:zlib';
+import type { EventEmitter } from 'node:events';
+import { render } from 'preact-render-to-string';
+import { LRUCache } from 'lru-cache';
+import type { ApiReply, ApiRequest } from '../api/http.js';
+import { PathMatcher, pathSegments } from '../api/path-match.js';
+import { RateLimiter, clientIp, rateLimitHeaders } from '../ratelimit/rate-limiter.js';
+import type { Logger } from '../log.js';
+import { ApiUnavailable, type ApiClient } from './api-client.js';
+import { loadAssets, type Assets } from './assets.js';
+import { Layout, THEME_SCRIPT } from './components/layout.js';
+import { PAGES, type PageCtx, type PageResult } from './routes.js';
+import { PageError, errorPage } from './pages/errors.js';
+
+export interface UiOptions {
+  api: ApiClient;
+  log: Logger;
+  /** Native coin symbol (COIN). */
+  coin: string;
+  /** Where the live-update island connects: a ws(s):// URL, or ':<port>' for the API port of the page's own host. */
+  socket?: string;
+  /** Memory bound of the page cache (bytes; 0: no cache). Default 64 MiB. */
+  cacheBytes?: number;
+  /** Page requests per second per client (0: no limit). */
+  ratePerSecond?: number;
+  trustedProxies?: readonly string[];
+  /** Where the built assets are (default: the build's ui-assets folder). */
+  assetsDir?: string;
+  clock?: () => number;
+}
+
+export interface Ui {
+  handle(req: ApiRequest): Promise<ApiReply>;
+  /** Follows the chain's events (indexer 'block'/'reorg', derived lanes 'derived'); returns a detach function. */
+  attach(...sources: EventEmitter[]): () => void;
+  readonly stats: { hits: number; misses: number };
+}
+
+/** How long a cached page lives when no chain events reach this process. */
+const PAGE_TTL_MS = 2_000;
+const HTML = 'text/html; charset=utf-8';
+
+interface Cached {
+  status: number;
+  html: Buffer;
+  gz: Buffer;
+  etag: string;
+  cacheControl: string;
+}
+
+function csp(): string {
+  const themeHash = crypto.createHash('sha256').update(THEME_SCRIPT).digest('base64');
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'sha256-${themeHash}'`,
+    "style-src 'self'",
+    // NFT images live wherever their metadata points (https, ipfs gateways, data: URIs).
+    "img-src 'self' data: https: http:",
+    "media-src 'self' data: https: http:",
+    // The live updates' websocket may be on the API's port.
+    "connect-src 'self' ws: wss:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#3b5bdb"/><path d="M8 3l4 5-4 5-4-5z" fill="#fff"/></svg>';
+
+export function createUi(o: UiOptions): Ui {
+  const assets: Assets = loadAssets(o.assetsDir);
+  const matcher = new PathMatcher(PAGES.map((p) => ({ pattern: p.pattern, value: p })));
+  const clock = o.clock ?? Date.now;
+  const maxBytes = o.cacheBytes ?? 64 * 1024 * 1024;
+  const cache =
+    maxBytes > 0 ? new LRUCache<string, Cached>({ maxSize: maxBytes, sizeCalculation: (c, k) => c.html.length + c.gz.length + k.length + 128 }) : null;
+  let attached = false;
+  let generation = 0;
+  const limiter = new RateLimiter({ anonymousPerSecond: o.ratePerSecond ?? 0, keyPerSecond: 0 });
+  const trusted = new Set(o.trustedProxies ?? []);
+  const policy = csp();
+  const stats = { hits: 0, misses: 0 };
+  const securityHeaders = {
+    'content-security-policy': policy,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+  };
+
+  function reply(req: ApiRequest, c: Cached, extra: Record<string, string> = {}): ApiReply {
+    const headers: Record<string, string> = { 'content-type': HTML, 'cache-control': c.cacheControl, etag: c.etag, vary: 'Accept-Encoding', ...securityHeaders, ...extra };
+    if (req.headers['if-none-match'] === c.etag && c.status === 200) return { status: 304, headers, body: '' };
+    if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      headers['content-encoding'] = 'gzip';
+      return { status: c.status, headers, body: req.method === 'HEAD' ? '' : c.gz };
+    }
+    return { status: c.status, headers, body: req.method === 'HEAD' ? '' : c.html };
+  }
+
+  function renderPage(r: PageResult, q: string | undefined): Buffer {
+    if (r.fragment) return Buffer.from(r.body ? render(r.body) : '');
+    const scripts = ['app', ...(r.islands ?? [])].map((name) => assets.url(`${name}.js`));
+    const html = render(
+      Layout({
+        title: r.title,
+        description: r.description,
+        section: r.section,
+        scripts,
+        css: assets.url('app.css'),
+        banner: r.banner,
+        q,
+        socket: o.socket,
+        coin: o.coin,
+        children: r.body,
+      }),
+    );
+    return Buffer.from(`<!doctype html>${html}`);
+  }
+
+  async function page(req: ApiRequest, url: URL): Promise<{ result: PageResult; cacheable: boolean }> {
+    const m = matcher.match(pathSegments(url.pathname));
+    if (!m) return { result: errorPage(404, 'Page not found', `There is no page at ${url.pathname.slice(0, 200)}.`), cacheable: true };
+    const ctx: PageCtx = { api: o.api, url, params: m.params, coin: o.coin, now: clock() };
+    try {
+      const result = await m.value.render(ctx);
+      return { result, cacheable: result.cache !== false };
+    } catch (e) {
+      if (e instanceof PageError) return { result: errorPage(e.status, e.title, e.detail), cacheable: e.status < 500 };
+      if (e instanceof ApiUnavailable) {
+        o.log.warn('the API did not answer a page', { path: url.pathname.slice(0, 200), error: e.message });
+        return { result: errorPage(503, 'The explorer is unavailable', 'Its data service did not answer. Try again in a moment.'), cacheable: false };
+      }
+      o.log.error('page failed', { path: url.pathname.slice(0, 200), error: e instanceof Error ? e.stack ?? e.message : String(e) });
+      return { result: errorPage(500, 'Something went wrong', 'This page could not be shown.'), cacheable: false };
+    }
+  }
+
+  async function handle(req: ApiRequest): Promise<ApiReply> {
+    const method = req.method.toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') {
+      return { status: 405, headers: { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }, body: 'Method not allowed' };
+    }
+    const path = req.path || '/';
+    if (path.startsWith('/assets/')) return assets.serve(path.slice('/assets/'.length), req);
+    if (path === '/favicon.svg' || path === '/favicon.ico') {
+      return { status: 200, headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }, body: FAVICON };
+    }
+    if (path === '/search/suggest') return suggest(req);
+    const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
+    const decision = limiter.check(ip);
+    if (!decision.allowed) {
+      return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
+    }
+    const url = new URL(`http://ui${path}${req.query.toString() ? `?${req.query.toString()}` : ''}`);
+    const key = `${url.pathname}?${[...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join('&')}`;
+    const hit = cache?.get(key);
+    if (hit) {
+      stats.hits++;
+      return reply(req, hit);
+    }
+    stats.misses++;
+    const gen = generation;
+    const { result, cacheable } = await page(req, url);
+    if (result.redirect) {
+      return { status: 302, headers: { location: result.redirect, 'cache-control': 'no-store', ...securityHeaders }, body: '' };
+    }
+    const html = renderPage(result, url.pathname === '/search' ? url.searchParams.get('q') ?? undefined : undefined);
+    const status = result.status ?? 200;
+    const c: Cached = {
+      status,
+      html,
+      gz: zlib.gzipSync(html, { level: 6 }),
+      etag: `"${crypto.createHash('sha1').update(html).digest('base64url')}"`,
+      // Pages change with every block: a short life in browsers and edge caches, revalidated by ETag.
+      cacheControl: cacheable && status < 500 ? 'public, max-age=5, stale-while-revalidate=30' : 'no-store',
+    };
+    if (cache && cacheable && status < 500 && gen === generation) cache.set(key, c, attached ? undefined : { ttl: PAGE_TTL_MS });
+    return reply(req, c);
+  }
+
+  /** Search suggestions for the search island: the API's /search/quick, passed through as JSON. */
+  async function suggest(req: ApiRequest): Promise<ApiReply> {
+    const q = (req.query.get('q') ?? '').slice(0, 200);
+    const json = (status: number, body: unknown): ApiReply => ({
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=5', ...securityHeaders },
+      body: JSON.stringify(body),
+    });
+    if (q.trim().length < 2) return json(200, []);
+    try {
+      const r = await o.api.get<unknown[]>(`/api/v2/search/quick?q=${encodeURIComponent(q)}`);
+      return json(200, r.status === 200 && Array.isArray(r.body) ? r.body : []);
+    } catch (e) {
+      if (e instanceof ApiUnavailable) return json(503, []);
+      throw e;
+    }
+  }
+
+  function attach(...sources: EventEmitter[]): () => void {
+    attached = true;
+    cache?.clear();
+    const drop = () => {
+      generation++;
+      cache?.clear();
+    };
+    for (const s of sources) for (const e of ['block', 'reorg', 'derived']) s.on(e, drop);
+    return () => {
+      for (const s of sources) for (const e of ['block', 'reorg', 'derived']) s.off(e, drop);
+      attached = false;
+      cache?.clear();
+    };
+  }
+
+  return { handle, attach, stats };
+}

@@ -1,0 +1,64 @@
+// A real browser for the UI tests: Debian's chromium through playwright-core (never a downloaded
+// browser), with what a test must watch: console errors, failed requests, and screenshots written
+// under test-output/screenshots (git-ignored) for a person to look at.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Test } from 'tap';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PROJECT_ROOT } from './fixtures.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = path.join(PROJECT_ROOT, 'test-output', 'screenshots');
+
+/** Why the browser tests cannot run here, or null. */
+export function browserMissing(): string | null {
+  return fs.existsSync(CHROMIUM) ? null : `chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`;
+}
+
+export async function withBrowser(t: Test): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+export const VIEWPORTS = {
+  desktop: { width: 1366, height: 900 },
+  phone: { width: 360, height: 740 },
+} as const;
+
+export interface Watched {
+  page: Page;
+  /** Console errors and uncaught page errors. */
+  errors: string[];
+  /** Requests that failed or answered 4xx/5xx (with their URL). */
+  failed: string[];
+}
+
+/** A page whose console errors and failed requests are recorded. */
+export async function watchedPage(context: BrowserContext): Promise<Watched> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const failed: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('requestfailed', (r) => failed.push(`${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.url()} (${r.status()})`);
+  });
+  return { page, errors, failed };
+}
+
+/** Words a broken page shows. */
+export const BROKEN_TEXT = /\bNaN\b|\bundefined\b|Invalid Date|\[object Object\]/;
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name.replace(/[^a-z0-9-]+/gi, '_')}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

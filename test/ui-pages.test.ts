@@ -1,0 +1,71 @@
+// The web UI as a person uses it, in Debian's chromium: every page built so far on the devnet
+// scenario, desktop and phone, light and dark, showing the API's values, with no console error, no
+// failed request and no broken text; screenshots under test-output/screenshots.
+import t from 'tap';
+import { uiOnDevnet } from './helpers/ui.js';
+import { BROKEN_TEXT, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { groupDigits } from '../src/ui/format.js';
+
+const V2 = '/api/v2';
+
+t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async (t) => {
+  const f = await uiOnDevnet(t);
+  const browser = await withBrowser(t);
+  const s = f.devnet.scenario;
+
+  const pages: { name: string; path: string; check?: (text: string) => Promise<void> | void }[] = [
+    {
+      name: 'home',
+      path: '/',
+      check: async (text) => {
+        const stats = (await f.get(`${V2}/stats`)).body;
+        t.match(text, groupDigits(String(stats.total_blocks)), 'home: total blocks as the API says');
+        t.match(text, groupDigits(String(stats.total_transactions)), 'home: total transactions as the API says');
+      },
+    },
+    { name: 'blocks', path: '/blocks' },
+    {
+      name: 'block',
+      path: `/block/${s.forwardTx.blockNumber}`,
+      check: async (text) => {
+        const b = (await f.get(`${V2}/blocks/${s.forwardTx.blockNumber}`)).body;
+        t.match(text, b.hash, 'block: its hash');
+        t.match(text, groupDigits(b.gas_used), 'block: gas used');
+      },
+    },
+    { name: 'search-results', path: '/search?q=Devnet' },
+    { name: 'not-found', path: '/nothing/here' },
+  ];
+
+  for (const [vp, size] of Object.entries(VIEWPORTS)) {
+    for (const scheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+      for (const p of pages) {
+        const w = await watchedPage(context);
+        const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
+        const text = await w.page.innerText('body');
+        const label = `${p.name} ${vp} ${scheme}`;
+        if (p.name === 'not-found') t.equal(res?.status(), 404, `${label}: 404`);
+        else t.equal(res?.status(), 200, `${label}: 200`);
+        t.notMatch(text, BROKEN_TEXT, `${label}: no broken text`);
+        // A 404 document is itself reported by the browser as a failed resource: that one is expected.
+        t.same(
+          w.errors.filter((e) => !(p.name === 'not-found' && /status of 404/.test(e))),
+          [],
+          `${label}: no console error`,
+        );
+        t.same(
+          w.failed.filter((u) => !(p.name === 'not-found' && u.includes('/nothing/here'))),
+          [],
+          `${label}: no failed request`,
+        );
+        const overflow = await w.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        t.ok(overflow <= 1, `${label}: nothing wider than the screen (${overflow} px)`);
+        if (vp === 'desktop' && scheme === 'light') await p.check?.(text);
+        await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
+        await w.page.close();
+      }
+      await context.close();
+    }
+  }
+});
