@@ -1,5 +1,5 @@
 # Everyday commands. `make help` lists them.
-.PHONY: help install build test start migrate bench bench-ingest bench-api bench-socket clean ci
+.PHONY: help install build test start migrate bench bench-ingest bench-api bench-socket bench-ui clean ci
 
 help:
 	@echo "make install      npm ci"
@@ -7,7 +7,7 @@ help:
 	@echo "make test         the whole test suite (npm test)"
 	@echo "make start        explorer start with embedded stores and a devnet"
 	@echo "make migrate      apply pending migrations"
-	@echo "make bench        ingest, API and websocket benchmarks (bench-ingest, bench-api, bench-socket)"
+	@echo "make bench        ingest, API, websocket and web UI benchmarks (bench-ingest, bench-api, bench-socket, bench-ui)"
 	@echo "make ci           what CI runs (.ci/run)"
 
 install:
@@ -25,7 +25,7 @@ start:
 migrate: build
 	node build/src/bin/explorer.js migrate
 
-bench: bench-ingest bench-api bench-socket
+bench: bench-ingest bench-api bench-socket bench-ui
 
 bench-ingest: build
 	node build/bench/ingest.js
@@ -40,6 +40,9 @@ bench-api: build
 # One new_block to 10,000 websockets subscribed to blocks:new_block (BENCH_SOCKETS to change).
 bench-socket: build
 	node build/bench/socket-fanout.js
+
+bench-ui: build
+	node build/bench/ui.js
 
 ci:
 	bash .ci/run
