@@ -171,7 +171,8 @@ export function Empty({ children }: { children: ComponentChildren }) {
 /** A table that scrolls sideways on a narrow screen instead of breaking the page. */
 export function Table({ head, children, caption }: { head: string[]; children: ComponentChildren; caption?: string }) {
   return (
-    <div class="table-wrap">
+    // A region that scrolls sideways must be reachable by keyboard (tabindex) and named.
+    <div class="table-wrap" tabindex={0} role="region" aria-label={caption ?? head.join(', ')}>
       <table>
         {caption ? <caption class="sr-only">{caption}</caption> : null}
         <thead>

@@ -155,7 +155,7 @@ export async function blockPage(ctx: PageCtx): Promise<PageResult> {
 
 function WithdrawalTable({ items, coin }: { items: any[]; coin: string }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabindex={0} role="region" aria-label="Withdrawals">
       <table>
         <caption class="sr-only">Withdrawals</caption>
         <thead>
