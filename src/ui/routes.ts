@@ -5,6 +5,8 @@ import type { ApiClient } from './api-client.js';
 import { homePage } from './pages/home.js';
 import { blocksPage, blockPage } from './pages/blocks.js';
 import { searchPage } from './pages/search.js';
+import { tokensPage, tokenPage } from './pages/tokens.js';
+import { tokenInstancePage } from './pages/token-instance.js';
 
 export interface PageCtx {
   api: ApiClient;
@@ -45,4 +47,7 @@ export const PAGES: PageDef[] = [
   { pattern: '/blocks', render: blocksPage },
   { pattern: '/block/:id', render: blockPage },
   { pattern: '/search', render: searchPage },
+  { pattern: '/tokens', render: tokensPage },
+  { pattern: '/token/:hash', render: tokenPage },
+  { pattern: '/token/:hash/instance/:id', render: tokenInstancePage },
 ];
