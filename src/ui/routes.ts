@@ -5,6 +5,7 @@ import type { ApiClient } from './api-client.js';
 import { homePage } from './pages/home.js';
 import { blocksPage, blockPage } from './pages/blocks.js';
 import { searchPage } from './pages/search.js';
+import { txsPage, txPage } from './pages/transactions.js';
 import { tokensPage, tokenPage } from './pages/tokens.js';
 import { tokenInstancePage } from './pages/token-instance.js';
 
@@ -47,6 +48,8 @@ export const PAGES: PageDef[] = [
   { pattern: '/blocks', render: blocksPage },
   { pattern: '/block/:id', render: blockPage },
   { pattern: '/search', render: searchPage },
+  { pattern: '/txs', render: txsPage },
+  { pattern: '/tx/:hash', render: txPage },
   { pattern: '/tokens', render: tokensPage },
   { pattern: '/token/:hash', render: tokenPage },
   { pattern: '/token/:hash/instance/:id', render: tokenInstancePage },

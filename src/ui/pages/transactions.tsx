@@ -1,0 +1,489 @@
+// The transactions list (/txs: validated, pending, failed) and a transaction's page (/tx/:hash,
+// Blockscout's frontend URL): its details, then its token transfers, internal transactions, logs,
+// state changes or raw trace, each paged through next_page_params as the API pages it.
+import { AddressLink, Amount, BlockLink, Empty, Pager, Row, Status, Tabs, Tile, Time, TxLink } from '../components/common.js';
+import { TxTable } from '../components/tables.js';
+import {
+  AuthorizationTable,
+  DecodedCall,
+  InternalTable,
+  Data,
+  LogList,
+  RevertReason,
+  StateChangeTable,
+  TransferSummary,
+  TxTransferTable,
+} from '../components/tx-parts.js';
+import { formatUnits, groupDigits, gwei, shortHash, utcTime } from '../format.js';
+import type { PageCtx, PageResult } from '../routes.js';
+import { PageError, apiGet, apiGetOptional } from './errors.js';
+
+interface ApiPage<T = any> {
+  items: T[];
+  next_page_params: Record<string, unknown> | null;
+}
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
+
+/**
+ * The URL's values of `keys` only: what the API declares for that list. Anything else in the URL
+ * (a tracking parameter, another tab's cursor) is not passed on, so it cannot turn into a 422.
+ */
+function pick(ctx: PageCtx, keys: readonly string[]): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const k of keys) {
+    const v = ctx.url.searchParams.get(k);
+    if (v !== null) q.set(k, v);
+  }
+  return q;
+}
+
+/** The URL's values of `keys` as an object (what a pager keeps on its "First" link). */
+function keepOf(ctx: PageCtx, keys: readonly string[], extra: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = { ...extra };
+  for (const k of keys) {
+    const v = ctx.url.searchParams.get(k);
+    if (v !== null) out[k] = v;
+  }
+  return out;
+}
+
+// ---- /txs ----
+
+interface ListKind {
+  id: 'validated' | 'pending' | 'error';
+  label: string;
+  empty: string;
+  /** Cursor keys: present, the page is not the first. */
+  cursor: readonly string[];
+}
+
+const LISTS: ListKind[] = [
+  { id: 'validated', label: 'Validated', empty: 'No transactions indexed yet.', cursor: ['block_number', 'index'] },
+  { id: 'pending', label: 'Pending', empty: 'No transaction is waiting in the pending pool now.', cursor: ['inserted_at', 'hash'] },
+  { id: 'error', label: 'Failed', empty: 'No failed transaction on this chain.', cursor: ['block_number', 'index'] },
+];
+/** Kept from page to page: the page size (items_count) and the blob-only filter. */
+const LIST_STICKY = ['items_count', 'type'];
+
+export async function txsPage(ctx: PageCtx): Promise<PageResult> {
+  // `tab` is the Blockscout frontend's name for the same choice (/txs?tab=pending).
+  const asked = ctx.url.searchParams.get('filter') ?? ctx.url.searchParams.get('tab') ?? 'validated';
+  const kind = LISTS.find((l) => l.id === asked);
+  if (!kind) {
+    throw new PageError(400, 'Invalid transaction list', `"${asked.slice(0, 40)}" is not a list of transactions: validated, pending or error (failed).`);
+  }
+  const q = pick(ctx, [...kind.cursor, ...LIST_STICKY]);
+  if (kind.id !== 'validated') q.set('filter', kind.id);
+  const [page, stats] = await Promise.all([
+    apiGet<ApiPage>(ctx, withQuery('/api/v2/transactions', q), 'Transactions'),
+    apiGetOptional<{ transactions_count_24h: string; pending_transactions_count: string; transaction_fees_sum_24h: string; transaction_fees_avg_24h: string }>(
+      ctx,
+      '/api/v2/transactions/stats',
+    ),
+  ]);
+  const hasPrev = kind.cursor.some((k) => ctx.url.searchParams.has(k));
+  const keep = keepOf(ctx, LIST_STICKY, kind.id === 'validated' ? {} : { filter: kind.id });
+  return {
+    title: `${kind.id === 'validated' ? 'Transactions' : `${kind.label} transactions`} · Explorer`,
+    description: 'The latest transactions of this chain, newest first: validated, pending and failed.',
+    section: 'txs',
+    islands: ['live'],
+    // The pending pool changes without blocks.
+    cache: kind.id !== 'pending',
+    body: (
+      <>
+        <h1>Transactions</h1>
+        {stats ? (
+          <section class="tiles" aria-label="Transaction counters">
+            <Tile label="Transactions (24 h)" value={groupDigits(String(stats.transactions_count_24h))} />
+            <Tile label="Pending (last 30 min)" value={groupDigits(String(stats.pending_transactions_count))} />
+            <Tile label={`Fees (24 h, ${ctx.coin})`} value={<Amount value={stats.transaction_fees_sum_24h} decimals={18} max={8} />} />
+            <Tile label={`Average fee (24 h, ${ctx.coin})`} value={<Amount value={stats.transaction_fees_avg_24h} decimals={18} max={8} />} />
+          </section>
+        ) : null}
+        <nav class="tabs" aria-label="Transaction lists">
+          {LISTS.map((l) => (
+            <a href={l.id === 'validated' ? '/txs' : `/txs?filter=${l.id}`} aria-current={l.id === kind.id ? 'page' : undefined}>
+              {l.label}
+            </a>
+          ))}
+        </nav>
+        <section class="card">
+          {page.items.length ? <TxTable items={page.items} coin={ctx.coin} /> : <Empty>{kind.empty}</Empty>}
+          <Pager base="/txs" keep={keep} next={page.next_page_params} hasPrev={hasPrev} />
+        </section>
+      </>
+    ),
+  };
+}
+
+// ---- /tx/:hash ----
+
+interface TabKind {
+  /** The Blockscout frontend's tab ids, so its links carry over. */
+  id: 'token_transfers' | 'internal' | 'logs' | 'state' | 'raw_trace';
+  label: string;
+  /** The API's sub-path. */
+  path: string;
+  /** Cursor keys: present, the page is not the first. */
+  cursor: readonly string[];
+  /** Kept from page to page (filters, page size). */
+  sticky: readonly string[];
+}
+
+const TABS: TabKind[] = [
+  {
+    id: 'token_transfers',
+    label: 'Token transfers',
+    path: 'token-transfers',
+    cursor: ['block_number', 'index', 'batch_log_index', 'batch_block_hash', 'batch_transaction_hash', 'index_in_batch'],
+    sticky: ['type', 'items_count'],
+  },
+  { id: 'internal', label: 'Internal transactions', path: 'internal-transactions', cursor: ['block_number', 'transaction_index', 'index'], sticky: ['items_count'] },
+  { id: 'logs', label: 'Logs', path: 'logs', cursor: ['block_number', 'index'], sticky: ['items_count'] },
+  // Here items_count is the cursor: the number of changes already shown.
+  { id: 'state', label: 'State changes', path: 'state-changes', cursor: ['items_count', 'state_changes'], sticky: [] },
+  { id: 'raw_trace', label: 'Raw trace', path: 'raw-trace', cursor: [], sticky: [] },
+];
+
+const TX_TYPES: Record<number, string> = {
+  0: 'Legacy',
+  1: 'Access list (EIP-2930)',
+  2: 'Dynamic fee (EIP-1559)',
+  3: 'Blob (EIP-4844)',
+  4: 'Set code (EIP-7702)',
+};
+
+const TX_KINDS: Record<string, string> = {
+  coin_transfer: 'Coin transfer',
+  contract_call: 'Contract call',
+  contract_creation: 'Contract creation',
+  token_transfer: 'Token transfer',
+  token_creation: 'Token creation',
+  blob_transaction: 'Blob transaction',
+  set_code_transaction: 'Set code',
+};
+
+/** used / limit as a percentage with two decimals, exactly (cut, not rounded); '' when unknown. */
+export function gasRatio(used: string | null | undefined, limit: string | null | undefined): string {
+  try {
+    if (!used || !limit) return '';
+    const l = BigInt(limit);
+    if (l <= 0n) return '';
+    const bp = (BigInt(used) * 10_000n) / l;
+    return `${bp / 100n}.${String(bp % 100n).padStart(2, '0')}%`;
+  } catch {
+    return '';
+  }
+}
+
+export async function txPage(ctx: PageCtx): Promise<PageResult> {
+  const hash = ctx.params.hash;
+  if (!TX_HASH.test(hash)) {
+    return { status: 400, title: 'Invalid transaction hash · Explorer', section: 'txs', body: <BadHash hash={hash} /> };
+  }
+  const tab = TABS.find((t) => t.id === ctx.url.searchParams.get('tab')) ?? TABS[0];
+  const live = ctx.url.searchParams.get('part') === 'live';
+  const q = pick(ctx, [...tab.cursor, ...tab.sticky]);
+  const detailP = apiGet<any>(ctx, `/api/v2/transactions/${hash}`, 'Transaction');
+  // The tab's list is asked at the same time; its error matters only when the transaction exists.
+  const listP = apiGet<any>(ctx, withQuery(`/api/v2/transactions/${hash}/${tab.path}`, q), tab.label).then(
+    (v) => ({ ok: true as const, v }),
+    (e: unknown) => ({ ok: false as const, e }),
+  );
+  let tx: any;
+  try {
+    tx = await detailP;
+  } catch (e) {
+    // A hash not known now may enter the pending pool (or a block) at any moment: not cached.
+    if (e instanceof PageError && e.status === 404) {
+      return { status: 404, title: 'Transaction not found · Explorer', section: 'txs', cache: false, body: <UnknownTx hash={hash} /> };
+    }
+    throw e;
+  }
+  const pending = tx.block_number === null;
+  const listed = await listP;
+  if (!pending && !listed.ok) throw listed.e;
+  const list = listed.ok ? listed.v : null;
+  const base = `/tx/${tx.hash}`;
+  const body = (
+    <div id="tx" data-live={pending ? `${base}?part=live` : undefined}>
+      <h1 class="tx-title">Transaction</h1>
+      <p class="tx-hash">
+        <TxLink hash={tx.hash} full />
+      </p>
+      <TxDetails tx={tx} coin={ctx.coin} base={base} />
+      {pending ? (
+        <section class="card">
+          <Empty>
+            This transaction is waiting in the pending pool: its token transfers, internal transactions, logs and state changes exist once it is
+            in a block.
+          </Empty>
+        </section>
+      ) : (
+        <>
+          <Tabs
+            base={base}
+            active={tab.id}
+            tabs={TABS.map((t) => ({
+              id: t.id,
+              label: t.label,
+              count: t.id === 'token_transfers' && tx.token_transfers && !tx.token_transfers_overflow ? tx.token_transfers.length : undefined,
+            }))}
+          />
+          <section class="card" aria-label={tab.label}>
+            <TabBody tab={tab} list={list} coin={ctx.coin} />
+            {tab.id === 'raw_trace' ? null : (
+              <Pager
+                base={base}
+                keep={keepOf(ctx, tab.sticky, tab.id === TABS[0].id ? {} : { tab: tab.id })}
+                next={list.next_page_params}
+                hasPrev={tab.cursor.some((k) => ctx.url.searchParams.has(k))}
+              />
+            )}
+          </section>
+        </>
+      )}
+    </div>
+  );
+  const where = pending ? 'pending' : `in block ${tx.block_number}`;
+  return {
+    title: `Transaction ${shortHash(tx.hash, 10, 8)} · Explorer`,
+    description: `Transaction ${tx.hash} ${where}: ${formatUnits(tx.value, 18)} ${ctx.coin} from ${tx.from?.hash}${tx.to ? ` to ${tx.to.hash}` : ' creating a contract'}.`,
+    section: 'txs',
+    islands: ['live'],
+    // A pending transaction changes without a block of ours (it may be dropped): never kept.
+    cache: !pending,
+    fragment: live,
+    body,
+  };
+}
+
+function TabBody({ tab, list, coin }: { tab: TabKind; list: any; coin: string }) {
+  switch (tab.id) {
+    case 'token_transfers':
+      return list.items.length ? <TxTransferTable items={list.items} /> : <Empty>This transaction moved no tokens.</Empty>;
+    case 'internal':
+      return list.items.length ? <InternalTable items={list.items} coin={coin} /> : <Empty>This transaction made no internal transactions (or they are not indexed).</Empty>;
+    case 'logs':
+      return list.items.length ? <LogList items={list.items} /> : <Empty>This transaction emitted no logs.</Empty>;
+    case 'state':
+      return list.items.length ? <StateChangeTable items={list.items} coin={coin} /> : <Empty>No state change is known for this transaction.</Empty>;
+    case 'raw_trace':
+      return Array.isArray(list) && list.length ? (
+        <pre class="data tall" tabindex={0} role="region" aria-label="Raw trace (JSON)">
+          {JSON.stringify(list, null, 2)}
+        </pre>
+      ) : (
+        <Empty>No trace is stored for this transaction (traces were not indexed).</Empty>
+      );
+  }
+}
+
+function TxStatus({ tx }: { tx: any }) {
+  if (tx.status === 'ok' || tx.status === 'error') return <Status status={tx.status} result={tx.result} />;
+  if (tx.block_number === null) return <span class="status pending">Pending</span>;
+  // In a block without a known outcome (a pre-Byzantium receipt and no trace yet).
+  return (
+    <span class="status pending" title={tx.result}>
+      Unknown ({String(tx.result).replace(/_/g, ' ')})
+    </span>
+  );
+}
+
+function Gwei({ wei }: { wei: string | null | undefined }) {
+  return wei === null || wei === undefined ? <span class="muted">—</span> : <span>{gwei(wei)}</span>;
+}
+
+function TxDetails({ tx, coin, base }: { tx: any; coin: string; base: string }) {
+  const pending = tx.block_number === null;
+  const creation = !tx.to;
+  const dynamic = tx.type === 2 || tx.type === 3 || tx.type === 4 || tx.max_fee_per_gas !== null;
+  const ratio = gasRatio(tx.gas_used, tx.gas_limit);
+  const transfers: any[] = tx.token_transfers ?? [];
+  const blobs: string[] | null = Array.isArray(tx.blob_versioned_hashes) ? tx.blob_versioned_hashes : null;
+  const conf = Number(tx.confirmations);
+  return (
+    <section class="card tx-details">
+      <dl class="details">
+        <Row label="Status">
+          <TxStatus tx={tx} />
+        </Row>
+        {tx.revert_reason ? (
+          <Row label="Revert reason">
+            <RevertReason r={tx.revert_reason} />
+          </Row>
+        ) : null}
+        {tx.has_error_in_internal_transactions ? (
+          <Row label="Internal errors">
+            <span class="status err">An internal transaction failed</span> <a href={`${base}?tab=internal`}>See internal transactions</a>
+          </Row>
+        ) : null}
+        <Row label="Block">
+          {pending ? (
+            <span class="muted">Not in a block yet</span>
+          ) : (
+            <>
+              <BlockLink n={tx.block_number} />{' '}
+              {Number.isFinite(conf) ? (
+                <span class="muted">
+                  ({groupDigits(String(conf))} block confirmation{conf === 1 ? '' : 's'})
+                </span>
+              ) : null}
+            </>
+          )}
+        </Row>
+        {tx.position !== null && tx.position !== undefined ? <Row label="Position in block">{groupDigits(String(tx.position))}</Row> : null}
+        <Row label="Time">
+          {tx.timestamp ? (
+            <>
+              <Time iso={tx.timestamp} /> <span class="muted">({utcTime(tx.timestamp)})</span>
+            </>
+          ) : (
+            <span class="muted">—</span>
+          )}
+        </Row>
+        <Row label="From">
+          <AddressLink a={tx.from} full />
+        </Row>
+        <Row label={creation ? 'Contract creation' : 'To'}>
+          {!creation ? (
+            <AddressLink a={tx.to} full />
+          ) : tx.created_contract ? (
+            <span class="create">
+              Created <AddressLink a={tx.created_contract} full />
+            </span>
+          ) : (
+            <span class="muted">{pending ? 'A contract, once mined' : 'No contract was created'}</span>
+          )}
+        </Row>
+        {transfers.length ? (
+          <Row label="Tokens transferred">
+            <TransferSummary items={transfers} />
+            {tx.token_transfers_overflow ? <a href={base}>All token transfers of this transaction</a> : null}
+          </Row>
+        ) : null}
+        <Row label="Value">
+          <Amount value={tx.value} decimals={18} symbol={coin} />
+        </Row>
+        <Row label={tx.fee?.type === 'maximum' ? 'Transaction fee (at most)' : 'Transaction fee'}>
+          <Amount value={tx.fee?.value ?? null} decimals={18} symbol={coin} />
+        </Row>
+        <Row label="Gas price">
+          <Gwei wei={tx.gas_price} />
+        </Row>
+        <Row label="Gas used / limit">
+          {tx.gas_used === null || tx.gas_used === undefined ? (
+            <>
+              <span class="muted">—</span> / {groupDigits(tx.gas_limit)}
+            </>
+          ) : (
+            <>
+              {groupDigits(tx.gas_used)} / {groupDigits(tx.gas_limit)} {ratio ? <span class="muted">({ratio})</span> : null}
+            </>
+          )}
+        </Row>
+        {dynamic ? (
+          <>
+            <Row label="Max fee per gas">
+              <Gwei wei={tx.max_fee_per_gas} />
+            </Row>
+            <Row label="Max priority fee per gas">
+              <Gwei wei={tx.max_priority_fee_per_gas} />
+            </Row>
+          </>
+        ) : null}
+        {tx.base_fee_per_gas !== null && tx.base_fee_per_gas !== undefined ? (
+          <Row label="Base fee per gas">
+            <Gwei wei={tx.base_fee_per_gas} />
+          </Row>
+        ) : null}
+        {tx.transaction_burnt_fee !== null && tx.transaction_burnt_fee !== undefined ? (
+          <Row label="Burnt fee" hint="Base fee times gas used: destroyed">
+            <Amount value={tx.transaction_burnt_fee} decimals={18} symbol={coin} />
+          </Row>
+        ) : null}
+        {tx.priority_fee !== null && tx.priority_fee !== undefined ? (
+          <Row label="Priority fee" hint="Paid above the base fee, to the block's miner">
+            <Amount value={tx.priority_fee} decimals={18} symbol={coin} />
+          </Row>
+        ) : null}
+        {tx.max_fee_per_blob_gas != null ? (
+          <Row label="Max fee per blob gas">
+            <Gwei wei={tx.max_fee_per_blob_gas} />
+          </Row>
+        ) : null}
+        {tx.blob_gas_price != null ? (
+          <Row label="Blob gas price">
+            <Gwei wei={tx.blob_gas_price} />
+          </Row>
+        ) : null}
+        {tx.blob_gas_used != null ? <Row label="Blob gas used">{groupDigits(String(tx.blob_gas_used))}</Row> : null}
+        {tx.burnt_blob_fee != null ? (
+          <Row label="Burnt blob fee">
+            <Amount value={tx.burnt_blob_fee} decimals={18} symbol={coin} />
+          </Row>
+        ) : null}
+        {blobs && blobs.length ? (
+          <Row label="Blob versioned hashes">
+            <ul class="tx-plain">
+              {blobs.map((b) => (
+                <li class="mono">{b}</li>
+              ))}
+            </ul>
+          </Row>
+        ) : null}
+        <Row label="Type">
+          {tx.type === null || tx.type === undefined ? <span class="muted">—</span> : <span>{TX_TYPES[tx.type] ?? `Type ${tx.type}`}</span>}{' '}
+          {(tx.transaction_types ?? []).map((k: string) => (
+            <span class="tag">{TX_KINDS[k] ?? k}</span>
+          ))}
+        </Row>
+        <Row label="Nonce">{groupDigits(String(tx.nonce))}</Row>
+        <Row label="Method">{tx.method ? <span class="method tx-method">{tx.method}</span> : <span class="muted">{creation ? 'Contract creation' : '—'}</span>}</Row>
+        {tx.decoded_input ? (
+          <Row label="Decoded input">
+            <DecodedCall d={tx.decoded_input} caption="Decoded input" />
+          </Row>
+        ) : null}
+        <Row label="Raw input">{tx.raw_input && tx.raw_input !== '0x' ? <Data label="Raw input" hex={tx.raw_input} /> : <span class="muted">None (0x)</span>}</Row>
+        {tx.authorization_list?.length ? (
+          <Row label="Authorizations">
+            <AuthorizationTable items={tx.authorization_list} />
+          </Row>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
+function BadHash({ hash }: { hash: string }) {
+  return (
+    <section class="error-page">
+      <p class="error-code">400</p>
+      <h1>Invalid transaction hash</h1>
+      <p>"{hash.slice(0, 80)}" is not a transaction hash: a transaction hash is 0x followed by 64 hexadecimal digits.</p>
+      <p>
+        <a href="/txs">All transactions</a>
+      </p>
+    </section>
+  );
+}
+
+function UnknownTx({ hash }: { hash: string }) {
+  return (
+    <section class="error-page">
+      <p class="error-code">404</p>
+      <h1>Transaction not found</h1>
+      <p>
+        No transaction <span class="mono">{hash.toLowerCase()}</span> is indexed on this chain or waiting in the pending pool (yet).
+      </p>
+      <p>
+        <a href="/txs">All transactions</a>
+      </p>
+    </section>
+  );
+}
