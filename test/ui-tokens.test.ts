@@ -342,6 +342,51 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
     }
   }
 
+  t.test('paging: Next links carry the API next_page_params, and walk every list once', async (t) => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const w = await watchedPage(context);
+    /** Every row's `key` from `start`, following the Next links to the end. */
+    async function walk(start: string, key: (r: { titles: string[]; hrefs: string[] }) => string | undefined): Promise<{ keys: (string | undefined)[]; pages: number }> {
+      const keys: (string | undefined)[] = [];
+      let url: string | null = start;
+      let pages = 0;
+      while (url && pages < 50) {
+        const res = await w.page.goto(f.base + url, { waitUntil: 'networkidle' });
+        t.equal(res?.status(), 200, `${url}: 200`);
+        keys.push(...(await rows(w.page)).map(key));
+        pages++;
+        url = await w.page.getAttribute('.pager a[rel="next"]', 'href').catch(() => null);
+        if (url && pages === 1) {
+          // The first page's Next link is the API's next_page_params, unchanged.
+          const q = new URL(start, 'http://x').searchParams;
+          const apiPath = start.startsWith('/tokens') ? '/tokens' : `/tokens/${erc20}/${q.get('tab') ?? 'transfers'}`;
+          q.delete('tab');
+          const next = (await api(`${apiPath}?${q}`)).next_page_params;
+          const got = new URL(url, 'http://x').searchParams;
+          for (const [k, v] of Object.entries(next)) t.equal(got.get(k), v === null ? 'null' : String(v), `${start}: next link has ${k}`);
+        }
+      }
+      return { keys, pages };
+    }
+    const tokens = (await api('/tokens')).items.map((x: any) => `/token/${x.address_hash}`);
+    const listed = await walk('/tokens?items_count=1', (r) => r.hrefs.find((h) => h.startsWith('/token/')));
+    t.ok(listed.pages > 1, `the tokens list took ${listed.pages} pages`);
+    t.same(listed.keys, tokens, 'the tokens list, page by page, is the whole list in order');
+
+    const transfers = (await api(`/tokens/${erc20}/transfers`)).items.map((x: any) => x.transaction_hash);
+    const walked = await walk(`/token/${erc20}?items_count=3`, (r) => r.titles.find((x) => x.length === 66));
+    t.ok(walked.pages > 1, `the transfers took ${walked.pages} pages`);
+    t.same(walked.keys, transfers, 'the transfers, page by page');
+
+    const holders = (await api(`/tokens/${erc20}/holders`)).items.map((x: any) => x.address.hash);
+    const held = await walk(`/token/${erc20}?tab=holders&items_count=2`, (r) => r.titles.find((x) => x.length === 42));
+    t.ok(held.pages > 1, `the holders took ${held.pages} pages`);
+    t.same(held.keys, holders, 'the holders, page by page, stay on the holders tab');
+    t.same(w.errors, [], 'no console error');
+    t.same(w.failed, [], 'no failed request');
+    await context.close();
+  });
+
   t.test('without JavaScript', async (t) => {
     const context = await browser.newContext({ viewport: VIEWPORTS.phone, javaScriptEnabled: false });
     const w = await watchedPage(context);
