@@ -2,7 +2,8 @@
 // pending, failed) and a transaction's page with every tab, desktop and phone, light and dark,
 // showing the API's values (status and revert reason, block, from/to, value, fee, method, the rows
 // of each tab, exact state-change balances), paged as the API pages, with no console error, no
-// failed request, no broken text and nothing wider than the screen; also with JavaScript off.
+// failed request, no broken text and nothing wider than the screen; also with JavaScript off, and a
+// pending transaction's page turning into the mined one without a reload.
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
@@ -10,6 +11,8 @@ import { walk } from './helpers/api-derived.js';
 import { BROKEN_TEXT, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { formatUnits, groupDigits } from '../src/ui/format.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
+import { toPendingTx } from '../src/indexer/pending.js';
+import { devAccount } from './helpers/devnet.js';
 
 const V2 = '/api/v2';
 
@@ -414,6 +417,33 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
     await w.page.goto(`${f.base}/txs?filter=error`);
     t.same(await listedHashes(w.page), (await api(`${V2}/transactions?filter=error`)).items.map((x: any) => x.hash), 'the failed list without JavaScript');
     t.same(w.errors, []);
+    await context.close();
+  });
+
+  await t.test('a pending transaction\'s page shows it mined without a reload', async (t) => {
+    // Held in the node's pool (no automine), stored as the pool follower stores it.
+    await f.rpc('evm_setAutomine', [false]);
+    t.teardown(() => f.rpc('evm_setAutomine', [true]));
+    const hash = await f.rpc<string>('eth_sendTransaction', [{ from: devAccount(6).address, to: devAccount(7).address, value: '0x2a' }]);
+    const wire = await f.rpc<any>('eth_getTransactionByHash', [hash]);
+    await replacePendingPool(f.stores.pg, [toPendingTx(wire)]);
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const w = await watchedPage(context);
+    await w.page.goto(`${f.base}/tx/${hash}`, { waitUntil: 'networkidle' });
+    t.equal((await details(w.page)).text.Status, 'Pending', 'shown as pending while in the pool');
+    await f.rpc('evm_mine');
+    await f.catchUp();
+    // The follower drops a mined transaction from the pool.
+    await replacePendingPool(f.stores.pg, []);
+    await w.page.waitForSelector('#tx:not([data-live]) nav.tabs', { timeout: 30_000 });
+    const mined = await api(`${V2}/transactions/${hash}`);
+    const d = await details(w.page);
+    t.equal(d.text.Status, 'Success', 'mined: its status, without a reload');
+    t.match(d.text.Block, groupDigits(String(mined.block_number)), 'and its block');
+    t.equal(d.text.Value, '0.000000000000000042 ETH', 'the value sent, exactly');
+    t.same(w.errors, [], 'no console error');
+    t.same(w.failed, [], 'no failed request');
+    await screenshot(w.page, 'tx-pending-then-mined');
     await context.close();
   });
 });
