@@ -6,6 +6,7 @@ import { homePage } from './pages/home.js';
 import { blocksPage, blockPage } from './pages/blocks.js';
 import { searchPage } from './pages/search.js';
 import { txsPage, txPage } from './pages/transactions.js';
+import { addressPage } from './pages/address.js';
 import { tokensPage, tokenPage } from './pages/tokens.js';
 import { tokenInstancePage } from './pages/token-instance.js';
 
@@ -50,6 +51,7 @@ export const PAGES: PageDef[] = [
   { pattern: '/search', render: searchPage },
   { pattern: '/txs', render: txsPage },
   { pattern: '/tx/:hash', render: txPage },
+  { pattern: '/address/:hash', render: addressPage },
   { pattern: '/tokens', render: tokensPage },
   { pattern: '/token/:hash', render: tokenPage },
   { pattern: '/token/:hash/instance/:id', render: tokenInstancePage },
