@@ -19,6 +19,7 @@ import { smartContractRoutes } from './routes/smart-contracts.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { configRoutes } from './routes/config.js';
 import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
+import { createCsvExport } from './routes/csv-export.js';
 
 export const API_PREFIX = '/api/v2';
 
@@ -38,6 +39,8 @@ export interface ApiAppOptions extends ApiDeps {
   /** Memory bound of the response cache (CACHE_MAX_MB). 0 disables caching. */
   cacheMaxMb?: number;
   routes?: readonly RouteDef[];
+  /** Rows per ClickHouse read of a CSV export (default 10,000; tests use small ones). */
+  csvChunkRows?: number;
 }
 
 export interface ApiApp {
@@ -70,6 +73,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   const maxBytes = Math.floor((opts.cacheMaxMb ?? 256) * 1024 * 1024);
   const cache = maxBytes > 0 ? new ResponseCache({ maxBytes, volatileTtlMs: UNATTACHED_VOLATILE_TTL_MS }) : null;
   const log = opts.log;
+  // CSV exports are streamed and never pass through the response cache.
+  const csv = createCsvExport(ctx, { chunkRows: opts.csvChunkRows });
 
   async function compute(def: RouteDef, path: Record<string, never>, query: Record<string, never>): Promise<CachedResponse> {
     try {
@@ -94,6 +99,15 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
     const head = method === 'HEAD';
     if (method !== 'GET' && !head) return reply(400, json(UNKNOWN_ACTION_BODY));
+    if (inApi) {
+      try {
+        const exported = await csv.handle(req, rawPath, head);
+        if (exported) return exported;
+      } catch (e) {
+        log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
+        return reply(500, json(INTERNAL_ERROR_BODY), head);
+      }
+    }
     const segments = rawPath.slice(API_PREFIX.length).split('/').filter(Boolean);
     const match = statsMatch ?? router.match(segments);
     if (!match) return reply(400, json(UNKNOWN_ACTION_BODY), head);

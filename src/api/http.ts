@@ -26,6 +26,12 @@ export interface ApiReply {
   status: number;
   headers: Record<string, string>;
   body: Buffer | string;
+  /**
+   * A body produced while it is sent (CSV exports): src/api/server.ts writes each chunk when the
+   * socket takes it and pulls the next only then, so memory holds about one chunk. `body` is ''
+   * with it. Whoever drops such a reply unsent need do nothing: the iterator is lazy.
+   */
+  stream?: AsyncIterable<Uint8Array>;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

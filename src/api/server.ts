@@ -135,9 +135,12 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
     /** Whether every body byte announced has been read (a reply before that closes the connection). */
     let bodyDone = true;
     let release = () => {};
+    /** Wakes a streamed reply waiting for the socket to drain (set while it waits). */
+    let wake: (() => void) | null = null;
     res.onAborted(() => {
       aborted = true;
       release();
+      wake?.();
     });
     // Everything from req must be read now: it is invalid after this callback returns.
     const method = req.getCaseSensitiveMethod().toUpperCase();
@@ -169,12 +172,67 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
     const write = (r: ApiReply, close = false) => {
       if (aborted || answered) return;
       answered = true;
+      if (r.stream) {
+        if (method !== 'HEAD' && !close) {
+          void pump(r, r.stream);
+          return;
+        }
+        // Nothing of it is sent: let it clean up (it is lazy, so usually nothing ran yet).
+        void r.stream[Symbol.asyncIterator]().return?.();
+      }
       res.cork(() => {
         res.writeStatus(statusLine(r.status));
         for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
         res.end(r.body, close || closing);
       });
       release();
+    };
+    /**
+     * A streamed reply: the head, then each chunk as the iterator gives it. A chunk uWS could not
+     * pass to the socket at once stays buffered by uWS; the next one is pulled only after
+     * onWritable says the socket drained, so a slow client holds the producer back (memory: about
+     * one chunk). A client that goes away stops the iterator (its finally blocks run). An error
+     * after the head cannot change the status: the connection is closed without the final chunk,
+     * so the client sees a truncated body rather than a short file that looks complete.
+     */
+    const pump = async (r: ApiReply, stream: AsyncIterable<Uint8Array>) => {
+      const it = stream[Symbol.asyncIterator]();
+      let finished = false;
+      res.onWritable(() => {
+        const w = wake;
+        wake = null;
+        w?.();
+        return true;
+      });
+      res.cork(() => {
+        res.writeStatus(statusLine(r.status));
+        for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
+      });
+      try {
+        for (;;) {
+          const next = await it.next();
+          if (aborted) break;
+          if (next.done) {
+            finished = true;
+            res.cork(() => res.end(undefined, closing));
+            break;
+          }
+          if (!next.value.byteLength) continue;
+          let drained = true;
+          res.cork(() => {
+            drained = res.write(next.value);
+          });
+          if (!drained) await new Promise<void>((resolve) => (wake = resolve));
+          if (aborted) break;
+        }
+      } catch (e) {
+        opts.log.error('streamed reply failed', { path: path.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
+        if (!aborted) res.close();
+      } finally {
+        wake = null;
+        if (!finished) await Promise.resolve(it.return?.()).catch(() => undefined);
+        release();
+      }
     };
     const fail = (e: unknown) => {
       opts.log.error('handler failed', { path: path.slice(0, 200), error: e instanceof Error ? e.message : String(e) });

@@ -1,0 +1,359 @@
+// CSV exports of an address's lists, at Blockscout's paths and with its parameters, columns and
+// order (BlockScoutWeb.API.V2.CsvExportController, Explorer.Chain.CsvExport.Address.*):
+//   GET /api/v2/addresses/{hash}/transactions/csv           newest first
+//   GET /api/v2/addresses/{hash}/token-transfers/csv        oldest first
+//   GET /api/v2/addresses/{hash}/internal-transactions/csv  newest first
+//   GET /api/v2/addresses/{hash}/logs/csv                   newest first
+// with from_period/to_period (ISO 8601 date or date-time, or `null`: open), filter_type
+// (`address`, or `topic` for logs) and filter_value (`to`/`from`; a topic hash for logs). Beyond
+// Blockscout: from_block/to_block (inclusive; with them the periods may be left out) and no row
+// cap (Blockscout stops at CSV_EXPORT_LIMIT, 10,000 rows; Etherscan at 5,000).
+//
+// The body is streamed: rows are read from ClickHouse in keyset chunks of `chunkRows` (each read
+// starts after the last row written), each chunk is encoded and handed to the server, which
+// writes it when the socket takes it (src/api/server.ts); the next chunk is read only then, so
+// memory holds one chunk whatever the export's size. Exports bypass the response cache. Bad
+// input is a 422 in Blockscout's JSON:API error shape before anything is streamed; an address the
+// chain never showed is a 404, as Blockscout answers.
+import type { ApiContext } from '../context.js';
+import { ApiError, NOT_FOUND_BODY, ValidationError, type ValidationIssue } from '../errors.js';
+import { CORS_HEADERS, JSON_TYPE, type ApiReply, type ApiRequest } from '../http.js';
+import { castParams, type ParamSpec } from '../params.js';
+import { ADDRESS_PATH } from './common.js';
+import { checksum } from '../serializers/common.js';
+import { csvLine, csvTime } from '../serializers/csv.js';
+import { U64_MAX, type Direction } from '../../storage/clickhouse/reads/common.js';
+import {
+  addressInExports,
+  blocksOfPeriod,
+  csvInternalTransactions,
+  csvLogs,
+  csvTokenTransfers,
+  csvTransactions,
+  type BlockRange,
+  type CsvInternalRead,
+  type CsvLogRead,
+  type CsvTokenTransferRead,
+  type CsvTransactionRead,
+} from '../../storage/clickhouse/reads/csv-export.js';
+import { addressRow } from '../../storage/postgres/reads/addresses.js';
+
+export const CSV_KINDS = ['transactions', 'token-transfers', 'internal-transactions', 'logs'] as const;
+export type CsvKind = (typeof CSV_KINDS)[number];
+
+/** Column headers, exactly Blockscout's (apps/explorer/lib/explorer/chain/csv_export/address/*.ex). */
+export const CSV_HEADERS: Readonly<Record<CsvKind, readonly string[]>> = {
+  transactions: [
+    'TxHash', 'BlockNumber', 'UnixTimestamp', 'FromAddress', 'ToAddress', 'ContractAddress', 'Type', 'Value', 'Fee', 'Status', 'ErrCode',
+    'CurrentPrice', 'TxDateOpeningPrice', 'TxDateClosingPrice', 'MethodName',
+  ],
+  'token-transfers': [
+    'TxHash', 'BlockNumber', 'UnixTimestamp', 'FromAddress', 'ToAddress', 'TokenContractAddress', 'Type', 'TokenDecimals', 'TokenSymbol',
+    'TokensTransferred', 'TransactionFee', 'Status', 'ErrCode',
+  ],
+  // The newest exporter (BlockScoutWeb.CsvExport.Address.InternalTransactions): no BlockHash/BlockIndex.
+  'internal-transactions': [
+    'TxHash', 'Index', 'BlockNumber', 'TxIndex', 'UnixTimestamp', 'FromAddress', 'ToAddress', 'ContractAddress', 'Type', 'CallType', 'Gas',
+    'GasUsed', 'Value', 'Input', 'Output', 'ErrCode', 'Fee',
+  ],
+  logs: ['TxHash', 'Index', 'BlockNumber', 'BlockHash', 'ContractAddress', 'Data', 'FirstTopic', 'SecondTopic', 'ThirdTopic', 'FourthTopic'],
+};
+
+/** Rows per ClickHouse read (and per chunk written). */
+export const DEFAULT_CHUNK_ROWS = 10_000;
+
+const CSV_TYPE = 'application/csv; charset=utf-8';
+const TOPIC_RE = /^0x[0-9a-fA-F]{64}$/;
+
+const QUERY: Readonly<Record<string, ParamSpec>> = {
+  from_period: { kind: 'string' },
+  to_period: { kind: 'string' },
+  filter_type: { kind: 'nullableString' },
+  filter_value: { kind: 'nullableString' },
+  from_block: { kind: 'int', min: 0n },
+  to_block: { kind: 'int', min: 0n },
+  // Sent by Blockscout's frontend with its download; nothing to do with them here.
+  address_id: { kind: 'string' },
+  recaptcha_response: { kind: 'string' },
+};
+
+// Blockscout's from_period/to_period pattern (decoded: a '+' of an offset arrives as a space).
+const PERIOD_RE =
+  /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:T([01]\d|2[0-3])(?::([0-5]\d)(?::([0-5]\d)(\.\d{1,9})?)?)?(Z|([+ -])([01]\d|2[0-3])(?::([0-5]\d))?)?)?$/;
+const PERIOD_CAST_ERROR = 'Failed to cast value using any of: Schema(type: :string), Schema(title: "NullString", type: :string)';
+
+/**
+ * A period bound as unix seconds (null: `null`, no bound). A date alone is the whole UTC day: its
+ * start as `from`, its last second as `to`. A time without an offset is UTC.
+ */
+export function periodSeconds(raw: string, end: 'from' | 'to'): number | null | 'invalid' {
+  if (raw === 'null') return null;
+  const m = PERIOD_RE.exec(raw);
+  if (!m) return 'invalid';
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(2000, mo - 1, d));
+  day.setUTCFullYear(y);
+  if (day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return 'invalid';
+  const dayStart = day.getTime() / 1000;
+  if (m[4] === undefined) return end === 'from' ? dayStart : dayStart + 86_399;
+  let t = dayStart + Number(m[4]) * 3600 + Number(m[5] ?? 0) * 60 + Number(m[6] ?? 0) + Number(m[7] ?? 0);
+  if (m[9] !== undefined) {
+    const off = Number(m[10]) * 3600 + Number(m[11] ?? 0) * 60;
+    t -= m[9] === '-' ? -off : off;
+  }
+  // Blocks carry whole seconds: the first one at or after `from`, the last at or before `to`.
+  return end === 'from' ? Math.ceil(t) : Math.floor(t);
+}
+
+/** What an export was asked for, once its parameters are valid. */
+export interface CsvRequest {
+  kind: CsvKind;
+  address: string;
+  direction: Direction;
+  topic?: string;
+  fromBlock: bigint | null;
+  toBlock: bigint | null;
+  fromTs: number | null;
+  toTs: number | null;
+  /** For the file name: the periods or blocks as given. */
+  label: string;
+}
+
+/** Validates an export's parameters (422 ValidationError with every problem found). */
+export function csvRequest(kind: CsvKind, pathValues: Record<string, string>, query: ApiRequest['query']): CsvRequest {
+  const p = castParams(pathValues, ADDRESS_PATH, query, QUERY);
+  const q = p.query;
+  const issues: ValidationIssue[] = [];
+  const fromBlock = typeof q.from_block === 'bigint' ? q.from_block : null;
+  const toBlock = typeof q.to_block === 'bigint' ? q.to_block : null;
+  const byBlocks = fromBlock !== null || toBlock !== null;
+  const period = (name: 'from_period' | 'to_period', end: 'from' | 'to'): number | null => {
+    const raw = q[name];
+    if (typeof raw !== 'string') {
+      if (!byBlocks) issues.push({ pointer: `/${name}`, detail: `Missing field: ${name}` });
+      return null;
+    }
+    const s = periodSeconds(raw, end);
+    if (s === 'invalid') {
+      issues.push({ pointer: `/${name}`, detail: PERIOD_CAST_ERROR });
+      return null;
+    }
+    return s;
+  };
+  const fromTs = period('from_period', 'from');
+  const toTs = period('to_period', 'to');
+  if (fromTs !== null && toTs !== null && fromTs > toTs) issues.push({ pointer: '/to_period', detail: 'to_period is before from_period' });
+  if (fromBlock !== null && toBlock !== null && fromBlock > toBlock) issues.push({ pointer: '/to_block', detail: 'to_block is below from_block' });
+
+  const type = q.filter_type ?? null;
+  const value = q.filter_value ?? null;
+  let direction: Direction = null;
+  let topic: string | undefined;
+  if (type !== null && type !== 'address' && !(type === 'topic' && kind === 'logs')) {
+    issues.push({ pointer: '/filter_type', detail: 'Invalid value for enum' });
+  }
+  if (kind === 'logs') {
+    // Blockscout's logs export filters on filter_value as a topic whatever filter_type says.
+    if (value !== null) {
+      if (typeof value === 'string' && TOPIC_RE.test(value)) topic = value.toLowerCase();
+      else issues.push({ pointer: '/filter_value', detail: 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/' });
+    }
+  } else if (value !== null) {
+    if (value !== 'to' && value !== 'from') issues.push({ pointer: '/filter_value', detail: 'Invalid value for enum' });
+    else if (type === 'address') direction = value;
+  }
+  if (issues.length) throw new ValidationError(issues);
+  const label = byBlocks
+    ? `blocks_${fromBlock ?? 0}_${toBlock ?? 'latest'}`
+    : `${String(q.from_period).slice(0, 10)}_${String(q.to_period).slice(0, 10)}`;
+  return { kind, address: p.path.address_hash_param as string, direction, topic, fromBlock, toBlock, fromTs, toTs, label };
+}
+
+/** The export's inclusive block range, or null when no stored block is in it. */
+export async function csvRange(ctx: ApiContext, r: CsvRequest): Promise<BlockRange | null> {
+  let range: BlockRange = { from: r.fromBlock ?? 0n, to: r.toBlock ?? U64_MAX };
+  if (r.fromTs !== null || r.toTs !== null) {
+    const byTime = await blocksOfPeriod(ctx.ch, r.fromTs, r.toTs);
+    if (!byTime) return null;
+    range = { from: range.from > byTime.from ? range.from : byTime.from, to: range.to < byTime.to ? range.to : byTime.to };
+  }
+  return range.from <= range.to ? range : null;
+}
+
+// ---- rows ----
+
+const addr = (a: string | null | undefined) => (a ? checksum(a) : '');
+const statusText = (s: number | null) => (s === 1 ? 'ok' : s === 0 ? 'error' : '');
+/** A failed transaction's error as the JSON's `result` gives it (src/api/serializers/transaction.ts). */
+function errCode(status: number | null, error: string, gas: string, gasUsed: string): string {
+  if (status === 1) return '';
+  if (status === 0 && !error) return BigInt(gasUsed) < BigInt(gas) ? 'Reverted' : 'error';
+  return error;
+}
+const side = (a: string, from: string, to: string) => (from === a ? 'OUT' : to === a ? 'IN' : '');
+
+function transactionLine(t: CsvTransactionRead, a: string): string {
+  const creation = !t.to;
+  return csvLine([
+    t.hash,
+    t.block_number,
+    csvTime(t.ts),
+    addr(t.from),
+    addr(t.to),
+    t.created_contract && t.status !== 0 ? addr(t.created_contract) : '',
+    side(a, t.from, t.to),
+    t.value,
+    t.fee,
+    statusText(t.status),
+    errCode(t.status, t.error, t.gas, t.gas_used),
+    // No price source: the three price columns stay empty, never a guess.
+    '',
+    '',
+    '',
+    !creation && t.method_id ? t.method_id : '',
+  ]);
+}
+
+function tokenTransferLine(t: CsvTokenTransferRead, a: string, meta: { decimals: number | null; symbol: string | null } | undefined): string {
+  return csvLine([
+    t.transaction_hash,
+    t.block_number,
+    csvTime(t.ts),
+    addr(t.from),
+    addr(t.to),
+    addr(t.token_address),
+    side(a, t.from, t.to),
+    meta?.decimals ?? '',
+    meta?.symbol ?? '',
+    // An ERC-721 transfer has no amount (Blockscout's amount is nil for it).
+    t.token_type === 'ERC-721' ? '' : t.value,
+    t.tx_fee,
+    statusText(t.tx_status),
+    errCode(t.tx_status, t.tx_error, t.tx_gas, t.tx_gas_used),
+  ]);
+}
+
+function internalLine(it: CsvInternalRead): string {
+  const create = it.type === 'create' || it.type === 'create2';
+  const price = it.tx_gas_price ?? it.tx_effective_gas_price;
+  return csvLine([
+    it.transaction_hash,
+    it.trace_index,
+    it.block_number,
+    it.transaction_index,
+    csvTime(it.ts),
+    addr(it.from),
+    create ? '' : addr(it.to),
+    create ? addr(it.created_contract_address) : '',
+    it.type,
+    it.type === 'call' ? it.call_type : '',
+    it.gas,
+    it.gas_used,
+    it.value,
+    // Data as Blockscout keeps it: empty is "0x"; a self-destruct has no input, a creation's
+    // output is its code (not this column) and a failed frame without revert data has none.
+    it.type === 'selfdestruct' ? '' : it.input || '0x',
+    create || it.type === 'selfdestruct' || (it.error && !it.output) ? '' : it.output || '0x',
+    it.error,
+    price === null || price === undefined ? '' : (BigInt(price) * BigInt(it.gas_used)).toString(),
+  ]);
+}
+
+function logLine(l: CsvLogRead): string {
+  // Empty data is "0x" (Blockscout's to_string of its Data), as the JSON list shows it.
+  return csvLine([l.transaction_hash, l.log_index, l.block_number, l.block_hash, addr(l.address), l.data || '0x', l.topic0, l.topic1, l.topic2, l.topic3]);
+}
+
+/**
+ * The export's bytes: the header row, then one Buffer per chunk of `chunkRows` rows. Lazy: a
+ * chunk is read only when the previous one was taken, so a consumer that waits for the socket
+ * holds the reads back.
+ */
+export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRange | null, chunkRows: number): AsyncGenerator<Buffer> {
+  yield Buffer.from(csvLine(CSV_HEADERS[r.kind]));
+  if (!range) return;
+  const a = r.address;
+  const limit = chunkRows;
+  switch (r.kind) {
+    case 'transactions': {
+      let after: { block: bigint; index: bigint } | undefined;
+      for (;;) {
+        const rows = await csvTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
+        if (rows.length) yield Buffer.from(rows.map((t) => transactionLine(t, a)).join(''));
+        if (rows.length < limit) return;
+        const last = rows[rows.length - 1];
+        after = { block: BigInt(last.block_number), index: BigInt(last.transaction_index) };
+      }
+    }
+    case 'token-transfers': {
+      let after: { block: bigint; logIndex: bigint; batchIndex: bigint } | undefined;
+      for (;;) {
+        const rows = await csvTokenTransfers(ctx.ch, a, { range, direction: r.direction, after, limit });
+        if (rows.length) {
+          const tokens = await ctx.tokens(new Set(rows.map((t) => t.token_address)));
+          yield Buffer.from(rows.map((t) => tokenTransferLine(t, a, tokens.get(t.token_address))).join(''));
+        }
+        if (rows.length < limit) return;
+        const last = rows[rows.length - 1];
+        after = { block: BigInt(last.block_number), logIndex: BigInt(last.log_index), batchIndex: BigInt(last.batch_index) };
+      }
+    }
+    case 'internal-transactions': {
+      let after: { block: bigint; txIndex: bigint; index: bigint } | undefined;
+      for (;;) {
+        const rows = await csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
+        if (rows.length) yield Buffer.from(rows.map(internalLine).join(''));
+        if (rows.length < limit) return;
+        const last = rows[rows.length - 1];
+        after = { block: BigInt(last.block_number), txIndex: BigInt(last.transaction_index), index: BigInt(last.trace_index) };
+      }
+    }
+    case 'logs': {
+      let after: { block: bigint; index: bigint } | undefined;
+      for (;;) {
+        const rows = await csvLogs(ctx.ch, a, { range, topic: r.topic, after, limit });
+        if (rows.length) yield Buffer.from(rows.map(logLine).join(''));
+        if (rows.length < limit) return;
+        const last = rows[rows.length - 1];
+        after = { block: BigInt(last.block_number), index: BigInt(last.log_index) };
+      }
+    }
+  }
+}
+
+export interface CsvExport {
+  /** The export's reply when `path` is an export path (the body streamed), else null. */
+  handle(req: ApiRequest, path: string, head: boolean): Promise<ApiReply | null>;
+}
+
+const PATH_RE = /^\/api\/v2\/addresses\/([^/]+)\/(transactions|token-transfers|internal-transactions|logs)\/csv\/*$/;
+
+export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number } = {}): CsvExport {
+  const chunkRows = Math.max(1, Math.floor(o.chunkRows ?? DEFAULT_CHUNK_ROWS));
+  const json = (status: number, body: unknown): ApiReply => ({ status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS }, body: JSON.stringify(body) });
+  return {
+    async handle(req, path, head) {
+      const m = PATH_RE.exec(path);
+      if (!m) return null;
+      let r: CsvRequest;
+      try {
+        r = csvRequest(m[2] as CsvKind, { address_hash_param: m[1] }, req.query);
+      } catch (e) {
+        if (e instanceof ApiError) return json(e.status, e.body);
+        throw e;
+      }
+      const [seen, row] = await Promise.all([addressInExports(ctx.ch, r.address), addressRow(ctx.pg, r.address)]);
+      if (!seen && !row) return json(404, NOT_FOUND_BODY);
+      const range = await csvRange(ctx, r);
+      const headers = {
+        'content-type': CSV_TYPE,
+        'content-disposition': `attachment; filename="${r.kind}_${checksum(r.address)}_${r.label.replace(/[^0-9A-Za-z_:.-]/g, '')}.csv"`,
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+        ...CORS_HEADERS,
+      };
+      if (head) return { status: 200, headers, body: '' };
+      return { status: 200, headers, body: '', stream: csvChunks(ctx, r, range, chunkRows) };
+    },
+  };
+}
