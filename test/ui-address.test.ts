@@ -225,7 +225,10 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
     for (const tab of list) pages.push({ name: `address-${name}-${tab}`, path: `/address/${sub.hash}${tab === 'txs' ? '' : `?tab=${tab}`}`, status: 200, hash: sub.hash, tab });
   }
   const alice = subs.account.hash;
+  // An ERC-721 holder: its tokens tab lists a count of NFTs (no decimals).
+  const nftHolder = (await api(`${V2}/tokens/${subs.nft.hash}/holders`)).items[0].address.hash as string;
   pages.push(
+    { name: 'address-nft-holder-tokens', path: `/address/${nftHolder}?tab=tokens`, status: 200, hash: nftHolder, tab: 'tokens' },
     { name: 'address-account-txs-outgoing', path: `/address/${alice}?filter=from`, status: 200, hash: alice, tab: 'txs' },
     { name: 'address-account-transfers-erc1155', path: `/address/${alice}?tab=token_transfers&type=ERC-1155`, status: 200, hash: alice, tab: 'token_transfers' },
     { name: 'address-account-transfers-token', path: `/address/${alice}?tab=token_transfers&token=${subs.token.hash}`, status: 200, hash: alice, tab: 'token_transfers' },
@@ -236,6 +239,7 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
     { name: 'address-invalid', path: '/address/0x123', status: 400 },
     { name: 'address-invalid-tab', path: `/address/${alice}?tab=sideways`, status: 400 },
     { name: 'address-invalid-filter', path: `/address/${alice}?filter=sideways`, status: 400 },
+    { name: 'address-invalid-type', path: `/address/${alice}?tab=token_transfers&type=ERC-9`, status: 400 },
   );
 
   // Every subject shows the tabs Blockscout shows, and only those.
@@ -276,11 +280,13 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
           if (p.hash && p.tab) await checkValues(t, w.page, p.hash, p.tab, new URL(p.path, 'http://x').searchParams);
           if (p.name === 'address-unknown') {
             t.match(text, 'No transactions', 'unknown address: an empty stub');
+            t.match(text, 'Nothing is indexed for this address yet', 'unknown address: says so');
             t.equal((await overview(w.page))['Balance'], '—', 'unknown address: no balance yet');
           }
           if (p.name === 'address-invalid') t.match(text, /"0x123" is not an address: an address is 0x followed by 40 hexadecimal digits/, 'invalid address: says why');
-          if (p.name === 'address-invalid-tab') t.match(text, /no tab "sideways"/, 'invalid tab: says why');
-          if (p.name === 'address-invalid-filter') t.match(text, /filter/, 'invalid filter: names the parameter');
+          if (p.name === 'address-invalid-tab') t.match(text, /has no tab "sideways"/, 'invalid tab: says why');
+          if (p.name === 'address-invalid-filter') t.match(text, /"sideways" is not a direction: filter is "from" .* or "to"/, 'invalid filter: says why');
+          if (p.name === 'address-invalid-type') t.match(text, /type: Invalid format/, 'invalid token type: the API says why');
         }
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
         await w.page.close();

@@ -94,6 +94,8 @@ function tabHref(base: string, tab: TabId, filters: Record<string, string | null
   return s ? `${base}?${s}` : base;
 }
 
+/** The API's direction filter values ('to | from' is both). */
+const DIRECTION_VALUES = ['from', 'to', 'to | from'];
 const DIRECTIONS: PillOption[] = [
   { value: null, label: 'All' },
   { value: 'from', label: 'Outgoing' },
@@ -111,7 +113,18 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
   if (!ADDRESS_RE.test(raw)) return { status: 400, title: 'Invalid address · Explorer', body: <BadAddress value={raw} /> };
   const h = raw.toLowerCase();
   const tab = tabOf(ctx);
-  if (!tab) return { status: 400, title: 'Invalid tab · Explorer', body: <BadTab hash={raw} tab={ctx.url.searchParams.get('tab') ?? ''} /> };
+  if (!tab) {
+    const asked = (ctx.url.searchParams.get('tab') ?? '').slice(0, 40);
+    return { status: 400, title: 'Unknown tab · Explorer', body: <BadQuery hash={raw} title="Unknown tab" detail={`An address page has no tab "${asked}". Its tabs are ${TAB_IDS.join(', ')}.`} /> };
+  }
+  const filter = ctx.url.searchParams.get('filter');
+  if (filter !== null && filter !== '' && !DIRECTION_VALUES.includes(filter)) {
+    return {
+      status: 400,
+      title: 'Invalid filter · Explorer',
+      body: <BadQuery hash={raw} title="Invalid filter" detail={`"${filter.slice(0, 40)}" is not a direction: filter is "from" (sent by the address) or "to" (received), or absent for both.`} />,
+    };
+  }
   const v2 = `/api/v2/addresses/${h}`;
   const [a, counters, tabsCounters, holdings] = await Promise.all([
     apiGet<any>(ctx, v2, 'Address'),
@@ -131,6 +144,9 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     body: (
       <>
         <Header a={a} kind={kind} />
+        {a.coin_balance === null && counters?.transactions_count === '0' && counters?.token_transfers_count === '0' && !holdings?.length ? (
+          <p class="muted">Nothing is indexed for this address yet: no balance, transactions or tokens.</p>
+        ) : null}
         <section class="card">
           <dl class="details">
             <Row label="Balance">
@@ -475,14 +491,12 @@ function BadAddress({ value }: { value: string }) {
   );
 }
 
-function BadTab({ hash, tab }: { hash: string; tab: string }) {
+function BadQuery({ hash, title, detail }: { hash: string; title: string; detail: string }) {
   return (
     <section class="error-page">
       <p class="error-code">400</p>
-      <h1>Unknown tab</h1>
-      <p>
-        An address page has no tab "{tab.slice(0, 40)}". Its tabs are {TAB_IDS.join(', ')}.
-      </p>
+      <h1>{title}</h1>
+      <p>{detail}</p>
       <p>
         <a href={`/address/${hash}`}>Back to the address</a>
       </p>
