@@ -70,8 +70,9 @@ const QUERY: Readonly<Record<string, ParamSpec>> = {
   to_period: { kind: 'string' },
   filter_type: { kind: 'nullableString' },
   filter_value: { kind: 'nullableString' },
-  from_block: { kind: 'int', min: 0n },
-  to_block: { kind: 'int', min: 0n },
+  // '' or null: no bound (an empty field of a GET form).
+  from_block: { kind: 'int', min: 0n, nullable: true },
+  to_block: { kind: 'int', min: 0n, nullable: true },
   // Sent by Blockscout's frontend with its download; nothing to do with them here.
   address_id: { kind: 'string' },
   recaptcha_response: { kind: 'string' },
