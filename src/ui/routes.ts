@@ -9,6 +9,10 @@ import { txsPage, txPage } from './pages/transactions.js';
 import { addressPage } from './pages/address.js';
 import { tokensPage, tokenPage } from './pages/tokens.js';
 import { tokenInstancePage } from './pages/token-instance.js';
+import { statsPage } from './pages/stats.js';
+import { accountsPage } from './pages/accounts.js';
+import { verifiedContractsPage } from './pages/verified-contracts.js';
+import { csvPage } from './pages/csv.js';
 
 export interface PageCtx {
   api: ApiClient;
@@ -19,6 +23,11 @@ export interface PageCtx {
   coin: string;
   /** Milliseconds since the epoch at the request. */
   now: number;
+  /**
+   * Origin of the public API for links a browser follows to it (CSV downloads): '' or unset when
+   * the API is on the UI's own origin (the shipped reverse proxy), else e.g. http://host:API_PORT.
+   */
+  apiBase?: string;
 }
 
 export interface PageResult {
@@ -55,4 +64,8 @@ export const PAGES: PageDef[] = [
   { pattern: '/tokens', render: tokensPage },
   { pattern: '/token/:hash', render: tokenPage },
   { pattern: '/token/:hash/instance/:id', render: tokenInstancePage },
+  { pattern: '/stats', render: statsPage },
+  { pattern: '/accounts', render: accountsPage },
+  { pattern: '/verified-contracts', render: verifiedContractsPage },
+  { pattern: '/csv', render: csvPage },
 ];
