@@ -23,12 +23,20 @@ function draw(fig: HTMLElement): void {
   fig.insertBefore(box, svg);
   const width = () => Math.max(200, fig.clientWidth);
   const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+  // The value axis as wide as its longest label (a fixed width cut "6,000,000" to "000,000").
+  const valueAxisSize = (u: uPlot, values: string[] | null, i: number, cycle: number): number => {
+    const a = u.axes[i] as uPlot.Axis & { _size?: number };
+    if (cycle > 1 && a._size) return a._size;
+    const longest = (values ?? []).reduce((x, v) => (v.length > x.length ? v : x), '');
+    u.ctx.font = (a.font as unknown as string[] | undefined)?.[0] ?? '12px system-ui';
+    return Math.ceil((a.ticks?.size ?? 10) + (a.gap ?? 5) + u.ctx.measureText(longest).width / devicePixelRatio) + 2;
+  };
   const plot = new uPlot(
     {
       width: width(),
       height: 200,
       series: [{}, { label: s.label, stroke: color, fill, width: 2, value: (_u, v) => (v === null ? '—' : `${v.toLocaleString('en-US')}${s.unit ? ` ${s.unit}` : ''}`) }],
-      axes: [axis, { ...axis, size: 60 }],
+      axes: [axis, { ...axis, size: valueAxisSize }],
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
     },
