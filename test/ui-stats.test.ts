@@ -6,6 +6,7 @@
 // API's file byte for byte. The UI and the API share one origin here, as behind the shipped proxy.
 import t from 'tap';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { render } from 'preact-render-to-string';
 import { toHex } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
@@ -225,6 +226,26 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
     const badAddr = await w.page.goto(`${base}/csv?address=0x12`);
     t.equal(badAddr?.status(), 400, 'an invalid address to export: 400');
     await context.close();
+  });
+
+  await t.test('the CSV pages have no serious accessibility violation (axe)', async (t) => {
+    const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    for (const [vp, scheme] of [['desktop', 'light'], ['phone', 'dark']] as const) {
+      // axe is injected as a script: the page's CSP (scripts from 'self' only) is bypassed for it.
+      const context = await browser.newContext({ viewport: VIEWPORTS[vp], colorScheme: scheme, bypassCSP: true });
+      const page = await context.newPage();
+      for (const p of ['/csv', `/csv?address=${sender}`]) {
+        await page.goto(base + p, { waitUntil: 'networkidle' });
+        await page.addScriptTag({ content: AXE });
+        const violations = (await page.evaluate(async () => {
+          const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: unknown[] }> } }).axe.run({ resultTypes: ['violations'] });
+          return r.violations;
+        })) as { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        t.same(bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`), [], `${p} ${vp} ${scheme}`);
+      }
+      await context.close();
+    }
   });
 
   await t.test('a CSV downloaded through the form is the API’s file', async (t) => {
