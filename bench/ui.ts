@@ -55,6 +55,7 @@ function timedClient(inner: ApiClient) {
           if (--open === 0) total += performance.now() - since;
         }
       },
+      raw: (req) => inner.raw(req),
     } satisfies ApiClient,
     take(): number {
       const t = total;

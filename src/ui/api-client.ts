@@ -11,6 +11,11 @@ export interface ApiResponse<T = unknown> {
 export interface ApiClient {
   /** GET `pathAndQuery` (e.g. '/api/v2/blocks?type=block'); any status is returned, a dead API throws ApiUnavailable. */
   get<T = any>(pathAndQuery: string): Promise<ApiResponse<T>>;
+  /**
+   * The API's reply to `req` as it is (status, headers, body or stream), for what the UI passes
+   * through unchanged on its own origin: the CSV exports, streamed.
+   */
+  raw(req: ApiRequest): Promise<ApiReply>;
 }
 
 /** The API did not answer (down, timed out, not JSON): the page says so (503). */
@@ -39,6 +44,7 @@ export function inProcessClient(handle: (req: ApiRequest) => Promise<ApiReply>):
       const text = typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8');
       return parse(reply.status, text) as ApiResponse<any>;
     },
+    raw: (req) => handle(req),
   };
 }
 
@@ -54,6 +60,24 @@ export function httpClient(baseUrl: string, timeoutMs = 10_000): ApiClient {
         throw new ApiUnavailable(`the API at ${base} did not answer (${e instanceof Error ? e.message : String(e)})`);
       }
       return parse(res.status, await res.text()) as ApiResponse<any>;
+    },
+    async raw(req) {
+      const q = req.query.toString();
+      let res: Response;
+      try {
+        // No timeout on the body: an export streams as long as it has rows (the API paces it).
+        res = await fetch(`${base}${req.path}${q ? `?${q}` : ''}`, { headers: { 'x-forwarded-for': req.ip } });
+      } catch (e) {
+        throw new ApiUnavailable(`the API at ${base} did not answer (${e instanceof Error ? e.message : String(e)})`);
+      }
+      const headers: Record<string, string> = {};
+      for (const k of ['content-type', 'content-disposition', 'cache-control', 'retry-after']) {
+        const v = res.headers.get(k);
+        if (v) headers[k] = v;
+      }
+      const body = res.body;
+      if (!body) return { status: res.status, headers, body: '' };
+      return { status: res.status, headers, body: '', stream: body as unknown as AsyncIterable<Uint8Array> };
     },
   };
 }

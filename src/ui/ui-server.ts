@@ -45,6 +45,8 @@ export interface Ui {
 /** How long a cached page lives when no chain events reach this process. */
 const PAGE_TTL_MS = 2_000;
 const HTML = 'text/html; charset=utf-8';
+/** The API's CSV exports, passed through so that the UI's download forms stay on its origin. */
+const CSV_PATH = /^\/api\/v2\/addresses\/[^/]+\/(transactions|token-transfers|internal-transactions|logs)\/csv$/;
 
 interface Cached {
   status: number;
@@ -153,6 +155,13 @@ export function createUi(o: UiOptions): Ui {
       return { status: 200, headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }, body: FAVICON };
     }
     if (path === '/search/suggest') return suggest(req);
+    // CSV exports on the UI's own origin (the download forms post here), streamed from the API.
+    if (CSV_PATH.test(path)) {
+      const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
+      const decision = limiter.check(ip);
+      if (!decision.allowed) return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
+      return o.api.raw({ ...req, ip, headers: {} });
+    }
     const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
     const decision = limiter.check(ip);
     if (!decision.allowed) {

@@ -221,7 +221,7 @@ export function LogList({ items }: { items: LogItem[] }) {
                   ))}
               </ol>
             </Row>
-            <Row label="Data">{l.data && l.data !== '0x' ? <pre class="data">{l.data}</pre> : <span class="muted">none (0x)</span>}</Row>
+            <Row label="Data">{l.data && l.data !== '0x' ? <pre class="data" tabindex={0} role="region" aria-label="Log data">{l.data}</pre> : <span class="muted">none (0x)</span>}</Row>
           </dl>
         </li>
       ))}

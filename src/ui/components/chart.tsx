@@ -9,9 +9,15 @@ export interface Point {
   y: number;
 }
 
+/** The largest value for the caption: digits grouped, a fraction cut to 6 places. */
+function maxLabel(v: number): string {
+  const [int, frac] = String(v).split('.');
+  return groupDigits(int) + (frac ? `.${frac.slice(0, 6)}` : '');
+}
+
 const W = 640;
 const H = 180;
-const PAD = { l: 8, r: 8, t: 12, b: 22 };
+const PAD = { l: 4, r: 4, t: 8, b: 4 };
 
 export function LineChart({ points, label, unit }: { points: Point[]; label: string; unit?: string }) {
   if (!points.length) return <p class="empty">No data for {label.toLowerCase()} yet.</p>;
@@ -30,20 +36,19 @@ export function LineChart({ points, label, unit }: { points: Point[]; label: str
         {label}
         <span class="muted">
           {' '}
-          max {groupDigits(String(max))}
+          max {maxLabel(max)}
           {unit ? ` ${unit}` : ''}
         </span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${label}: ${points.length} points from ${points[0].x} to ${points[points.length - 1].x}`} preserveAspectRatio="none">
         <path d={area} class="chart-area" />
         <path d={line} class="chart-line" />
-        <text x={PAD.l} y={H - 6} class="chart-axis">
-          {points[0].x}
-        </text>
-        <text x={W - PAD.r} y={H - 6} class="chart-axis" text-anchor="end">
-          {points[points.length - 1].x}
-        </text>
       </svg>
+      {/* The ends of the axis in HTML: text inside the stretched SVG would be stretched too. */}
+      <div class="chart-ends">
+        <span>{points[0].x}</span>
+        <span>{points[points.length - 1].x}</span>
+      </div>
       <table class="sr-only">
         <caption>{label}</caption>
         <tbody>

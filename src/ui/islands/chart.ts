@@ -44,6 +44,7 @@ function draw(fig: HTMLElement): void {
     box,
   );
   if (svg) svg.remove();
+  fig.querySelector('.chart-ends')?.remove();
   new ResizeObserver(() => plot.setSize({ width: width(), height: 200 })).observe(fig);
 }
 

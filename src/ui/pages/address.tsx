@@ -24,6 +24,7 @@ import { formatUnits, groupDigits, shortHash } from '../format.js';
 import type { PageCtx, PageResult } from '../routes.js';
 import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
+import { CsvExport, type CsvKind } from '../components/csv-export.js';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
@@ -267,11 +268,20 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
     }
     return keep;
   };
-  const card = (children: VNode | (VNode | null)[], next: Page['next_page_params'], keep: Record<string, string>) => (
-    <section class="card" aria-label={TAB_LABEL[p.tab]}>
-      {children}
-      <Pager base={p.base} keep={keep} next={next} hasPrev={hasPrev} />
-    </section>
+  // A list with a CSV export gets its download forms below it, folded (a <details>: no script).
+  const card = (children: VNode | (VNode | null)[], next: Page['next_page_params'], keep: Record<string, string>, csv?: CsvKind) => (
+    <>
+      <section class="card" aria-label={TAB_LABEL[p.tab]}>
+        {children}
+        <Pager base={p.base} keep={keep} next={next} hasPrev={hasPrev} />
+      </section>
+      {csv ? (
+        <details class="card csv-box">
+          <summary>Download as CSV (every row of a date or block range)</summary>
+          <CsvExport address={p.h} kind={csv} now={ctx.now} />
+        </details>
+      ) : null}
+    </>
   );
   const direction = () => (
     <Pills label="Direction" options={DIRECTIONS} current={sp.get('filter') || null} href={(v) => tabHref(p.base, p.tab, { filter: v })} />
@@ -285,6 +295,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
           [direction(), page.items.length ? <TxTable items={page.items} coin={p.coin} me={p.h} /> : <Empty>No transactions{filterNote(sp)}.</Empty>],
           page.next_page_params,
           keepOf(['filter']),
+          'transactions',
         ),
       };
     }
@@ -312,6 +323,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
           ],
           page.next_page_params,
           keepOf(['filter', 'type', 'token']),
+          'token-transfers',
         ),
       };
     }
@@ -340,6 +352,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
           [direction(), page.items.length ? <InternalTable items={page.items} coin={p.coin} me={p.h} /> : <Empty>No internal transactions{filterNote(sp)}.</Empty>],
           page.next_page_params,
           keepOf(['filter']),
+          'internal-transactions',
         ),
       };
     }
@@ -391,7 +404,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
     case 'logs': {
       const page = await apiGet<Page>(ctx, withQuery(`${v2}/logs`, q), 'Logs');
       return {
-        body: card([page.items.length ? <LogList items={page.items} /> : <Empty>This address emitted no logs.</Empty>], page.next_page_params, keepOf(['topic'])),
+        body: card([page.items.length ? <LogList items={page.items} /> : <Empty>This address emitted no logs.</Empty>], page.next_page_params, keepOf(['topic']), 'logs'),
       };
     }
     case 'contract':
@@ -468,11 +481,11 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
       </section>
       <section class="card" aria-labelledby="code-h">
         <h2 id="code-h">Deployed bytecode</h2>
-        {sc.deployed_bytecode ? <pre class="data">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
+        {sc.deployed_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Deployed bytecode">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
       </section>
       <section class="card" aria-labelledby="init-h">
         <h2 id="init-h">Creation bytecode</h2>
-        {sc.creation_bytecode ? <pre class="data">{sc.creation_bytecode}</pre> : <Empty>The creation bytecode is not known.</Empty>}
+        {sc.creation_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Creation bytecode">{sc.creation_bytecode}</pre> : <Empty>The creation bytecode is not known.</Empty>}
       </section>
     </>
   );

@@ -131,7 +131,7 @@ export async function csvPage(ctx: PageCtx): Promise<PageResult> {
             ))}
           </dl>
           <p>For example:</p>
-          <pre class="data">curl -o transactions.csv "{example}"</pre>
+          <pre class="data" tabindex={0} role="region" aria-label="Example">curl -o transactions.csv "{example}"</pre>
           <p class="muted">
             A bad parameter is answered 422 with the reason per parameter, an address the chain never showed 404, before any row is sent. Exports count against the
             same rate limit as every API request.

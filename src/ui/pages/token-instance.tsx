@@ -110,7 +110,7 @@ export async function tokenInstancePage(ctx: PageCtx): Promise<PageResult> {
             </section>
             <section class="card" aria-labelledby="meta">
               <h2 id="meta">Metadata</h2>
-              <pre class="data">{json}</pre>
+              <pre class="data" tabindex={0} role="region" aria-label="Metadata JSON">{json}</pre>
             </section>
           </>
         ) : (

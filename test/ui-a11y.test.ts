@@ -1,0 +1,67 @@
+// Accessibility of every web UI page: axe-core (run in Debian's chromium on the devnet scenario)
+// finds no serious or critical violation, at desktop and phone sizes, light and dark.
+import t from 'tap';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { uiOnDevnet } from './helpers/ui.js';
+import { VIEWPORTS, browserMissing, withBrowser } from './helpers/browser.js';
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+t.test('no serious or critical accessibility violation on any page', { skip: browserMissing() ?? false }, async (t) => {
+  const f = await uiOnDevnet(t);
+  const browser = await withBrowser(t);
+  const s = f.devnet.scenario;
+  const nft = s.contracts.DevnetNFT;
+  const pages = [
+    '/',
+    '/blocks',
+    `/block/${s.forwardTx.blockNumber}`,
+    '/txs',
+    `/tx/${s.forwardTx.hash}`,
+    `/tx/${s.forwardTx.hash}?tab=logs`,
+    `/tx/${s.failedTx.hash}`,
+    `/address/${s.accounts[1]}`,
+    `/address/${s.accounts[1]}?tab=token_transfers`,
+    `/address/${s.contracts.DevnetToken}?tab=contract`,
+    '/tokens',
+    `/token/${s.contracts.DevnetToken}`,
+    `/token/${s.contracts.DevnetToken}?tab=holders`,
+    `/token/${nft}?tab=inventory`,
+    `/token/${nft}/instance/1`,
+    '/stats',
+    '/accounts',
+    '/verified-contracts',
+    '/search?q=Devnet',
+    '/nothing/here',
+  ];
+  for (const [vp, size] of Object.entries(VIEWPORTS)) {
+    for (const scheme of ['light', 'dark'] as const) {
+      // axe is injected as a script: the page's CSP (scripts from 'self' only) is bypassed for it.
+      const context = await browser.newContext({ viewport: size, colorScheme: scheme, bypassCSP: true });
+      const page = await context.newPage();
+      for (const p of pages) {
+        await page.goto(f.base + p, { waitUntil: 'networkidle' });
+        await page.addScriptTag({ content: AXE });
+        const violations = (await page.evaluate(async () => {
+          const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: unknown[] }> } }).axe.run({ resultTypes: ['violations'] });
+          return r.violations;
+        })) as Violation[];
+        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        t.same(
+          bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`),
+          [],
+          `${p} ${vp} ${scheme}: no serious or critical violation`,
+        );
+      }
+      await context.close();
+    }
+  }
+});
