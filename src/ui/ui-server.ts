@@ -53,7 +53,9 @@ interface Cached {
   html: Buffer;
   gz: Buffer;
   etag: string;
-  cacheControl: string;
+  /** The response headers without and with gzip, made once: a cache hit only picks one. */
+  headers: Record<string, string>;
+  gzHeaders: Record<string, string>;
 }
 
 function csp(): string {
@@ -87,6 +89,7 @@ export function createUi(o: UiOptions): Ui {
   let attached = false;
   let generation = 0;
   const limiter = new RateLimiter({ anonymousPerSecond: o.ratePerSecond ?? 0, keyPerSecond: 0 });
+  const limited = (o.ratePerSecond ?? 0) > 0;
   const trusted = new Set(o.trustedProxies ?? []);
   const policy = csp();
   const stats = { hits: 0, misses: 0 };
@@ -96,14 +99,17 @@ export function createUi(o: UiOptions): Ui {
     'referrer-policy': 'strict-origin-when-cross-origin',
   };
 
-  function reply(req: ApiRequest, c: Cached, extra: Record<string, string> = {}): ApiReply {
-    const headers: Record<string, string> = { 'content-type': HTML, 'cache-control': c.cacheControl, etag: c.etag, vary: 'Accept-Encoding', ...securityHeaders, ...extra };
-    if (req.headers['if-none-match'] === c.etag && c.status === 200) return { status: 304, headers, body: '' };
-    if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      headers['content-encoding'] = 'gzip';
-      return { status: c.status, headers, body: req.method === 'HEAD' ? '' : c.gz };
-    }
-    return { status: c.status, headers, body: req.method === 'HEAD' ? '' : c.html };
+  function cached(status: number, html: Buffer, cacheControl: string): Cached {
+    const etag = `"${crypto.createHash('sha1').update(html).digest('base64url')}"`;
+    const headers = { 'content-type': HTML, 'cache-control': cacheControl, etag, vary: 'Accept-Encoding', ...securityHeaders };
+    return { status, html, gz: zlib.gzipSync(html, { level: 6 }), etag, headers, gzHeaders: { ...headers, 'content-encoding': 'gzip' } };
+  }
+
+  function reply(req: ApiRequest, c: Cached): ApiReply {
+    if (c.status === 200 && req.headers['if-none-match'] === c.etag) return { status: 304, headers: c.headers, body: '' };
+    const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const body = req.method === 'HEAD' ? '' : gzip ? c.gz : c.html;
+    return { status: c.status, headers: gzip ? c.gzHeaders : c.headers, body };
   }
 
   function renderPage(r: PageResult, q: string | undefined): Buffer {
@@ -162,17 +168,28 @@ export function createUi(o: UiOptions): Ui {
       if (!decision.allowed) return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
       return o.api.raw({ ...req, ip, headers: {} });
     }
-    const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
-    const decision = limiter.check(ip);
-    if (!decision.allowed) {
-      return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
+    if (limited) {
+      const decision = limiter.check(clientIp(req.ip, req.headers['x-forwarded-for'], trusted));
+      if (!decision.allowed) {
+        return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
+      }
     }
-    const url = new URL(`http://ui${path}${req.query.toString() ? `?${req.query.toString()}` : ''}`);
-    const key = `${url.pathname}?${[...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join('&')}`;
-    const hit = cache?.get(key);
+    // Looked up by the request as sent (no URL parsing on a hit); a page is stored under its
+    // canonical URL too on a miss, so a reordered query finds it next time.
+    const raw = req.query.toString();
+    const sentKey = raw ? `${path}?${raw}` : path;
+    const hit = cache?.get(sentKey);
     if (hit) {
       stats.hits++;
       return reply(req, hit);
+    }
+    const url = new URL(`http://ui${path}${raw ? `?${raw}` : ''}`);
+    const sorted = new URLSearchParams([...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))).toString();
+    const key = sorted ? `${url.pathname}?${sorted}` : url.pathname;
+    const canonical = key === sentKey ? undefined : cache?.get(key);
+    if (canonical) {
+      stats.hits++;
+      return reply(req, canonical);
     }
     stats.misses++;
     const gen = generation;
@@ -182,15 +199,13 @@ export function createUi(o: UiOptions): Ui {
     }
     const html = renderPage(result, url.pathname === '/search' ? url.searchParams.get('q') ?? undefined : undefined);
     const status = result.status ?? 200;
-    const c: Cached = {
-      status,
-      html,
-      gz: zlib.gzipSync(html, { level: 6 }),
-      etag: `"${crypto.createHash('sha1').update(html).digest('base64url')}"`,
-      // Pages change with every block: a short life in browsers and edge caches, revalidated by ETag.
-      cacheControl: cacheable && status < 500 ? 'public, max-age=5, stale-while-revalidate=30' : 'no-store',
-    };
-    if (cache && cacheable && status < 500 && gen === generation) cache.set(key, c, attached ? undefined : { ttl: PAGE_TTL_MS });
+    // Pages change with every block: a short life in browsers and edge caches, revalidated by ETag.
+    const c = cached(status, html, cacheable && status < 500 ? 'public, max-age=5, stale-while-revalidate=30' : 'no-store');
+    if (cache && cacheable && status < 500 && gen === generation) {
+      const ttl = attached ? undefined : { ttl: PAGE_TTL_MS };
+      cache.set(key, c, ttl);
+      if (sentKey !== key) cache.set(sentKey, c, ttl);
+    }
     return reply(req, c);
   }
 
