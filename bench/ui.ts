@@ -63,6 +63,7 @@ function timedClient(inner: ApiClient) {
           if (--open === 0) total += performance.now() - since;
         }
       },
+      send: (m, p, b, c) => inner.send(m, p, b, c),
       raw: (req) => inner.raw(req),
     } satisfies ApiClient,
     take(): number {

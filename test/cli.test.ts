@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { pidAlive } from '../src/net/local.js';
+import { freePort, pidAlive } from '../src/net/local.js';
 import { tmpDir } from './helpers/tmp.js';
 
 const CLI = path.join(projectRoot(), 'build', 'src', 'bin', 'explorer.js');
@@ -54,8 +54,11 @@ t.test('migrate applies once and is a no-op the second time', async (t) => {
   t.match(b.stdout, /postgres_applied=none clickhouse_applied=none/);
 });
 
-function startExplorer(t: Test, dataDir: string) {
-  const child = spawn(process.execPath, [CLI, 'start'], { env: cleanEnv({ DATA_DIR: dataDir, API_PORT: '0', HOST: '127.0.0.1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+function startExplorer(t: Test, dataDir: string, uiPort: number) {
+  const child = spawn(process.execPath, [CLI, 'start'], {
+    env: cleanEnv({ DATA_DIR: dataDir, API_PORT: '0', UI_PORT: String(uiPort), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -84,8 +87,10 @@ type Owner = { pid: number; postgresPid: number };
 
 t.test('start with no settings brings everything up, stops it all on a signal, and reuses the data', async (t) => {
   const dataDir = tmpDir(t);
+  // A free port for the UI, known in advance: PUBLIC_URL defaults to http://localhost:UI_PORT.
+  const uiPort = await freePort();
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    const s = startExplorer(t, dataDir);
+    const s = startExplorer(t, dataDir, uiPort);
     await s.ready;
     const log = s.log();
     t.match(log, /PostgreSQL ready mode=embedded/);
@@ -103,14 +108,17 @@ t.test('start with no settings brings everything up, stops it all on a signal, a
     // Its own devnet without PUBLIC_URL: SIWE binds to the local UI origin and the devnet's chain.
     const nonce = await fetch(`http://127.0.0.1:${port}/account/api/v1/auth/siwe/nonce`);
     t.equal(nonce.status, 200, 'SIWE works on its own devnet without PUBLIC_URL');
-    t.match(await nonce.json(), { data: { domain: 'localhost:3000', uri: 'http://localhost:3000', chain_id: 31337 } });
-    t.match(s.log(), /Sign-In with Ethereum binds to the local origin on this devnet origin=http:\/\/localhost:3000/);
+    t.match(await nonce.json(), { data: { domain: `localhost:${uiPort}`, uri: `http://localhost:${uiPort}`, chain_id: 31337 } });
+    t.match(s.log(), new RegExp(`Sign-In with Ethereum binds to the local origin on this devnet origin=http://localhost:${uiPort}`));
+    t.match(log, new RegExp(`web UI listening host=127\\.0\\.0\\.1 port=${uiPort}`), 'the web UI listens on UI_PORT');
+    const home = await fetch(`http://127.0.0.1:${uiPort}/`);
+    t.equal(home.status, 200, 'and serves the home page');
+    t.match(await home.text(), /Latest blocks/);
     if (sig === 'SIGINT') t.match(log, /fresh devnet: running the demo scenario/);
     else t.match(log, /devnet state restored head=\d+/, 'the second start continues the same chain');
     s.child.kill(sig);
     t.equal(await s.exited, 0, `clean exit on ${sig}`);
     t.match(s.log(), /all stopped/);
-    t.match(s.log(), /not built yet, not started/, 'parts not built are named');
     t.match(s.log(), /indexer ready resume_from=\d+/, 'the indexer ran');
     t.notOk(pidAlive(owner.postgresPid), 'postgres stopped');
     t.notOk(pidAlive(anvilPid), 'anvil stopped');

@@ -165,10 +165,10 @@ export function redact(url: string): string {
 export async function startUiRole(
   cfg: Config,
   life: Lifecycle,
-  inProcess?: { handle(req: ApiRequest): Promise<ApiReply>; events: EventEmitter[]; apiPort: number },
+  inProcess?: { handle(req: ApiRequest): Promise<ApiReply>; gateway(req: ApiRequest): Promise<ApiReply>; events: EventEmitter[]; apiPort: number },
 ) {
   const uiLog = createLogger('ui');
-  const api = inProcess ? inProcessClient(inProcess.handle) : httpClient(cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}`);
+  const api = inProcess ? inProcessClient(inProcess.handle, inProcess.gateway) : httpClient(cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}`);
   const ui = createUi({
     api,
     coin: cfg.coin,
@@ -176,6 +176,7 @@ export async function startUiRole(
     log: uiLog,
     ratePerSecond: cfg.rateLimitAnon,
     trustedProxies: cfg.trustedProxies,
+    publicUrl: cfg.publicUrl,
   });
   const detach = inProcess ? ui.attach(...inProcess.events) : () => undefined;
   const server = await startServer({ handle: ui.handle, host: cfg.host, port: cfg.uiPort, log: uiLog, maxRequestsPerClient: cfg.maxRequestsPerClient });

@@ -13,6 +13,8 @@ import { statsPage } from './pages/stats.js';
 import { accountsPage } from './pages/accounts.js';
 import { verifiedContractsPage } from './pages/verified-contracts.js';
 import { csvPage } from './pages/csv.js';
+import { SIGN_IN_ACTIONS, codePage, signInPage } from './pages/account/sign-in.js';
+import { PROFILE_ACTIONS, profilePage } from './pages/account/profile.js';
 
 export interface PageCtx {
   api: ApiClient;
@@ -28,6 +30,16 @@ export interface PageCtx {
    * the API is on the UI's own origin (the shipped reverse proxy), else e.g. http://host:API_PORT.
    */
   apiBase?: string;
+  /** The signed-in visitor (their requests to the API carry their session), or undefined. */
+  viewer?: Viewer;
+}
+
+/** A signed-in visitor as the pages see them. */
+export interface Viewer {
+  /** The account's name (or e-mail, or wallet address) as the Account API gives it. */
+  name: string;
+  /** The token every form of a signed-in page carries (src/ui/session.ts). */
+  csrf: string;
 }
 
 export interface PageResult {
@@ -37,7 +49,7 @@ export interface PageResult {
   section?: 'home' | 'blocks' | 'txs' | 'tokens' | 'stats' | 'accounts' | 'contracts';
   body?: VNode;
   /** Islands besides `app` (on every page). */
-  islands?: ('live' | 'chart')[];
+  islands?: ('live' | 'chart' | 'wallet')[];
   /** Send the browser here instead (search hits). */
   redirect?: string;
   /** The indexing banner's text, when catch-up is behind. */
@@ -52,6 +64,28 @@ export interface PageDef {
   pattern: string;
   render(ctx: PageCtx): Promise<PageResult>;
 }
+
+/** A session to set (signed in) or clear (null) with an action's answer. */
+export type SessionChange = { token: string; expiresAt: string } | null;
+
+/**
+ * What a POST leads to: another page (303 See Other), a page (a form with its errors), or JSON
+ * (an island's request); each may set or clear the session cookie.
+ */
+export type ActionResult =
+  | { redirect: string; session?: SessionChange }
+  | { page: PageResult; session?: SessionChange }
+  | { json: unknown; status?: number; session?: SessionChange };
+
+/** A POST from a page's form (URL-encoded) or an island (JSON), checked to come from this UI. */
+export interface ActionDef {
+  pattern: string;
+  /** Only for a signed-in visitor (anyone else is sent to the sign-in page). */
+  signedIn: boolean;
+  run(ctx: PageCtx & { form: Record<string, string>; session: string | null }): Promise<ActionResult>;
+}
+
+export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS];
 
 export const PAGES: PageDef[] = [
   { pattern: '/', render: homePage },
@@ -68,4 +102,7 @@ export const PAGES: PageDef[] = [
   { pattern: '/accounts', render: accountsPage },
   { pattern: '/verified-contracts', render: verifiedContractsPage },
   { pattern: '/csv', render: csvPage },
+  { pattern: '/account', render: profilePage },
+  { pattern: '/account/sign-in', render: signInPage },
+  { pattern: '/account/sign-in/code', render: codePage },
 ];

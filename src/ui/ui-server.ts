@@ -12,10 +12,12 @@ import type { ApiReply, ApiRequest } from '../api/http.js';
 import { PathMatcher, pathSegments } from '../api/path-match.js';
 import { RateLimiter, clientIp, rateLimitHeaders } from '../ratelimit/rate-limiter.js';
 import type { Logger } from '../log.js';
-import { ApiUnavailable, type ApiClient } from './api-client.js';
+import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
+import { createActions } from './actions.js';
+import { clearSessionCookie, csrfToken, secure, sessionOf } from './session.js';
 import { loadAssets, type Assets } from './assets.js';
 import { Layout, THEME_SCRIPT } from './components/layout.js';
-import { PAGES, type PageCtx, type PageResult } from './routes.js';
+import { PAGES, type PageCtx, type PageResult, type Viewer } from './routes.js';
 import { PageError, errorPage } from './pages/errors.js';
 
 export interface UiOptions {
@@ -32,6 +34,8 @@ export interface UiOptions {
   trustedProxies?: readonly string[];
   /** Where the built assets are (default: the build's ui-assets folder). */
   assetsDir?: string;
+  /** The instance's public origin (PUBLIC_URL): https there means Secure session cookies. */
+  publicUrl?: string;
   clock?: () => number;
 }
 
@@ -99,6 +103,12 @@ export function createUi(o: UiOptions): Ui {
     'referrer-policy': 'strict-origin-when-cross-origin',
   };
 
+  /** A reply that also clears a session cookie the Account API no longer knows. */
+  function withCleared(r: ApiReply, clear: boolean, req: ApiRequest): ApiReply {
+    if (!clear) return r;
+    return { ...r, headers: { ...r.headers, 'cache-control': 'no-store', 'set-cookie': clearSessionCookie(secure(req, o.publicUrl)) } };
+  }
+
   function cached(status: number, html: Buffer, cacheControl: string): Cached {
     const etag = `"${crypto.createHash('sha1').update(html).digest('base64url')}"`;
     const headers = { 'content-type': HTML, 'cache-control': cacheControl, etag, vary: 'Accept-Encoding', ...securityHeaders };
@@ -112,7 +122,7 @@ export function createUi(o: UiOptions): Ui {
     return { status: c.status, headers: gzip ? c.gzHeaders : c.headers, body };
   }
 
-  function renderPage(r: PageResult, q: string | undefined): Buffer {
+  function renderPage(r: PageResult, q: string | undefined, viewer?: Viewer): Buffer {
     if (r.fragment) return Buffer.from(r.body ? render(r.body) : '');
     const scripts = ['app', ...(r.islands ?? [])].map((name) => assets.url(`${name}.js`));
     const html = render(
@@ -126,16 +136,17 @@ export function createUi(o: UiOptions): Ui {
         q,
         socket: o.socket,
         coin: o.coin,
+        viewer,
         children: r.body,
       }),
     );
     return Buffer.from(`<!doctype html>${html}`);
   }
 
-  async function page(req: ApiRequest, url: URL): Promise<{ result: PageResult; cacheable: boolean }> {
+  async function page(req: ApiRequest, url: URL, signedIn?: { api: ApiClient; viewer: Viewer }): Promise<{ result: PageResult; cacheable: boolean }> {
     const m = matcher.match(pathSegments(url.pathname));
     if (!m) return { result: errorPage(404, 'Page not found', `There is no page at ${url.pathname.slice(0, 200)}.`), cacheable: true };
-    const ctx: PageCtx = { api: o.api, url, params: m.params, coin: o.coin, now: clock() };
+    const ctx: PageCtx = { api: signedIn?.api ?? o.api, url, params: m.params, coin: o.coin, now: clock(), viewer: signedIn?.viewer };
     try {
       const result = await m.value.render(ctx);
       return { result, cacheable: result.cache !== false };
@@ -150,10 +161,43 @@ export function createUi(o: UiOptions): Ui {
     }
   }
 
+  const actions = createActions({
+    api: o.api,
+    log: o.log,
+    coin: o.coin,
+    publicUrl: o.publicUrl,
+    clock,
+    render: (r, viewer) => renderPage(r, undefined, viewer),
+    clientIp: (req) => clientIp(req.ip, req.headers['x-forwarded-for'], trusted),
+    headers: securityHeaders,
+  });
+
+  /**
+   * A signed-in visitor's page: their session checked with the Account API, their requests to the
+   * API made as them (personalised answers); never cached, private to them. An expired or revoked
+   * session is cleared and the page shown as to anyone.
+   */
+  async function signedInPage(req: ApiRequest, url: URL, session: string): Promise<ApiReply | null> {
+    const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
+    const api = asCaller(o.api, { token: session, ip });
+    const me = await api.get<{ data: { name?: string; nickname?: string | null; email?: string | null; address_hash?: string } }>('/account/api/v1/user/info');
+    if (me.status === 401) return null;
+    if (me.status !== 200) {
+      return { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'The account service did not answer: try again in a moment.' };
+    }
+    const d = me.body.data;
+    const viewer: Viewer = { name: d.nickname || d.name || d.email || d.address_hash || 'Account', csrf: csrfToken(session) };
+    const { result } = await page(req, url, { api, viewer });
+    const headers: Record<string, string> = { 'content-type': HTML, 'cache-control': 'private, no-store', ...securityHeaders };
+    if (result.redirect) return { status: 302, headers: { ...headers, location: result.redirect }, body: '' };
+    return { status: result.status ?? 200, headers, body: req.method === 'HEAD' ? '' : renderPage(result, url.pathname === '/search' ? url.searchParams.get('q') ?? undefined : undefined, viewer) };
+  }
+
   async function handle(req: ApiRequest): Promise<ApiReply> {
     const method = req.method.toUpperCase();
+    if (method === 'POST') return actions(req);
     if (method !== 'GET' && method !== 'HEAD') {
-      return { status: 405, headers: { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }, body: 'Method not allowed' };
+      return { status: 405, headers: { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD, POST' }, body: 'Method not allowed' };
     }
     const path = req.path || '/';
     if (path.startsWith('/assets/')) return assets.serve(path.slice('/assets/'.length), req);
@@ -174,6 +218,14 @@ export function createUi(o: UiOptions): Ui {
         return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
       }
     }
+    const session = sessionOf(req);
+    let clearSession = false;
+    if (session) {
+      const raw = req.query.toString();
+      const mine = await signedInPage(req, new URL(`http://ui${path}${raw ? `?${raw}` : ''}`), session);
+      if (mine) return mine;
+      clearSession = true; // expired or revoked: shown as to anyone, and the cookie goes
+    }
     // Looked up by the request as sent (no URL parsing on a hit); a page is stored under its
     // canonical URL too on a miss, so a reordered query finds it next time.
     const raw = req.query.toString();
@@ -181,7 +233,7 @@ export function createUi(o: UiOptions): Ui {
     const hit = cache?.get(sentKey);
     if (hit) {
       stats.hits++;
-      return reply(req, hit);
+      return withCleared(reply(req, hit), clearSession, req);
     }
     const url = new URL(`http://ui${path}${raw ? `?${raw}` : ''}`);
     const sorted = new URLSearchParams([...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))).toString();
@@ -189,7 +241,7 @@ export function createUi(o: UiOptions): Ui {
     const canonical = key === sentKey ? undefined : cache?.get(key);
     if (canonical) {
       stats.hits++;
-      return reply(req, canonical);
+      return withCleared(reply(req, canonical), clearSession, req);
     }
     stats.misses++;
     const gen = generation;
@@ -206,7 +258,7 @@ export function createUi(o: UiOptions): Ui {
       cache.set(key, c, ttl);
       if (sentKey !== key) cache.set(sentKey, c, ttl);
     }
-    return reply(req, c);
+    return withCleared(reply(req, c), clearSession, req);
   }
 
   /** Search suggestions for the search island: the API's /search/quick, passed through as JSON. */

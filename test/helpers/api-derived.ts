@@ -11,6 +11,10 @@ import { createIndexer } from '../../src/indexer/indexer.js';
 import { createDerived, type Derived } from '../../src/derived/scheduler.js';
 import { createApiApp, type ApiApp } from '../../src/api/app.js';
 import { startApi, type RunningApi } from '../../src/api/start-api.js';
+import { createAccountApp, type AccountApp } from '../../src/account/app.js';
+import { notificationRoutes } from '../../src/notify/routes.js';
+import { DEFAULT_POLICY } from '../../src/notify/webhook.js';
+import { createMailer } from '../../src/mail.js';
 import { createLogger } from '../../src/log.js';
 import { createRpcClient, type RpcClient } from '../../src/rpc/client.js';
 
@@ -31,6 +35,11 @@ export async function apiWithDerived(
     derivedRpc?: (rpc: RpcClient) => RpcClient;
     /** Serve the API on a free port (HTTP and the /socket/v2 websocket), as `explorer start` does. */
     serve?: boolean;
+    /**
+     * With serve: the Account API beside it (sign-in, keys, watchlist, tags, ABIs, notification
+     * settings), SIWE bound to `publicUrl`, e-mail through `smtpUrl` when given.
+     */
+    account?: { publicUrl: string; smtpUrl?: string };
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t);
@@ -66,7 +75,21 @@ export async function apiWithDerived(
   let app: ApiApp;
   let detach = () => undefined as void;
   if (opts.serve) {
+    let account: AccountApp | undefined;
+    if (opts.account) {
+      const mailer = opts.account.smtpUrl ? createMailer({ url: opts.account.smtpUrl, from: 'Explorer <no-reply@explorer.test>' }) : undefined;
+      account = createAccountApp({
+        pg: stores.pg,
+        mailer,
+        publicUrl: opts.account.publicUrl,
+        chainId: devnet.scenario.chainId,
+        extraRoutes: notificationRoutes(stores.pg, { ...DEFAULT_POLICY, allowHttp: true, allowPrivate: true }, { mailer }),
+      });
+      await account.ready();
+      t.teardown(() => account!.close());
+    }
     server = await startApi({
+      account,
       ch: stores.ch,
       pg: stores.pg,
       host: '127.0.0.1',

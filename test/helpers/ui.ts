@@ -1,27 +1,37 @@
-// The web UI on an indexed devnet, for tests: the API served as `explorer start` serves it (HTTP
-// and /socket/v2), the UI handing its API requests to that API in process, on a free port.
+// The web UI on an indexed devnet, for tests: the API served as `explorer start` serves it (HTTP,
+// /socket/v2 and the Account API with SIWE bound to the UI's origin), the UI handing its API
+// requests to that API in process, on a free port at http://localhost:<port>.
 import type { Test } from 'tap';
 import { apiWithDerived, type DerivedApiFixture } from './api-derived.js';
 import { createUi, type Ui } from '../../src/ui/ui-server.js';
 import { inProcessClient } from '../../src/ui/api-client.js';
 import { startServer } from '../../src/api/server.js';
+import { freePort } from '../../src/net/local.js';
 import { createLogger } from '../../src/log.js';
 import type { Devnet } from './devnet.js';
 
 export interface UiFixture extends DerivedApiFixture {
   ui: Ui;
-  /** http://127.0.0.1:<port> of the UI. */
+  /** http://localhost:<port> of the UI (its PUBLIC_URL: Sign-In with Ethereum binds to it). */
   base: string;
 }
 
-export async function uiOnDevnet(t: Test, opts: { before?: (devnet: Devnet) => Promise<void> } = {}): Promise<UiFixture> {
-  const api = await apiWithDerived(t, { serve: true, before: opts.before });
-  const ui = createUi({ api: inProcessClient(api.server!.app.handle), coin: 'ETH', socket: `:${api.server!.port}`, log: createLogger('ui') });
+export async function uiOnDevnet(t: Test, opts: { before?: (devnet: Devnet) => Promise<void>; smtpUrl?: string } = {}): Promise<UiFixture> {
+  const port = await freePort();
+  const base = `http://localhost:${port}`;
+  const api = await apiWithDerived(t, { serve: true, before: opts.before, account: { publicUrl: base, smtpUrl: opts.smtpUrl } });
+  const ui = createUi({
+    api: inProcessClient(api.server!.app.handle, api.server!.handle),
+    coin: 'ETH',
+    socket: `:${api.server!.port}`,
+    log: createLogger('ui'),
+    publicUrl: base,
+  });
   const detach = ui.attach(api.indexer, api.derived);
-  const server = await startServer({ handle: ui.handle, host: '127.0.0.1', port: 0, log: createLogger('ui') });
+  const server = await startServer({ handle: ui.handle, host: '127.0.0.1', port, log: createLogger('ui') });
   t.teardown(async () => {
     detach();
     await server.close();
   });
-  return { ...api, ui, base: `http://127.0.0.1:${server.port}` };
+  return { ...api, ui, base };
 }

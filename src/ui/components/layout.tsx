@@ -20,6 +20,8 @@ export interface LayoutProps {
   /** Where the live-update island connects (data attribute of <body>). */
   socket?: string;
   coin: string;
+  /** The signed-in visitor: their name and the form token of the sign-out form. */
+  viewer?: { name: string; csrf: string };
 }
 
 /** Sets data-theme from the saved choice before the page paints (its hash is in the CSP). */
@@ -73,6 +75,23 @@ export function Layout(p: LayoutProps) {
               <input id="q" name="q" type="search" value={p.q ?? ''} placeholder="Address, tx hash, block, token" autocomplete="off" spellcheck={false} aria-keyshortcuts="/" />
               <button type="submit">Search</button>
             </form>
+            {p.viewer ? (
+              <div class="who">
+                <a href="/account" class="who-name" title={`Signed in as ${p.viewer.name}`}>
+                  {p.viewer.name.length > 18 ? `${p.viewer.name.slice(0, 17)}…` : p.viewer.name}
+                </a>
+                <form method="post" action="/account/sign-out">
+                  <input type="hidden" name="csrf" value={p.viewer.csrf} />
+                  <button type="submit" class="link-button">
+                    Sign out
+                  </button>
+                </form>
+              </div>
+            ) : (
+              <a class="who sign-in" href="/account/sign-in">
+                Sign in
+              </a>
+            )}
             <button type="button" class="theme" data-theme-toggle hidden aria-label="Switch between light and dark theme">
               ◐
             </button>

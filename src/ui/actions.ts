@@ -1,0 +1,94 @@
+// The web UI's POSTs: a form of a page (URL-encoded) or an island (JSON) asks to change something
+// (sign in or out, create a key, add a tag...). Each is checked to come from a page of this UI
+// (Origin and, when signed in, the session's form token: src/ui/session.ts) before its action
+// (src/ui/routes.ts ACTIONS) runs; the answer is a redirect (303), a page with the form's errors,
+// or JSON, setting or clearing the session cookie as the action says. Never cached.
+import type { ApiReply, ApiRequest } from '../api/http.js';
+import { PathMatcher, pathSegments } from '../api/path-match.js';
+import type { Logger } from '../log.js';
+import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
+import { ACTIONS, type ActionResult, type PageCtx, type PageResult, type SessionChange, type Viewer } from './routes.js';
+import { PageError, errorPage } from './pages/errors.js';
+import { clearSessionCookie, csrfToken, refuseCrossSite, secure, sessionCookie, sessionOf } from './session.js';
+
+/** Largest form body (a custom ABI pasted or uploaded: the Account API takes 256 KiB). */
+export const MAX_FORM_BYTES = 300 * 1024;
+
+export interface ActionsOptions {
+  api: ApiClient;
+  log: Logger;
+  coin: string;
+  /** The instance's public origin (PUBLIC_URL): https there means Secure cookies. */
+  publicUrl?: string;
+  clock: () => number;
+  /** Renders a page result as the UI does (layout, assets) into HTML bytes. */
+  render(r: PageResult, viewer: Viewer | undefined): Buffer;
+  /** The visitor's address for the API's rate limits (X-Forwarded-For behind trusted proxies). */
+  clientIp(req: ApiRequest): string;
+  /** Security headers every answer carries. */
+  headers: Record<string, string>;
+}
+
+/** The fields of a form or JSON body, as strings (nested JSON values stay JSON text). */
+export function formFields(req: ApiRequest): Record<string, string> | null {
+  const body = req.body?.toString('utf8') ?? '';
+  const type = req.headers['content-type'] ?? '';
+  if (/^application\/json\b/i.test(type)) {
+    try {
+      const v = JSON.parse(body || '{}') as unknown;
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)]));
+    } catch {
+      return null;
+    }
+  }
+  if (type && !/^application\/x-www-form-urlencoded\b/i.test(type) && !/^multipart\/form-data\b/i.test(type)) return null;
+  return Object.fromEntries(new URLSearchParams(body));
+}
+
+export function createActions(o: ActionsOptions) {
+  const matcher = new PathMatcher(ACTIONS.map((a) => ({ pattern: a.pattern, value: a })));
+
+  function answer(req: ApiRequest, r: ActionResult, viewer: Viewer | undefined): ApiReply {
+    const headers: Record<string, string> = { 'cache-control': 'no-store', ...o.headers };
+    const change: SessionChange | undefined = r.session;
+    if (change !== undefined) headers['set-cookie'] = change ? sessionCookie(change.token, change.expiresAt, secure(req, o.publicUrl)) : clearSessionCookie(secure(req, o.publicUrl));
+    if ('redirect' in r) return { status: 303, headers: { ...headers, location: r.redirect }, body: '' };
+    if ('json' in r) return { status: r.status ?? 200, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(r.json) };
+    return { status: r.page.status ?? 200, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: o.render(r.page, viewer) };
+  }
+
+  return async function handle(req: ApiRequest): Promise<ApiReply> {
+    const path = req.path || '/';
+    const m = matcher.match(pathSegments(path));
+    if (!m) return answer(req, { page: errorPage(404, 'Nothing to send here', `There is no form at ${path.slice(0, 200)}.`) }, undefined);
+    if ((req.body?.length ?? 0) > MAX_FORM_BYTES) return answer(req, { page: errorPage(413, 'Too much sent', `A form may send at most ${MAX_FORM_BYTES / 1024} KiB.`) }, undefined);
+    const form = formFields(req);
+    if (!form) return answer(req, { page: errorPage(400, 'Unreadable form', 'The form could not be read (send it from its page).') }, undefined);
+    const session = sessionOf(req);
+    const refused = refuseCrossSite(req, form, session);
+    if (refused) return answer(req, { page: errorPage(403, 'Refused', `${refused}.`) }, undefined);
+    const action = m.value;
+    if (action.signedIn && !session) return answer(req, { redirect: `/account/sign-in?next=${encodeURIComponent(path)}` }, undefined);
+    const ip = o.clientIp(req);
+    const viewer: Viewer | undefined = session ? { name: 'Account', csrf: csrfToken(session) } : undefined;
+    const ctx: PageCtx & { form: Record<string, string>; session: string | null } = {
+      api: session ? asCaller(o.api, { token: session, ip }) : asCaller(o.api, { ip }),
+      url: new URL(`http://ui${path}`),
+      params: m.params,
+      coin: o.coin,
+      now: o.clock(),
+      viewer,
+      form,
+      session,
+    };
+    try {
+      return answer(req, await action.run(ctx), viewer);
+    } catch (e) {
+      if (e instanceof PageError) return answer(req, { page: errorPage(e.status, e.title, e.detail) }, viewer);
+      if (e instanceof ApiUnavailable) return answer(req, { page: errorPage(503, 'The explorer is unavailable', 'Its data service did not answer. Try again in a moment.') }, viewer);
+      o.log.error('form failed', { path: path.slice(0, 200), error: e instanceof Error ? e.stack ?? e.message : String(e) });
+      return answer(req, { page: errorPage(500, 'Something went wrong', 'The form could not be handled.') }, viewer);
+    }
+  };
+}
