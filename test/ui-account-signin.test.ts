@@ -4,33 +4,12 @@
 // signing out; forms from another site refused; deleting the account with a typed confirmation.
 import t from 'tap';
 import { privateKeyToAccount } from 'viem/accounts';
-import { hexToString, type Hex } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink, codeOf } from './helpers/account.js';
 import { browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
-import type { Page } from 'playwright-core';
+import { injectWallet } from './helpers/ui-account.js';
 
 const WALLET = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-
-/** A browser wallet in the page: window.ethereum answering eth_requestAccounts and personal_sign from Node. */
-async function injectWallet(page: Page): Promise<{ signed: string[] }> {
-  const signed: string[] = [];
-  await page.exposeFunction('__walletSign', async (hex: string) => {
-    const message = hexToString(hex as Hex);
-    signed.push(message);
-    return WALLET.signMessage({ message });
-  });
-  await page.addInitScript((address: string) => {
-    (window as unknown as { ethereum: unknown }).ethereum = {
-      async request({ method, params }: { method: string; params?: unknown[] }) {
-        if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address.toLowerCase()];
-        if (method === 'personal_sign') return (window as unknown as { __walletSign(h: string): Promise<string> }).__walletSign(params![0] as string);
-        throw new Error(`unsupported method ${method}`);
-      },
-    };
-  }, WALLET.address);
-  return { signed };
-}
 
 t.test('signing in and out of the web UI', { skip: browserMissing() ?? false }, async (t) => {
   const smtp = await smtpSink(t);
@@ -40,7 +19,7 @@ t.test('signing in and out of the web UI', { skip: browserMissing() ?? false }, 
   await t.test('with a wallet (Sign-In with Ethereum)', async (t) => {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
     const w = await watchedPage(context);
-    const wallet = await injectWallet(w.page);
+    const wallet = await injectWallet(w.page, WALLET);
     await w.page.goto(`${f.base}/account`, { waitUntil: 'networkidle' });
     t.match(w.page.url(), /\/account\/sign-in\?next=%2Faccount$/, 'an anonymous visitor is sent to the sign-in page');
     await w.page.click('[data-siwe]');

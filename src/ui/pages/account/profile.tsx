@@ -4,7 +4,7 @@
 import { Row } from '../../components/common.js';
 import { utcTime } from '../../format.js';
 import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
-import { apiMessage } from './sign-in.js';
+import { apiMessage } from './account-forms.js';
 
 /** Sends a visitor who is not signed in to the sign-in page, back here afterwards. */
 export function needSignIn(ctx: PageCtx): PageResult | null {

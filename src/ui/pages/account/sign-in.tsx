@@ -5,14 +5,10 @@
 import { createSiweMessage } from 'viem/siwe';
 import { getAddress, isAddress } from 'viem';
 import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import { apiMessage } from './account-forms.js';
 
 const AUTH = '/account/api/v1/auth';
 
-/** The API's message for a refused request ({message} of the Account API), or a fallback. */
-export function apiMessage(body: unknown, fallback: string): string {
-  const m = (body as { message?: unknown } | null)?.message;
-  return typeof m === 'string' && m ? m : fallback;
-}
 
 /** Where to go after signing in: a path of this UI only (never another site). */
 function nextOf(v: string | null | undefined): string {
