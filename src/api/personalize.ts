@@ -282,27 +282,50 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
 
 /**
  * Search for the signed-in owner: addresses whose private tag contains the query come first
- * (as address items named by the tag), only in that owner's responses.
+ * (as address items named by the tag), and every address item of the owner's carries their tag
+ * and watchlist name as address objects do (`private_tags`, `watchlist_names`), so a client can
+ * show them as private; only in that owner's responses.
  */
 export async function personalizeSearch(body: Buffer | string, userId: string, q: string, pg: PgStore, quick: boolean): Promise<Buffer | string> {
   const query = q.trim();
   if (query.length < 1 || query.length > 200) return body;
-  const rows = await tagsMatching(pg, userId, query);
-  if (!rows.length) return body;
   let doc: Json;
   try {
     doc = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Json;
   } catch {
     return body;
   }
+  const list = quick && Array.isArray(doc) ? doc : isObj(doc) && Array.isArray(doc.items) ? (doc.items as Json[]) : null;
+  if (!list) return body;
+  const addressOf = (it: Json) => (isObj(it) && typeof it.address_hash === 'string' && ADDRESS.test(it.address_hash) && (it.type === 'address' || it.type === 'contract') ? it.address_hash.toLowerCase() : null);
+  const found = [...new Set(list.map(addressOf).filter((a): a is string => a !== null))];
+  const [rows, tags, watch] = await Promise.all([
+    tagsMatching(pg, userId, query),
+    found.length ? tagNames(pg, userId, found) : new Map<string, string>(),
+    found.length ? watchlistNames(pg, userId, found) : new Map<string, string>(),
+  ]);
+  if (!rows.length && !tags.size && !watch.size) return body;
+  const mark = (it: Obj, a: string, tag: string | undefined, w: string | undefined) => {
+    if (tag !== undefined) it.private_tags = [{ address_hash: getAddress(a), display_name: tag, label: tag }];
+    if (w !== undefined) it.watchlist_names = [{ display_name: w, label: w }];
+  };
+  for (const it of list) {
+    const a = addressOf(it);
+    if (a) mark(it as Obj, a, tags.get(a), watch.get(a));
+  }
+  const tagged = new Set(rows.map((r) => r.address.toLowerCase()));
   const items = rows.map((r) => {
     const a = getAddress(r.address);
-    return { type: 'address', name: r.name, address_hash: a, url: `/address/${a}`, is_smart_contract_verified: false, ens_info: null, certified: false, priority: 4, reputation: 'ok', is_smart_contract_address: false } as Obj;
+    const it = { type: 'address', name: r.name, address_hash: a, url: `/address/${a}`, is_smart_contract_verified: false, ens_info: null, certified: false, priority: 4, reputation: 'ok', is_smart_contract_address: false } as Obj;
+    mark(it, r.address.toLowerCase(), r.name, undefined);
+    return it;
   });
-  if (quick && Array.isArray(doc)) return JSON.stringify([...items, ...doc].slice(0, 50));
-  if (isObj(doc) && Array.isArray(doc.items)) {
-    doc.items = [...items, ...(doc.items as Json[])];
-    return JSON.stringify(doc);
-  }
-  return body;
+  // An address the tag search brings first is not listed twice.
+  const rest = list.filter((it) => {
+    const a = addressOf(it);
+    return !(a && tagged.has(a));
+  });
+  if (quick && Array.isArray(doc)) return JSON.stringify([...items, ...rest].slice(0, 50));
+  (doc as Obj).items = [...items, ...rest];
+  return JSON.stringify(doc);
 }

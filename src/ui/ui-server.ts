@@ -261,17 +261,26 @@ export function createUi(o: UiOptions): Ui {
     return withCleared(reply(req, c), clearSession, req);
   }
 
-  /** Search suggestions for the search island: the API's /search/quick, passed through as JSON. */
+  /**
+   * Search suggestions for the search island: the API's /search/quick, passed through as JSON;
+   * asked as the signed-in visitor when there is one (their private tags first, marked), and then
+   * private to them.
+   */
   async function suggest(req: ApiRequest): Promise<ApiReply> {
     const q = (req.query.get('q') ?? '').slice(0, 200);
+    const session = sessionOf(req);
     const json = (status: number, body: unknown): ApiReply => ({
       status,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=5', ...securityHeaders },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': session ? 'private, no-store' : 'public, max-age=5', ...securityHeaders },
       body: JSON.stringify(body),
     });
     if (q.trim().length < 2) return json(200, []);
+    const path = `/api/v2/search/quick?q=${encodeURIComponent(q)}`;
     try {
-      const r = await o.api.get<unknown[]>(`/api/v2/search/quick?q=${encodeURIComponent(q)}`);
+      const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
+      let r = await (session ? o.api.get<unknown[]>(path, { token: session, ip }) : o.api.get<unknown[]>(path));
+      // An ended session: the suggestions anyone gets.
+      if (r.status === 401 && session) r = await o.api.get<unknown[]>(path);
       return json(200, r.status === 200 && Array.isArray(r.body) ? r.body : []);
     } catch (e) {
       if (e instanceof ApiUnavailable) return json(503, []);

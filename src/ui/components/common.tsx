@@ -9,7 +9,10 @@ export interface AddressLike {
   hash: string;
   name?: string | null;
   is_contract?: boolean | null;
+  /** The signed-in visitor's own tag (the API adds it to their answers only). */
   private_tags?: { label?: string; display_name?: string }[];
+  /** The name the signed-in visitor watches the address under. */
+  watchlist_names?: { label?: string; display_name?: string }[];
 }
 
 /** Two overlapping sheets (no icon font: the system's fonts may lack such glyphs). */
@@ -29,20 +32,43 @@ export function Identicon({ address, size = 20 }: { address: string; size?: numb
   return <span class="identicon-box" dangerouslySetInnerHTML={{ __html: identiconSvg(address, size) }} />;
 }
 
-/** An address: identicon, its name (token or contract name) or shortened checksummed hash, link, copy. */
+
+/** What the signed-in visitor calls `a` (their private tag, else their watchlist name), or null. */
+export function ownLabel(a: AddressLike): { text: string; kind: 'private tag' | 'watchlist' } | null {
+  const tag = a.private_tags?.[0]?.display_name ?? a.private_tags?.[0]?.label;
+  if (tag) return { text: tag, kind: 'private tag' };
+  const watched = a.watchlist_names?.[0]?.display_name ?? a.watchlist_names?.[0]?.label;
+  return watched ? { text: watched, kind: 'watchlist' } : null;
+}
+
+/**
+ * An address: identicon, the visitor's own label for it (marked as theirs, visible to them only),
+ * else its name (token or contract name), else the shortened checksummed hash; link, copy.
+ */
 export function AddressLink({ a, full = false, copy = true }: { a: AddressLike | string | null | undefined; full?: boolean; copy?: boolean }) {
   if (!a) return <span class="muted">—</span>;
   const addr: AddressLike = typeof a === 'string' ? { hash: a } : a;
-  const tag = addr.private_tags?.[0]?.display_name ?? addr.private_tags?.[0]?.label;
-  const label = tag ?? addr.name ?? (full ? addr.hash : shortHash(addr.hash, 8, 6));
+  const own = ownLabel(addr);
+  const label = own?.text ?? addr.name ?? (full ? addr.hash : shortHash(addr.hash, 8, 6));
   return (
     <span class="addr">
       <Identicon address={addr.hash} />
       {addr.is_contract ? <span class="badge-contract" title="Contract">◆</span> : null}
-      <a href={`/address/${addr.hash}`} title={addr.hash} class={full && !addr.name && !tag ? 'mono' : undefined}>
+      <a href={`/address/${addr.hash}`} title={own ? `${addr.hash} (your ${own.kind}, visible to you only)` : addr.hash} class={own ? 'own-label' : full && !addr.name ? 'mono' : undefined}>
         {label}
+        {own ? <span class="sr-only"> (your {own.kind})</span> : null}
       </a>
+      {own ? <OwnMark kind={own.kind} /> : null}
       {copy ? <Copy text={addr.hash} label="address" /> : null}
+    </span>
+  );
+}
+
+/** The mark beside a label only the signed-in visitor sees: a lock for a private tag, an eye for a watchlist name. */
+export function OwnMark({ kind }: { kind: 'private tag' | 'watchlist' }) {
+  return (
+    <span class={`own-mark ${kind === 'private tag' ? 'own-tag' : 'own-watch'}`} aria-hidden="true" title={kind === 'private tag' ? 'Private tag: visible to you only' : 'Your watchlist name: visible to you only'}>
+      {kind === 'private tag' ? 'private' : 'watched'}
     </span>
   );
 }

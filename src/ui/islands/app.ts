@@ -61,6 +61,9 @@ interface Suggestion {
   address_hash?: string;
   transaction_hash?: string;
   block_number?: number;
+  /** The signed-in visitor's own labels (their private tag, their watchlist name). */
+  private_tags?: { display_name?: string }[];
+  watchlist_names?: { display_name?: string }[];
 }
 
 function hrefOf(s: Suggestion): string | null {
@@ -75,7 +78,10 @@ function labelOf(s: Suggestion): string {
   if (s.type === 'token') return `${s.name ?? s.address_hash}${s.symbol ? ` (${s.symbol})` : ''} · token`;
   if (s.type === 'transaction') return `${s.transaction_hash} · transaction`;
   if (s.type === 'block') return `Block ${s.block_number}`;
-  return `${s.name ? `${s.name} · ` : ''}${s.address_hash} · ${s.type}`;
+  const tag = s.private_tags?.[0]?.display_name;
+  if (tag) return `${tag} (your private tag) · ${s.address_hash}`;
+  const watched = s.watchlist_names?.[0]?.display_name;
+  return `${watched ? `${watched} (your watchlist) · ` : s.name ? `${s.name} · ` : ''}${s.address_hash} · ${s.type}`;
 }
 
 function searchBox(form: HTMLFormElement): void {

@@ -4,7 +4,7 @@
 // history, and where Blockscout shows them withdrawals, validated blocks, logs and the contract),
 // each list paged through next_page_params with its filters kept in the pager's links.
 import type { VNode } from 'preact';
-import { AddressLink, Amount, BlockLink, Copy, Empty, Identicon, Pager, Row, Tabs, TxLink, type TabDef } from '../components/common.js';
+import { AddressLink, Amount, BlockLink, Copy, Empty, Identicon, OwnMark, Pager, Row, Tabs, TxLink, ownLabel, type TabDef } from '../components/common.js';
 import { BlockTable, TokenName, TransferTable, TxTable } from '../components/tables.js';
 import { LineChart } from '../components/chart.js';
 import {
@@ -25,6 +25,7 @@ import type { PageCtx, PageResult } from '../routes.js';
 import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
+import { OwnActions } from '../components/own-actions.js';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
@@ -145,6 +146,7 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     body: (
       <>
         <Header a={a} kind={kind} />
+        <OwnActions a={a} ctx={ctx} />
         {a.coin_balance === null && counters?.transactions_count === '0' && counters?.token_transfers_count === '0' && !holdings?.length ? (
           <p class="muted">Nothing is indexed for this address yet: no balance, transactions or tokens.</p>
         ) : null}
@@ -194,11 +196,13 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
 }
 
 function Header({ a, kind }: { a: any; kind: string }) {
+  const own = ownLabel(a);
   return (
     <div class="addr-head">
       <h1>
         <Identicon address={a.hash} size={28} /> {kind}
-        {a.name ? <span class="muted"> {a.name}</span> : null}
+        {own ? <span class="own-label"> {own.text}</span> : a.name ? <span class="muted"> {a.name}</span> : null}
+        {own ? <OwnMark kind={own.kind} /> : null}
       </h1>
       <p class="addr-hash">
         <span class="mono">{a.hash}</span> <Copy text={a.hash} label="address" />

@@ -73,7 +73,7 @@ function Result({ it }: { it: any }) {
     case 'address':
     case 'contract':
     case 'label':
-      return <AddressLink a={{ hash: it.address_hash ?? it.address, name: it.name, is_contract: it.type === 'contract' || it.is_smart_contract_verified !== undefined ? it.type === 'contract' : null }} full />;
+      return <AddressLink a={{ hash: it.address_hash ?? it.address, name: it.name, private_tags: it.private_tags, watchlist_names: it.watchlist_names, is_contract: it.type === 'contract' || it.is_smart_contract_verified !== undefined ? it.type === 'contract' : null }} full />;
     case 'block':
       return (
         <span>
