@@ -22,6 +22,20 @@ import type { Logger } from '../log.js';
 import { checkWebhookUrl, type WebhookPolicy } from './webhook.js';
 import { newWebhookSecret } from './notifier.js';
 
+/**
+ * What a delivery was about, so a log can say it without the payload: the event, the watched
+ * address, the transfer's kind and direction (null for a test delivery).
+ */
+function deliveryFacts(payload: unknown) {
+  const p = payload as { event?: string; watchlist_entry?: { address_hash?: string }; transfer?: { kind?: string; direction?: string } } | null;
+  return {
+    event: p?.event ?? null,
+    address_hash: p?.event === 'watchlist.test' ? null : (p?.watchlist_entry?.address_hash ?? null),
+    kind: p?.transfer?.kind ?? null,
+    direction: p?.transfer?.direction ?? null,
+  };
+}
+
 export interface NotifyCtx {
   userId: string;
   body(): Record<string, unknown>;
@@ -237,6 +251,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
               delivered_at: r.delivered_at ? r.delivered_at.toISOString() : null,
               next_attempt_at: r.status === 'pending' ? r.next_at.toISOString() : null,
               transaction_hash: (r.payload as { transaction?: { hash?: string } })?.transaction?.hash ?? null,
+              ...deliveryFacts(r.payload),
             })),
           };
         },

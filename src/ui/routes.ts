@@ -15,6 +15,8 @@ import { verifiedContractsPage } from './pages/verified-contracts.js';
 import { csvPage } from './pages/csv.js';
 import { SIGN_IN_ACTIONS, codePage, signInPage } from './pages/account/sign-in.js';
 import { PROFILE_ACTIONS, profilePage } from './pages/account/profile.js';
+import { WATCHLIST_ACTIONS, watchlistEditPage, watchlistPage, watchlistRemovePage } from './pages/account/watchlist.js';
+import { NOTIFICATION_ACTIONS, notificationLogPage, notificationsPage, webhookRemovePage, webhookRotatePage } from './pages/account/notifications.js';
 
 export interface PageCtx {
   api: ApiClient;
@@ -85,7 +87,7 @@ export interface ActionDef {
   run(ctx: PageCtx & { form: Record<string, string>; session: string | null }): Promise<ActionResult>;
 }
 
-export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS];
+export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS];
 
 export const PAGES: PageDef[] = [
   { pattern: '/', render: homePage },
@@ -105,4 +107,11 @@ export const PAGES: PageDef[] = [
   { pattern: '/account', render: profilePage },
   { pattern: '/account/sign-in', render: signInPage },
   { pattern: '/account/sign-in/code', render: codePage },
+  { pattern: '/account/watchlist', render: watchlistPage },
+  { pattern: '/account/watchlist/:id/edit', render: watchlistEditPage },
+  { pattern: '/account/watchlist/:id/remove', render: watchlistRemovePage },
+  { pattern: '/account/notifications', render: notificationsPage },
+  { pattern: '/account/notifications/log', render: notificationLogPage },
+  { pattern: '/account/notifications/webhook/rotate', render: webhookRotatePage },
+  { pattern: '/account/notifications/webhook/remove', render: webhookRemovePage },
 ];

@@ -153,7 +153,7 @@ export async function smtpSink(t: Test): Promise<{ port: number; mails: Mail[]; 
 
 /** The 6-digit code of a sign-in mail. */
 export function codeOf(m: Mail): string {
-  const r = /sign-in code is (\d{6})/.exec(m.raw.replace(/=\r?\n/g, ''));
+  const r = /(?:sign-in|confirmation) code is (\d{6})/.exec(m.raw.replace(/=\r?\n/g, ''));
   if (!r) throw new Error(`no code in the mail:\n${m.raw}`);
   return r[1];
 }

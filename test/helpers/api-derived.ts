@@ -13,7 +13,9 @@ import { createApiApp, type ApiApp } from '../../src/api/app.js';
 import { startApi, type RunningApi } from '../../src/api/start-api.js';
 import { createAccountApp, type AccountApp } from '../../src/account/app.js';
 import { notificationRoutes } from '../../src/notify/routes.js';
-import { DEFAULT_POLICY } from '../../src/notify/webhook.js';
+import { DEFAULT_POLICY, type WebhookPolicy } from '../../src/notify/webhook.js';
+import { Notifier } from '../../src/notify/notifier.js';
+import { WatchlistMatcher } from '../../src/notify/watchlist.js';
 import { createMailer } from '../../src/mail.js';
 import { createLogger } from '../../src/log.js';
 import { createRpcClient, type RpcClient } from '../../src/rpc/client.js';
@@ -22,6 +24,8 @@ export interface DerivedApiFixture extends ApiFixture {
   derived: Derived;
   /** The API on a port (with serve: true). */
   server?: RunningApi;
+  /** The notifier delivering watchlist notifications in this process (with account.notify). */
+  notifier?: Notifier;
   /** Waits for the indexer to reach the node's head and for every lane to come to rest. */
   catchUp(): Promise<number>;
 }
@@ -37,9 +41,13 @@ export async function apiWithDerived(
     serve?: boolean;
     /**
      * With serve: the Account API beside it (sign-in, keys, watchlist, tags, ABIs, notification
-     * settings), SIWE bound to `publicUrl`, e-mail through `smtpUrl` when given.
+     * settings), SIWE bound to `publicUrl`, e-mail through `smtpUrl` when given. `webhookPolicy`:
+     * what webhook URLs the settings accept (kept by reference: a test may change it between
+     * requests; default: http and private hosts allowed, so a local receiver can be set).
+     * `notify`: match the indexed transfers against the watchlists and deliver the notifications
+     * in this process (`explorer start` runs both), to loopback receivers over plain http.
      */
-    account?: { publicUrl: string; smtpUrl?: string };
+    account?: { publicUrl: string; smtpUrl?: string; webhookPolicy?: WebhookPolicy; notify?: boolean };
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t);
@@ -72,18 +80,41 @@ export async function apiWithDerived(
   // The node as `explorer start` gives it to the API (is_contract of unknown addresses, state-change balances).
   const node = createRpcClient({ url: devnet.url, timeoutMs: 5000, maxRetries: 1 });
   let server: RunningApi | undefined;
+  let notifier: Notifier | undefined;
   let app: ApiApp;
   let detach = () => undefined as void;
   if (opts.serve) {
     let account: AccountApp | undefined;
     if (opts.account) {
       const mailer = opts.account.smtpUrl ? createMailer({ url: opts.account.smtpUrl, from: 'Explorer <no-reply@explorer.test>' }) : undefined;
+      if (opts.account.notify) {
+        // Matching runs in the indexer's commit transaction, so it is attached before indexing starts.
+        const matcher = new WatchlistMatcher(stores.pg, createLogger('watchlist').child('test'));
+        await matcher.start();
+        matcher.attach(indexer);
+        t.teardown(() => matcher.stop());
+        const n = new Notifier({
+          pg: stores.pg,
+          webhook: { allowHttp: true, allowPrivate: true, timeoutMs: 5000 },
+          smtp: opts.account.smtpUrl ? { url: opts.account.smtpUrl, from: 'Explorer <no-reply@explorer.test>' } : undefined,
+          baseDelayMs: 300,
+          maxDelayMs: 5000,
+          pollMs: 100,
+          log: createLogger('notifier').child('test'),
+        });
+        n.start();
+        t.teardown(() => n.stop());
+        notifier = n;
+      }
       account = createAccountApp({
         pg: stores.pg,
         mailer,
         publicUrl: opts.account.publicUrl,
         chainId: devnet.scenario.chainId,
-        extraRoutes: notificationRoutes(stores.pg, { ...DEFAULT_POLICY, allowHttp: true, allowPrivate: true }, { mailer }),
+        extraRoutes: notificationRoutes(stores.pg, opts.account.webhookPolicy ?? { ...DEFAULT_POLICY, allowHttp: true, allowPrivate: true }, {
+          mailer,
+          onEnqueue: () => notifier?.poke(),
+        }),
       });
       await account.ready();
       t.teardown(() => account!.close());
@@ -124,7 +155,7 @@ export async function apiWithDerived(
     const text = typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8');
     return { status: reply.status, body: text ? JSON.parse(text) : undefined, reply };
   };
-  return { devnet, stores, indexer, app, head, get, rpc, derived, catchUp, server };
+  return { devnet, stores, indexer, app, head, get, rpc, derived, catchUp, server, notifier };
 }
 
 /** Walks a list to its end through next_page_params; every item and the pages it took. */

@@ -45,7 +45,8 @@ export async function signedInContext(
   email: string,
   viewport = { width: 1366, height: 900 },
 ): Promise<SignedIn> {
-  const context = await browser.newContext({ viewport });
+  // bypassCSP: the tests inject axe-core as a script (the UI's CSP allows scripts from 'self' only).
+  const context = await browser.newContext({ viewport, bypassCSP: true });
   const w = await watchedPage(context);
   await w.page.goto(`${f.base}/account/sign-in`, { waitUntil: 'networkidle' });
   await w.page.fill('#email', email);

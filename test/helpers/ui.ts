@@ -9,6 +9,7 @@ import { startServer } from '../../src/api/server.js';
 import { freePort } from '../../src/net/local.js';
 import { createLogger } from '../../src/log.js';
 import type { Devnet } from './devnet.js';
+import type { WebhookPolicy } from '../../src/notify/webhook.js';
 
 export interface UiFixture extends DerivedApiFixture {
   ui: Ui;
@@ -16,10 +17,24 @@ export interface UiFixture extends DerivedApiFixture {
   base: string;
 }
 
-export async function uiOnDevnet(t: Test, opts: { before?: (devnet: Devnet) => Promise<void>; smtpUrl?: string } = {}): Promise<UiFixture> {
+export async function uiOnDevnet(
+  t: Test,
+  opts: {
+    before?: (devnet: Devnet) => Promise<void>;
+    smtpUrl?: string;
+    /** The webhook URLs the notification settings accept (by reference; default: http and private hosts allowed). */
+    webhookPolicy?: WebhookPolicy;
+    /** Deliver watchlist notifications in this process, as `explorer start` does (the indexer keeps following the devnet). */
+    notify?: boolean;
+  } = {},
+): Promise<UiFixture> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
-  const api = await apiWithDerived(t, { serve: true, before: opts.before, account: { publicUrl: base, smtpUrl: opts.smtpUrl } });
+  const api = await apiWithDerived(t, {
+    serve: true,
+    before: opts.before,
+    account: { publicUrl: base, smtpUrl: opts.smtpUrl, webhookPolicy: opts.webhookPolicy, notify: opts.notify },
+  });
   const ui = createUi({
     api: inProcessClient(api.server!.app.handle, api.server!.handle),
     coin: 'ETH',
