@@ -92,4 +92,21 @@ t.test('private tags, watchlist names and custom ABIs only for their owner', asy
     const r = await get('/api/v2/search?q=SENDER', tok);
     t.notOk(JSON.stringify(r.body).includes('my sender'), 'nobody else finds it');
   }
+
+  // A first tag, written through the gateway right after a page seen without personal data: the
+  // very next response carries it (what the one-step "add private tag" of the address page needs).
+  const newcomer = await newAccount(fx.stores.pg, 'newcomer@example.org');
+  const before = await get(`/api/v2/addresses/${tr.to}`, newcomer.token);
+  t.same(before.body.private_tags, [], 'no tag before');
+  const added = await handle({
+    method: 'POST',
+    path: '/account/api/v1/user/tags/address',
+    query: new URLSearchParams(),
+    headers: { authorization: `Bearer ${newcomer.token}`, 'content-type': 'application/json' },
+    ip: '127.0.0.1',
+    body: Buffer.from(JSON.stringify({ address_hash: tr.to, name: 'first tag' })),
+  });
+  t.equal(added.status, 201);
+  const after = await get(`/api/v2/addresses/${tr.to}`, newcomer.token);
+  t.same(after.body.private_tags.map((x: { label: string }) => x.label), ['first tag'], 'the next response has the first tag at once');
 });

@@ -18,7 +18,7 @@ import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decisi
 import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
 import { MAX_BODY_BYTES } from '../account/validate.js';
-import { personalize, personalizeSearch } from './personalize.js';
+import { personalize, personalizeSearch, viewerDataChanged } from './personalize.js';
 import type { Admission, Front } from './server.js';
 
 export interface AccountLike {
@@ -129,6 +129,7 @@ export function createGateway(o: GatewayOptions): Gateway {
       return {
         finish: async (body) => {
           const reply = await account.handle({ ...req, body });
+          if (viewer && o.pg && req.method !== 'GET' && reply.status < 300) viewerDataChanged(o.pg, viewer);
           rateLimitHeaders(decision, reply.headers);
           return reply;
         },

@@ -138,6 +138,14 @@ async function indexedAbi(pg: PgStore, userId: string, v: AbiVersion): Promise<I
   return p;
 }
 
+/**
+ * Forgets what was known of the user's data (a tag, watchlist entry or ABI was just written
+ * through this process): their next page is personalised at once, not after the TTL.
+ */
+export function viewerDataChanged(pg: PgStore, userId: string): void {
+  stateOf(pg).hasData.delete(userId);
+}
+
 async function viewerHasData(pg: PgStore, userId: string): Promise<boolean> {
   const s = stateOf(pg);
   const hit = s.hasData.get(userId);
