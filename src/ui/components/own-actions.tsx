@@ -9,7 +9,7 @@ import { OwnMark, ownLabel, type AddressLike } from './common.js';
 /** The tag's longest name (the Account API's limit). */
 export const TAG_NAME_MAX = 35;
 
-export function OwnActions({ a, ctx }: { a: AddressLike; ctx: PageCtx }) {
+export function OwnActions({ a, ctx }: { a: AddressLike & { token?: { name?: string | null } | null }; ctx: PageCtx }) {
   const here = `/address/${a.hash}`;
   if (!ctx.viewer) {
     return (
@@ -49,7 +49,7 @@ export function OwnActions({ a, ctx }: { a: AddressLike; ctx: PageCtx }) {
         <form method="post" action="/account/watchlist" aria-label="Add to the watchlist">
           <input type="hidden" name="csrf" value={csrf} />
           <input type="hidden" name="address_hash" value={a.hash} />
-          <input type="hidden" name="name" value={(ownLabel(a)?.text ?? a.name ?? shortHash(a.hash, 8, 6)).slice(0, TAG_NAME_MAX)} />
+          <input type="hidden" name="name" value={(ownLabel(a)?.text ?? a.name ?? a.token?.name ?? shortHash(a.hash, 8, 6)).slice(0, TAG_NAME_MAX)} />
           <input type="hidden" name="next" value={here} />
           <button type="submit" class="button secondary">
             Add to watchlist
