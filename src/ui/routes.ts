@@ -2,6 +2,9 @@
 // a page is given and gives back.
 import type { VNode } from 'preact';
 import type { ApiClient } from './api-client.js';
+import { API_KEY_ACTIONS, apiKeyRevokePage, apiKeysPage } from './pages/account/api-keys.js';
+import { TAG_ACTIONS, tagEditPage, tagRemovePage, tagsPage } from './pages/account/tags.js';
+import { CUSTOM_ABI_ACTIONS, customAbiEditPage, customAbiRemovePage, customAbisPage } from './pages/account/custom-abis.js';
 import { homePage } from './pages/home.js';
 import { blocksPage, blockPage } from './pages/blocks.js';
 import { searchPage } from './pages/search.js';
@@ -51,7 +54,7 @@ export interface PageResult {
   section?: 'home' | 'blocks' | 'txs' | 'tokens' | 'stats' | 'accounts' | 'contracts';
   body?: VNode;
   /** Islands besides `app` (on every page). */
-  islands?: ('live' | 'chart' | 'wallet')[];
+  islands?: ('live' | 'chart' | 'wallet' | 'account')[];
   /** Send the browser here instead (search hits). */
   redirect?: string;
   /** The indexing banner's text, when catch-up is behind. */
@@ -87,7 +90,7 @@ export interface ActionDef {
   run(ctx: PageCtx & { form: Record<string, string>; session: string | null }): Promise<ActionResult>;
 }
 
-export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS];
+export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...API_KEY_ACTIONS, ...TAG_ACTIONS, ...CUSTOM_ABI_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS];
 
 export const PAGES: PageDef[] = [
   { pattern: '/', render: homePage },
@@ -114,4 +117,12 @@ export const PAGES: PageDef[] = [
   { pattern: '/account/notifications/log', render: notificationLogPage },
   { pattern: '/account/notifications/webhook/rotate', render: webhookRotatePage },
   { pattern: '/account/notifications/webhook/remove', render: webhookRemovePage },
+  { pattern: '/account/api-keys', render: apiKeysPage },
+  { pattern: '/account/api-keys/:id/revoke', render: apiKeyRevokePage },
+  { pattern: '/account/tags', render: tagsPage },
+  { pattern: '/account/tags/:id/edit', render: tagEditPage },
+  { pattern: '/account/tags/:id/remove', render: tagRemovePage },
+  { pattern: '/account/custom-abis', render: customAbisPage },
+  { pattern: '/account/custom-abis/:id/edit', render: customAbiEditPage },
+  { pattern: '/account/custom-abis/:id/remove', render: customAbiRemovePage },
 ];
