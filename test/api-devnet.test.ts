@@ -3,6 +3,7 @@
 // order, a cached list is not stale after a new block, the pending pool is served from
 // PostgreSQL, and the server answers through a real socket.
 import t from 'tap';
+import { getAddress } from 'viem';
 import http from 'node:http';
 import { apiOnDevnet, type ApiFixture } from './helpers/api.js';
 import { startServer } from '../src/api/server.js';
@@ -86,12 +87,29 @@ t.test('API v2 on the devnet scenario', async (t) => {
         (tx.to ? b.to.hash.toLowerCase() === tx.to.toLowerCase() : b.to === null) &&
         (rc.contractAddress && Number(rc.status) === 1 ? b.created_contract.hash.toLowerCase() === rc.contractAddress.toLowerCase() : b.created_contract === null) &&
         b.raw_input === tx.input &&
-        b.method === (tx.to && tx.input.length >= 10 ? tx.input.slice(0, 10) : null) &&
+        // A call is named by the standard-interface table when its input decodes so, else by its selector.
+        b.method === (tx.to && tx.input.length >= 10 ? (b.decoded_input ? b.decoded_input.method_call.split('(')[0] : tx.input.slice(0, 10)) : null) &&
+        (b.decoded_input === null || b.decoded_input.method_id === tx.input.slice(0, 10)) &&
         b.confirmations === head - Number(tx.blockNumber) + 1;
       if (!same) t.fail(`${tx.hash} differs from the node: ${JSON.stringify(b).slice(0, 400)}`);
       checked++;
     }
     t.equal(checked, scenario.counts.txs, 'every scenario transaction checked');
+    const byLabel = (label: string) => scenario.txs.find((x) => x.label === label)!.hash;
+    const transfer = await api.get(`${V2}/transactions/${byLabel('erc20 transfer alice -> bob 100')}`);
+    t.equal(transfer.body.method, 'transfer', 'an ERC-20 transfer is named by the standard table');
+    t.same(
+      transfer.body.decoded_input.parameters.map((p: { name: string; value: string }) => [p.name, p.value]),
+      [['to', getAddress(`0x${transfer.body.raw_input.slice(34, 74)}`)], ['value', (100n * 10n ** 18n).toString()]],
+      'and its input decoded',
+    );
+    const mint = await api.get(`${V2}/transactions/${byLabel('erc20 mint alice 1000')}`);
+    t.equal(mint.body.method, '0x40c10f19', 'mint(address,uint256) is no standard interface: its selector');
+    t.equal(mint.body.decoded_input, null);
+    const logs = await api.get(`${V2}/transactions/${byLabel('erc20 transfer alice -> bob 100')}/logs`);
+    t.equal(logs.body.items[0].decoded?.method_call, 'Transfer(address indexed from, address indexed to, uint256 value)', 'its Transfer log decoded');
+    const nftLogs = await api.get(`${V2}/transactions/${byLabel('erc721 mint #2 alice')}/logs`);
+    t.equal(nftLogs.body.items[0].decoded?.method_call, 'Transfer(address indexed from, address indexed to, uint256 indexed tokenId)', "an ERC-721 Transfer by ERC-721's event");
     const failed = await api.get(`${V2}/transactions/${scenario.failedTx.hash}`);
     t.equal(failed.body.status, 'error');
     t.match(failed.body.result, /revert/i, 'result carries the error');

@@ -1,9 +1,10 @@
 // The explorer's pages as a signed-in account holder sees them, in Debian's chromium: their private
 // tag and watchlist name replace the hash (marked as theirs) on the address page, in transaction
 // lists and in search (suggestions and results); their custom ABI names a method on their view of
-// a transaction; "add private tag" and "add to watchlist" in one step from the address page. Another
-// account and an anonymous visitor see none of it, also when asking right after the owner (no
-// shared page cache holds a personal page).
+// a transaction (a standard call is named for everyone, their ABI over the table); "add private
+// tag" and "add to watchlist" in one step from the address page. Another account and an anonymous
+// visitor see none of it, also when asking right after the owner (no shared page cache holds a
+// personal page).
 import t from 'tap';
 import { parseAbi } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
@@ -11,7 +12,11 @@ import { smtpSink } from './helpers/account.js';
 import { axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { signedInContext } from './helpers/ui-account.js';
 
-const ERC20 = ['function transfer(address to, uint256 amount) returns (bool)', 'event Transfer(address indexed from, address indexed to, uint256 value)'];
+const TOKEN_ABI = [
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function mint(address to, uint256 amount)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+];
 
 t.test("an account's own labels and ABIs on the explorer's pages", { skip: browserMissing() ?? false }, async (t) => {
   const smtp = await smtpSink(t);
@@ -80,19 +85,26 @@ t.test("an account's own labels and ABIs on the explorer's pages", { skip: brows
   });
 
   await t.test("A's custom ABI names the method for A only", async (t) => {
-    await b.page.goto(`${f.base}/tx/${transfer.hash}`, { waitUntil: 'networkidle' });
-    const before = await b.page.innerText('.tx-method');
-    t.match(before, /^0xa9059cbb$/, 'without an ABI the method is its selector');
-    const added = await a.api('POST', '/account/api/v1/user/custom-abis', { contract_address_hash: token, name: 'token', abi: JSON.stringify(parseAbi(ERC20)) });
+    // mint(address,uint256) is no standard interface's: without an ABI it stays a selector.
+    const mint = s.txs.find((x) => x.label === 'erc20 mint alice 1000')!;
+    await b.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
+    t.equal(await b.page.innerText('.tx-method'), '0x40c10f19', 'without an ABI the method is its selector');
+    const added = await a.api('POST', '/account/api/v1/user/custom-abis', { contract_address_hash: token, name: 'token', abi: JSON.stringify(parseAbi(TOKEN_ABI)) });
     t.equal(added.status, 201, 'A adds a custom ABI for the token');
-    await a.page.goto(`${f.base}/tx/${transfer.hash}`, { waitUntil: 'networkidle' });
-    t.equal(await a.page.innerText('.tx-method'), 'transfer', "A's transaction page names the method");
-    t.match(await a.page.innerText('body'), 'transfer(address to, uint256 amount)', 'and decodes the input');
+    await a.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
+    t.equal(await a.page.innerText('.tx-method'), 'mint', "A's transaction page names the method");
+    t.match(await a.page.innerText('body'), 'mint(address to, uint256 amount)', 'and decodes the input');
     await screenshot(a.page, 'account-personal-tx');
-    await b.page.goto(`${f.base}/tx/${transfer.hash}`, { waitUntil: 'networkidle' });
-    t.equal(await b.page.innerText('.tx-method'), '0xa9059cbb', 'B still sees the selector');
+    await b.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
+    t.equal(await b.page.innerText('.tx-method'), '0x40c10f19', 'B still sees the selector');
+    await anon.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
+    t.equal(await anon.page.innerText('.tx-method'), '0x40c10f19', 'and so does an anonymous visitor');
+    // A standard call is named for everyone by the interface table; A's ABI words it A's way.
     await anon.page.goto(`${f.base}/tx/${transfer.hash}`, { waitUntil: 'networkidle' });
-    t.equal(await anon.page.innerText('.tx-method'), '0xa9059cbb', 'and so does an anonymous visitor');
+    t.equal(await anon.page.innerText('.tx-method'), 'transfer', 'an ERC-20 transfer is named for anyone');
+    t.match(await anon.page.innerText('body'), 'transfer(address to, uint256 value)', "with the standard's parameter names");
+    await a.page.goto(`${f.base}/tx/${transfer.hash}`, { waitUntil: 'networkidle' });
+    t.match(await a.page.innerText('body'), 'transfer(address to, uint256 amount)', "and A's custom ABI over the table for A");
   });
 
   await t.test("search finds A's tag for A only, marked as private", async (t) => {

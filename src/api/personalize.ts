@@ -2,8 +2,8 @@
 // the owner's private tags and watchlist names on every address object, and the owner's custom
 // ABIs decoding transaction inputs (`method`, `decoded_input`) and logs (`decoded`). Cached
 // bytes are the same for everyone, so nothing of one account can reach another's responses.
-// Verified ABIs take precedence once verification exists: a response that already carries a
-// decoding is left as it is.
+// A custom ABI replaces the standard-interface table's decoding; a verified contract's own ABI
+// (the contract's `is_verified`) takes precedence over both and is left as it is.
 //
 // Cost: a custom ABI is read, parsed and indexed (function selector and event topic -> item)
 // once per version of its row and kept (at most ABI_CACHE_JSON_BYTES of ABI JSON per database);
@@ -11,17 +11,8 @@
 // MAX_DECODES items, none with more than MAX_DECODE_ITEM_BYTES of input or log data, and at most
 // MAX_DECODE_RESPONSE_BYTES of such data in all; what is beyond stays undecoded.
 import { LRUCache } from 'lru-cache';
-import {
-  decodeAbiParameters,
-  decodeEventLog,
-  getAddress,
-  toEventSelector,
-  toFunctionSelector,
-  type Abi,
-  type AbiEvent,
-  type AbiFunction,
-  type Hex,
-} from 'viem';
+import { getAddress, type Abi, type Hex } from 'viem';
+import { decodeInput, decodeLog, indexAbi, type IndexedAbi, type Json, type Obj } from '../abi/decode.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import {
   customAbiText,
@@ -33,8 +24,6 @@ import {
   type AbiVersion,
 } from '../storage/postgres/reads/personal.js';
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type Obj = { [k: string]: Json };
 
 const isObj = (v: Json | undefined): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -61,36 +50,6 @@ function walk(v: Json, fn: (o: Obj) => void): void {
     fn(v);
     for (const k in v) walk(v[k], fn);
   }
-}
-
-/** A custom ABI ready for decoding: its functions by selector, its events by topic 0. */
-export interface IndexedAbi {
-  functions: Map<string, AbiFunction>;
-  events: Map<string, AbiEvent[]>;
-}
-
-/** Indexes an ABI (one Keccak per function and event, once). */
-export function indexAbi(abi: Abi): IndexedAbi {
-  const functions = new Map<string, AbiFunction>();
-  const events = new Map<string, AbiEvent[]>();
-  for (const item of abi) {
-    try {
-      if (item.type === 'function') {
-        const sel = toFunctionSelector(item).toLowerCase();
-        if (!functions.has(sel)) functions.set(sel, item);
-      } else if (item.type === 'event' && !item.anonymous) {
-        // Events of one signature may differ in which inputs are indexed (ERC-20 and ERC-721
-        // Transfer): all are kept and tried in order.
-        const topic = toEventSelector(item).toLowerCase();
-        const list = events.get(topic);
-        if (list) list.push(item);
-        else events.set(topic, [item]);
-      }
-    } catch {
-      // An item viem cannot format cannot be matched either: skipped.
-    }
-  }
-  return { functions, events };
 }
 
 interface ViewerState {
@@ -156,58 +115,6 @@ async function viewerHasData(pg: PgStore, userId: string): Promise<boolean> {
   return has;
 }
 
-function jsonValue(v: unknown): Json {
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'string') return ADDRESS.test(v) ? getAddress(v) : v;
-  if (Array.isArray(v)) return v.map(jsonValue);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonValue(x)]));
-  return (v ?? null) as Json;
-}
-
-const signature = (name: string, inputs: readonly { type: string; name?: string; indexed?: boolean }[]) =>
-  `${name}(${inputs.map((i) => `${i.type}${i.indexed ? ' indexed' : ''}${i.name ? ' ' + i.name : ''}`).join(', ')})`;
-
-/** Blockscout's decoded_input for a transaction input, or null when the ABI does not fit. */
-export function decodeInput(abi: IndexedAbi, input: Hex): Obj | null {
-  if (input.length < 10) return null;
-  const fn = abi.functions.get(input.slice(0, 10).toLowerCase());
-  if (!fn) return null;
-  try {
-    const args = decodeAbiParameters(fn.inputs, `0x${input.slice(10)}`) as readonly unknown[];
-    return {
-      method_call: signature(fn.name, fn.inputs),
-      method_id: input.slice(0, 10),
-      parameters: fn.inputs.map((p, i) => ({ name: p.name ?? '', type: p.type, value: jsonValue(args[i]) })),
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** Blockscout's decoded for a log, or null when the ABI does not fit. */
-export function decodeLog(abi: IndexedAbi, topics: Hex[], data: Hex): Obj | null {
-  const candidates = topics.length ? abi.events.get(topics[0].toLowerCase()) : undefined;
-  for (const ev of candidates ?? []) {
-    try {
-      const d = decodeEventLog({ abi: [ev], topics: topics as [Hex, ...Hex[]], data });
-      const args = d.args as Record<string, unknown> | unknown[];
-      return {
-        method_call: signature(ev.name, ev.inputs),
-        method_id: topics[0].slice(0, 10),
-        parameters: ev.inputs.map((p, i) => ({
-          indexed: !!p.indexed,
-          name: p.name ?? '',
-          type: p.type,
-          value: jsonValue(Array.isArray(args) ? args[i] : args[p.name ?? String(i)]),
-        })),
-      };
-    } catch {
-      // Another event of the same signature may fit (indexed inputs differ).
-    }
-  }
-  return null;
-}
-
 const lower = (s: Json | undefined) => (typeof s === 'string' ? s.toLowerCase() : '');
 
 /** What decoding may still spend on one response. */
@@ -270,7 +177,7 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
       const w = watch.get(a);
       if (w !== undefined && Array.isArray(o.watchlist_names)) o.watchlist_names = [{ display_name: w, label: w }];
     }
-    if (typeof o.raw_input === 'string' && isObj(o.to) && o.decoded_input == null) {
+    if (typeof o.raw_input === 'string' && isObj(o.to) && o.to.is_verified !== true) {
       const abi = abis.get(lower(o.to.hash));
       const decoded = abi && budget.take(o.raw_input) ? decodeInput(abi, o.raw_input as Hex) : null;
       if (decoded) {
@@ -278,7 +185,7 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
         o.method = (decoded.method_call as string).split('(')[0];
       }
     }
-    if (Array.isArray(o.topics) && isObj(o.address) && o.decoded == null && typeof o.data === 'string') {
+    if (Array.isArray(o.topics) && isObj(o.address) && o.address.is_verified !== true && typeof o.data === 'string') {
       const abi = abis.get(lower(o.address.hash));
       const topics = (o.topics as Json[]).filter((x): x is string => typeof x === 'string') as Hex[];
       const decoded = abi && topics.length && budget.take(o.data) ? decodeLog(abi, topics, o.data as Hex) : null;

@@ -1,8 +1,11 @@
-// Log JSON (Blockscout's transaction_view prepare_log). Not decoded yet (no ABIs): decoded null;
-// smart_contract is null on /transactions/{h}/logs in Blockscout too.
+// Log JSON (Blockscout's transaction_view prepare_log). `decoded` by the standard-interface table
+// (a verified or the viewer's ABI may override it); smart_contract is null on
+// /transactions/{h}/logs in Blockscout too.
 import type { LogRead } from '../../storage/clickhouse/reads/logs.js';
 import { requiredAddress, type AddressJson, type FactsLookup } from './address.js';
 import { int, isoTimestamp, orNull } from './common.js';
+import type { Obj } from '../../abi/decode.js';
+import { standardLog } from '../../abi/standard-abi.js';
 
 export interface LogJson {
   transaction_hash: string;
@@ -10,7 +13,7 @@ export interface LogJson {
   topics: (string | null)[];
   data: string;
   index: number;
-  decoded: null;
+  decoded: Obj | null;
   smart_contract: AddressJson | null;
   block_number: number;
   block_hash: string;
@@ -24,7 +27,7 @@ export function logJson(l: LogRead, facts: FactsLookup): LogJson {
     topics: [orNull(l.topic0), orNull(l.topic1), orNull(l.topic2), orNull(l.topic3)],
     data: l.data || '0x',
     index: l.log_index,
-    decoded: null,
+    decoded: standardLog([l.topic0, l.topic1, l.topic2, l.topic3], l.data || '0x'),
     smart_contract: null,
     block_number: int(l.block_number),
     block_hash: l.block_hash,

@@ -7,6 +7,8 @@ import type { PendingRead } from '../../storage/postgres/pending.js';
 import { addressObject, requiredAddress, type AddressJson, type FactsLookup } from './address.js';
 import { int, isoTimestamp } from './common.js';
 import type { TokenTransferJson } from './token-transfer.js';
+import type { Obj } from '../../abi/decode.js';
+import { standardInput } from '../../abi/standard-abi.js';
 
 export interface DecodedInputJson {
   method_id: string | null;
@@ -51,7 +53,7 @@ export interface TransactionJson {
   position: number | null;
   revert_reason: DecodedInputJson | { raw: string | null } | null;
   raw_input: string;
-  decoded_input: null;
+  decoded_input: Obj | null;
   token_transfers: TokenTransferJson[] | null;
   token_transfers_overflow: boolean | null;
   actions: never[];
@@ -150,6 +152,8 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     const raw = l.revertOutputs.get(key);
     revert = raw ? (detail ? decodeRevert(raw) : { raw }) : null;
   }
+  // Named and decoded by the standard-interface table (a verified or the viewer's ABI may override).
+  const std = !creation && t.method_id ? standardInput(t.input) : null;
   return {
     hash: t.hash,
     result: res,
@@ -178,13 +182,13 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     position: t.transaction_index,
     revert_reason: revert,
     raw_input: t.input || '0x',
-    decoded_input: null,
+    decoded_input: std?.decoded ?? null,
     token_transfers: detail ? detail.tokenTransfers : null,
     token_transfers_overflow: detail ? t.token_transfer_count > detail.tokenTransfers.length : null,
     actions: [],
     exchange_rate: null,
     historic_exchange_rate: null,
-    method: !creation && t.method_id ? t.method_id : null,
+    method: std?.method ?? (!creation && t.method_id ? t.method_id : null),
     transaction_types: types,
     transaction_tag: null,
     has_error_in_internal_transactions: l.internalErrors === null ? null : l.internalErrors.has(key),
@@ -205,6 +209,7 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): Tran
   if (p.type === 4) types.push('set_code_transaction');
   types.reverse();
   const selector = !creation && p.input.length >= 10 ? p.input.slice(0, 10).toLowerCase() : null;
+  const std = selector ? standardInput(p.input) : null;
   return {
     hash: p.hash,
     result: 'pending',
@@ -232,13 +237,13 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): Tran
     position: null,
     revert_reason: null,
     raw_input: p.input || '0x',
-    decoded_input: null,
+    decoded_input: std?.decoded ?? null,
     token_transfers: null,
     token_transfers_overflow: null,
     actions: [],
     exchange_rate: null,
     historic_exchange_rate: null,
-    method: selector,
+    method: std?.method ?? selector,
     transaction_types: types,
     transaction_tag: null,
     has_error_in_internal_transactions: null,
