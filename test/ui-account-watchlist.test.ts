@@ -154,6 +154,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
     secret = (await page.innerText('#webhook-secret')).trim();
     t.ok(secret.length >= 32, 'the signing secret is shown');
     t.match(await page.innerText('main'), /shown only this once/, 'with the warning');
+    t.equal(await page.innerText('.who-name'), 'watcher', "a page answered in place names the visitor like any other");
     t.equal(page.url(), `${f.base}/account/notifications/webhook`, 'on the answer to the form itself, not a URL to come back to');
     t.same(await axeViolations(page), [], 'the secret page is accessible');
     await screenshot(page, 'account-notifications-secret');

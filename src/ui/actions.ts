@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
 import { ACTIONS, type ActionResult, type PageCtx, type PageResult, type SessionChange, type Viewer } from './routes.js';
 import { PageError, errorPage } from './pages/errors.js';
-import { clearSessionCookie, csrfToken, refuseCrossSite, secure, sessionCookie, sessionOf } from './session.js';
+import { clearSessionCookie, csrfToken, refuseCrossSite, secure, sessionCookie, sessionOf, viewerName } from './session.js';
 
 /** Largest form body (a custom ABI pasted or uploaded: the Account API takes 256 KiB). */
 export const MAX_FORM_BYTES = 300 * 1024;
@@ -83,7 +83,14 @@ export function createActions(o: ActionsOptions) {
       session,
     };
     try {
-      return answer(req, await action.run(ctx), viewer);
+      const result = await action.run(ctx);
+      // A page answered in place (a refusal, a secret shown once) names the visitor in its header
+      // like every other page; a redirect needs no name.
+      if (viewer && 'page' in result && !result.session) {
+        const me = await ctx.api.get<{ data: Parameters<typeof viewerName>[0] }>('/account/api/v1/user/info');
+        if (me.status === 200) viewer.name = viewerName(me.body.data);
+      }
+      return answer(req, result, viewer);
     } catch (e) {
       if (e instanceof PageError) return answer(req, { page: errorPage(e.status, e.title, e.detail) }, viewer);
       if (e instanceof ApiUnavailable) return answer(req, { page: errorPage(503, 'The explorer is unavailable', 'Its data service did not answer. Try again in a moment.') }, viewer);

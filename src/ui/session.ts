@@ -68,3 +68,8 @@ export function refuseCrossSite(req: Pick<ApiRequest, 'headers'>, form: URLSearc
   }
   return null;
 }
+
+/** What the header calls a signed-in visitor, from the Account API's `/user/info`. */
+export function viewerName(d: { name?: string; nickname?: string | null; email?: string | null; address_hash?: string }): string {
+  return d.nickname || d.name || d.email || d.address_hash || 'Account';
+}

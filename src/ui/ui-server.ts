@@ -14,7 +14,7 @@ import { RateLimiter, clientIp, rateLimitHeaders } from '../ratelimit/rate-limit
 import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
 import { createActions } from './actions.js';
-import { clearSessionCookie, csrfToken, secure, sessionOf } from './session.js';
+import { clearSessionCookie, csrfToken, secure, sessionOf, viewerName } from './session.js';
 import { loadAssets, type Assets } from './assets.js';
 import { Layout, THEME_SCRIPT } from './components/layout.js';
 import { PAGES, type PageCtx, type PageResult, type Viewer } from './routes.js';
@@ -186,7 +186,7 @@ export function createUi(o: UiOptions): Ui {
       return { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'The account service did not answer: try again in a moment.' };
     }
     const d = me.body.data;
-    const viewer: Viewer = { name: d.nickname || d.name || d.email || d.address_hash || 'Account', csrf: csrfToken(session) };
+    const viewer: Viewer = { name: viewerName(d), csrf: csrfToken(session) };
     const { result } = await page(req, url, { api, viewer });
     const headers: Record<string, string> = { 'content-type': HTML, 'cache-control': 'private, no-store', ...securityHeaders };
     if (result.redirect) return { status: 302, headers: { ...headers, location: result.redirect }, body: '' };
