@@ -20,6 +20,8 @@ import { tokenRoutes } from './routes/tokens.js';
 import { configRoutes } from './routes/config.js';
 import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
 import { createCsvExport } from './routes/csv-export.js';
+import { createEtherscanApi } from './etherscan/etherscan-app.js';
+import { isEtherscanPath } from './etherscan/params.js';
 
 export const API_PREFIX = '/api/v2';
 
@@ -75,6 +77,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   const log = opts.log;
   // CSV exports are streamed and never pass through the response cache.
   const csv = createCsvExport(ctx, { chunkRows: opts.csvChunkRows });
+  // The Etherscan-compatible API (/api?module=…): its own envelopes, on the same context and cache.
+  const etherscan = createEtherscanApi({ ctx, cache, log });
 
   async function compute(def: RouteDef, path: Record<string, never>, query: Record<string, never>): Promise<CachedResponse> {
     try {
@@ -92,6 +96,7 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   async function handle(req: ApiRequest): Promise<ApiReply> {
     const method = req.method.toUpperCase();
     const rawPath = req.path || '/';
+    if (isEtherscanPath(rawPath)) return etherscan.handle(req);
     const inApi = rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
     // The stats service's paths: only its own routes; anything else under /api/v1 stays a 404.
     const statsMatch = inApi || !rawPath.startsWith(STATS_SERVICE_PREFIX + '/') ? null : statsRouter.match(rawPath.slice(STATS_SERVICE_PREFIX.length).split('/').filter(Boolean));

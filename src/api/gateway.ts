@@ -11,6 +11,10 @@
 // - The public API takes no request body; the Account API at most accountBodyBytes. An Account
 //   API request that announces a body is refused (401) before the body is read when its
 //   credential is missing (outside the sign-in endpoints under /auth/) or invalid.
+// - The Etherscan-compatible API (/api?module=…) also takes POST bodies (at most
+//   etherscanBodyBytes), whose `apikey` field is a credential like the query's. A POST without a
+//   credential in its headers or query is charged to its IP's bucket for unverified credentials
+//   before its body is read (the body may hold a key), then to the key's or the IP's bucket.
 import crypto from 'node:crypto';
 import type { ApiReply, ApiRequest } from './http.js';
 import { JSON_TYPE, CORS_HEADERS } from './http.js';
@@ -18,6 +22,7 @@ import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decisi
 import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
 import { MAX_BODY_BYTES } from '../account/validate.js';
+import { bodyFields, isEtherscanPath } from './etherscan/params.js';
 import { personalize, personalizeSearch, viewerDataChanged } from './personalize.js';
 import type { Admission, Front } from './server.js';
 
@@ -35,6 +40,8 @@ export interface GatewayOptions {
   trustedProxies?: ReadonlySet<string>;
   /** Largest Account API request body in bytes (default 256 KiB, the Account API's own cap). */
   accountBodyBytes?: number;
+  /** Largest Etherscan-compatible API POST body in bytes (default 256 KiB). */
+  etherscanBodyBytes?: number;
   /** How long a credential seen valid skips the unverified-credential charge (ms, default 30 s). */
   verifiedTtlMs?: number;
   /** Where a failed personalization is reported (the shared response is served instead). */
@@ -72,11 +79,14 @@ function json(status: number, body: unknown, headers: Record<string, string>): A
 }
 
 const invalidKey = (d: Decision) => json(401, { message: 'Invalid API key' }, { ...rateLimitHeaders(d), 'www-authenticate': 'Bearer' });
-const tooMany = (d: Decision) => json(429, TOO_MANY_REQUESTS, rateLimitHeaders(d));
+/** 429; on the Etherscan-compatible paths in its envelope (Blockscout's RPC form of the refusal). */
+const tooMany = (d: Decision, rpc = false) =>
+  json(429, rpc ? { status: '0', message: TOO_MANY_REQUESTS.message, result: null } : TOO_MANY_REQUESTS, rateLimitHeaders(d));
 
 export function createGateway(o: GatewayOptions): Gateway {
   const trusted = o.trustedProxies ?? new Set<string>();
   const accountBody = o.accountBodyBytes ?? MAX_BODY_BYTES;
+  const etherscanBody = o.etherscanBodyBytes ?? MAX_BODY_BYTES;
   const verifiedTtl = o.verifiedTtlMs ?? 30_000;
   const clock = o.clock ?? Date.now;
   /** Credential keys that identified an account, with when (oldest first). */
@@ -85,7 +95,9 @@ export function createGateway(o: GatewayOptions): Gateway {
   const isAccountPath = (path: string) => path === ACCOUNT_PREFIX || path.startsWith(ACCOUNT_PREFIX + '/');
 
   function bodyLimit(req: ApiRequest): number {
-    return o.account && isAccountPath(req.path || '/') ? accountBody : 0;
+    const path = req.path || '/';
+    if (o.account && isAccountPath(path)) return accountBody;
+    return isEtherscanPath(path) && req.method.toUpperCase() === 'POST' ? etherscanBody : 0;
   }
 
   async function admit(req: ApiRequest, announcesBody: boolean): Promise<Admission> {
@@ -95,6 +107,7 @@ export function createGateway(o: GatewayOptions): Gateway {
     const limited = isAccount || path === '/api' || path.startsWith('/api/');
     if (!limited || req.method.toUpperCase() === 'OPTIONS') return { finish: (body) => target.handle({ ...req, body }) };
     const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
+    const rpc = isEtherscanPath(path);
     let keyId: string | undefined;
     let viewer: string | undefined;
     if (o.account && sentCredential(req)) {
@@ -104,26 +117,43 @@ export function createGateway(o: GatewayOptions): Gateway {
       let charged: Decision | undefined;
       if (seen === undefined || now - seen >= verifiedTtl || seen > now) {
         charged = o.limiter.checkUnverified(ip);
-        if (!charged.allowed) return { reply: tooMany(charged) };
+        if (!charged.allowed) return { reply: tooMany(charged, rpc) };
       }
       const who = await o.account.identify(req);
       if (!who) {
         verified.delete(cred);
         charged ??= o.limiter.checkUnverified(ip);
-        return { reply: charged.allowed ? invalidKey(charged) : tooMany(charged) };
+        return { reply: charged.allowed ? invalidKey(charged) : tooMany(charged, rpc) };
       }
       verified.delete(cred);
       if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
       verified.set(cred, now);
       keyId = who.keyId ?? `session:${who.userId}`;
       viewer = who.userId;
+    } else if (o.account && rpc && announcesBody) {
+      const account = o.account;
+      const charged = o.limiter.checkUnverified(ip);
+      if (!charged.allowed) return { reply: tooMany(charged, true) };
+      return {
+        finish: async (body) => {
+          const apikey = bodyFields(body, req.headers['content-type']).find(([k]) => k === 'apikey')?.[1]?.trim();
+          let key: string | undefined;
+          if (apikey) {
+            const who = await account.identify({ headers: {}, query: new URLSearchParams({ apikey }) });
+            if (!who) return invalidKey(charged);
+            key = who.keyId ?? `session:${who.userId}`;
+          }
+          const d = o.limiter.check(ip, key);
+          return d.allowed ? publicReply({ ...req, body }, path, undefined, d) : tooMany(d, true);
+        },
+      };
     } else if (o.account && isAccount && announcesBody && !path.startsWith(SIGN_IN_PREFIX)) {
       // Every Account API endpoint outside sign-in needs a credential: refuse before the body.
       const d = o.limiter.check(ip);
       return { reply: d.allowed ? invalidKey(d) : tooMany(d) };
     }
     const decision = o.limiter.check(ip, keyId);
-    if (!decision.allowed) return { reply: tooMany(decision) };
+    if (!decision.allowed) return { reply: tooMany(decision, rpc) };
     if (isAccount && o.account) {
       const account = o.account;
       return {
@@ -135,12 +165,14 @@ export function createGateway(o: GatewayOptions): Gateway {
         },
       };
     }
-    return { finish: () => publicReply(req, path, viewer, decision) };
+    return { finish: (body) => publicReply({ ...req, body }, path, viewer, decision) };
   }
 
   async function publicReply(req: ApiRequest, path: string, viewer: string | undefined, decision: Decision): Promise<ApiReply> {
-    const reply = await o.api.handle({ ...req, body: undefined });
-    if (viewer && o.pg && reply.status === 200 && reply.body.length) {
+    // Only the Etherscan-compatible API reads a body (its answers carry no address objects to personalize).
+    const rpc = isEtherscanPath(path);
+    const reply = await o.api.handle({ ...req, body: rpc ? req.body : undefined });
+    if (viewer && o.pg && reply.status === 200 && reply.body.length && !rpc) {
       // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and
       // the owner's tagged addresses in search results.
       try {

@@ -1,0 +1,68 @@
+// What every action of the Etherscan-compatible API shares: its shape, the envelopes (Blockscout's
+// RPCView "show.json" and "error.json": {status, message, result}) and the field formats the views
+// use (decimal strings, Etherscan's methodId and functionName).
+import type { CachePolicy } from '../../cache/response-cache.js';
+import type { ApiContext } from '../context.js';
+import { standardInput } from '../../abi/standard-abi.js';
+import type { Params } from './params.js';
+
+export interface ActionReply {
+  /** HTTP status (200 unless said). */
+  status?: number;
+  body: unknown;
+  policy: CachePolicy;
+}
+
+export type Action = (p: Params, ctx: ApiContext) => Promise<ActionReply>;
+
+/** One module's actions, by lower-case name. */
+export type ActionTable = Readonly<Record<string, Action>>;
+
+/** Success: status "1", message "OK". Lists and anything with confirmations change with every block. */
+export const ok = (result: unknown, policy: CachePolicy = 'volatile'): ActionReply => ({ body: { status: '1', message: 'OK', result }, policy });
+
+/**
+ * An error as Blockscout's actions render it: HTTP 200, status "0", the message, and `result`
+ * null (or [] for "nothing found"). Bad input is answered without caching (it costs nothing).
+ */
+export const fail = (message: string, result: unknown = null, policy: CachePolicy = 'none'): ActionReply => ({
+  body: { status: '0', message, result },
+  policy,
+});
+
+/** Etherscan's "nothing found": status "0" with an empty list; a later block may add rows. */
+export const notFound = (message: string): ActionReply => fail(message, [], 'volatile');
+
+/** Etherscan's methodId: the input's selector, "0x" for a plain transfer. */
+export function methodId(input: string): string {
+  return input.length >= 10 ? input.slice(0, 10) : '0x';
+}
+
+/**
+ * Etherscan's functionName ("transfer(address to, uint256 value)") from the standard-interface
+ * table when the input decodes as a function of it; "" when the method is not known here.
+ */
+export function functionName(input: string): string {
+  const named = standardInput(input);
+  if (!named) return '';
+  const call = named.decoded?.method_call;
+  return typeof call === 'string' ? call : `${named.method}()`;
+}
+
+/** Blockscout's confirmations of a stored row: the stored head minus its block. */
+export function confirmations(head: bigint | null, block: string): string {
+  if (head === null) return '0';
+  const c = head - BigInt(block);
+  return (c < 0n ? 0n : c).toString();
+}
+
+/** "0x" + lower-case hex, as the logs view writes numbers (LogsView.integer_to_hex). */
+export const hex = (v: string | number | bigint): string => `0x${BigInt(v).toString(16)}`;
+
+/** Whether a stored transaction succeeded (pre-Byzantium receipts have no status: no error means success). */
+export const succeeded = (t: { status: number | null; error: string }): boolean => (t.status === null ? t.error === '' : t.status === 1);
+
+/** Head and rows at once. */
+export async function withHead<T>(ctx: ApiContext, rows: Promise<T>): Promise<[bigint | null, T]> {
+  return Promise.all([ctx.head(), rows]);
+}

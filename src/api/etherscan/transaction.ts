@@ -1,0 +1,80 @@
+// module=transaction of the Etherscan-compatible API: getstatus, gettxreceiptstatus and
+// gettxinfo, with the messages of Blockscout's API.RPC.TransactionController and the fields of
+// its TransactionView (gettxinfo in the form Blockscout's documentation shows).
+import type { ApiContext } from '../context.js';
+import { etherscanTransaction, etherscanTransactionLogs } from '../../storage/clickhouse/reads/etherscan.js';
+import { topFramesAndFailures } from '../../storage/clickhouse/reads/internal-transactions.js';
+import { parseHash, RESULT_WINDOW, type Params } from './params.js';
+import { confirmations, fail, ok, succeeded, type ActionReply, type ActionTable } from './actions.js';
+
+/** The txhash parameter, or the error reply. */
+function txhash(p: Params): string | ActionReply {
+  const raw = p.get('txhash');
+  if (raw === undefined) return fail('Query parameter txhash is required');
+  return parseHash(raw) ?? fail('Invalid txhash format');
+}
+
+/**
+ * getstatus: isError "1" with the error of a failed transaction (the trace's error; Blockscout
+ * says "awaiting internal transactions" while it has none), "0" and "" otherwise, unknown hashes
+ * included (as Blockscout answers them).
+ */
+async function getstatus(p: Params, ctx: ApiContext): Promise<ActionReply> {
+  const hash = txhash(p);
+  if (typeof hash !== 'string') return hash;
+  const t = await etherscanTransaction(ctx.ch, hash);
+  if (!t) return ok({ isError: '0', errDescription: '' });
+  if (succeeded(t)) return ok({ isError: '0', errDescription: '' }, 'stable');
+  return ok({ isError: '1', errDescription: t.error || 'awaiting internal transactions' }, t.error ? 'stable' : 'volatile');
+}
+
+/** gettxreceiptstatus: "1" success, "0" failure, "" for an unknown hash or a receipt without status. */
+async function gettxreceiptstatus(p: Params, ctx: ApiContext): Promise<ActionReply> {
+  const hash = txhash(p);
+  if (typeof hash !== 'string') return hash;
+  const t = await etherscanTransaction(ctx.ch, hash);
+  if (!t) return ok({ status: '' });
+  return ok({ status: t.status === null ? '' : t.status === 1 ? '1' : '0' }, 'stable');
+}
+
+/** The output of a reverted transaction's top-level frame (its revert data), '' when not stored. */
+async function revertOutput(ctx: ApiContext, block: bigint, index: number): Promise<string> {
+  const rows = await topFramesAndFailures(ctx.ch, [{ block, index }], []);
+  const out = rows.find((r) => Number(r.top))?.output;
+  return out && out !== '0x' ? out : '';
+}
+
+/**
+ * gettxinfo: the transaction with its logs. All of its logs are listed (Blockscout pages them by
+ * 50), so next_page_params is null: there is no further page.
+ */
+async function gettxinfo(p: Params, ctx: ApiContext): Promise<ActionReply> {
+  const hash = txhash(p);
+  if (typeof hash !== 'string') return hash;
+  const [head, t] = await Promise.all([ctx.head(), etherscanTransaction(ctx.ch, hash)]);
+  if (!t) return fail('Transaction not found', null, 'volatile');
+  const [logs, lookups] = await Promise.all([
+    etherscanTransactionLogs(ctx.ch, BigInt(t.block_number), t.transaction_index, RESULT_WINDOW),
+    succeeded(t) ? null : revertOutput(ctx, BigInt(t.block_number), t.transaction_index),
+  ]);
+  return ok({
+    hash: t.hash,
+    timeStamp: String(t.ts),
+    blockNumber: t.block_number,
+    confirmations: confirmations(head, t.block_number),
+    success: succeeded(t),
+    from: t.from,
+    to: t.to,
+    value: t.value,
+    input: t.input,
+    gasLimit: t.gas,
+    gasUsed: t.gas_used,
+    gasPrice: t.effective_gas_price,
+    logs: logs.map((l) => ({ address: l.address, topics: [l.topic0, l.topic1, l.topic2, l.topic3].filter(Boolean), data: l.data || '0x', index: String(l.log_index) })),
+    // The reverted call's output as stored from its trace ("" when there is none).
+    revertReason: lookups ?? '',
+    next_page_params: null,
+  });
+}
+
+export const transactionActions: ActionTable = { getstatus, gettxreceiptstatus, gettxinfo };
