@@ -32,6 +32,13 @@ function options(p: Params): ListOptions | ActionReply | null {
   return o;
 }
 
+/** The required `address` of a list action, or Blockscout's error for it. */
+function requiredAddress(p: Params): string | ActionReply {
+  const raw = p.get('address');
+  if (raw === undefined) return fail(ADDRESS_REQUIRED);
+  return parseAddress(raw) ?? fail('Invalid address format');
+}
+
 const isReply = (o: ListOptions | ActionReply | null): o is ActionReply => o !== null && 'body' in o;
 
 /** Longest wait for the node's balances. */
@@ -107,10 +114,8 @@ async function ethGetBalance(p: Params, ctx: ApiContext): Promise<ActionReply> {
 }
 
 async function txlist(p: Params, ctx: ApiContext): Promise<ActionReply> {
-  const raw = p.get('address');
-  if (raw === undefined) return fail(ADDRESS_REQUIRED);
-  const address = parseAddress(raw);
-  if (!address) return fail('Invalid address format');
+  const address = requiredAddress(p);
+  if (typeof address !== 'string') return address;
   const o = options(p);
   if (isReply(o)) return o;
   if (!o) return notFound('No transactions found');
@@ -254,10 +259,8 @@ async function tokenbalance(p: Params, ctx: ApiContext): Promise<ActionReply> {
 
 /** pendingtxlist: the node's pending pool as the indexer last mirrored it. */
 async function pendingtxlist(p: Params, ctx: ApiContext): Promise<ActionReply> {
-  const raw = p.get('address');
-  if (raw === undefined) return fail(ADDRESS_REQUIRED);
-  const address = parseAddress(raw);
-  if (!address) return fail('Invalid address format');
+  const address = requiredAddress(p);
+  if (typeof address !== 'string') return address;
   const o = listOptions(p);
   if (typeof o === 'string') return fail('NOTOK', o);
   const rows = await pendingTransactionsOf(ctx.pg, address, o.skip, o.limit);

@@ -5,6 +5,9 @@
 // and then read the rows by primary key, as the v2 reads do.
 import type { ClickHouseStore } from '../store.js';
 import { clampU64, directionSql, type Direction } from './common.js';
+import type { InternalTransactionRead } from './internal-transactions.js';
+import type { TokenTransferRead } from './token-transfers.js';
+import { LOG_COLUMNS, type LogRead } from './logs.js';
 
 /** Etherscan paging of a chain-ordered list: block bounds (inclusive), direction, rows to skip and take. */
 export interface EtherscanRange {
@@ -113,23 +116,8 @@ export async function transactionFields(ch: ClickHouseStore, keys: readonly { bl
   return out;
 }
 
-export interface EtherscanInternalRead {
-  block_number: string;
-  transaction_index: number;
-  trace_index: number;
-  transaction_hash: string;
-  ts: number;
-  type: string;
-  call_type: string;
-  from: string;
-  to: string;
-  value: string;
-  gas: string;
-  gas_used: string;
-  input: string;
-  error: string;
-  created_contract_address: string;
-}
+/** An internal transaction as txlistinternal shows it: the v2 row's fields and the frame's input. */
+export type EtherscanInternalRead = Omit<InternalTransactionRead, 'block_hash' | 'trace_address'> & { input: string };
 
 const INTERNAL_COLUMNS = `block_number, transaction_index, trace_index, transaction_hash, toUnixTimestamp(timestamp) AS ts, type, call_type,
   "from", "to", value, gas, gas_used, input, error, created_contract_address`;
@@ -166,21 +154,7 @@ export async function etherscanAddressInternals(ch: ClickHouseStore, address: st
   );
 }
 
-export interface EtherscanTransferRead {
-  block_number: string;
-  log_index: number;
-  batch_index: number;
-  transaction_index: number;
-  transaction_hash: string;
-  block_hash: string;
-  ts: number;
-  token_address: string;
-  token_type: string;
-  from: string;
-  to: string;
-  value: string;
-  token_id: string | null;
-}
+export type EtherscanTransferRead = Omit<TokenTransferRead, 'kind' | 'method_id' | 'batch_size' | 'token_meta'>;
 
 const TRANSFER_COLUMNS = `block_number, log_index, batch_index, transaction_index, transaction_hash, block_hash, toUnixTimestamp(timestamp) AS ts,
   token_address, token_type, "from", "to", value, token_id`;
@@ -219,20 +193,8 @@ export async function etherscanTokenTransfers(
   );
 }
 
-export interface EtherscanLogRead {
-  block_number: string;
-  block_hash: string;
-  log_index: number;
-  transaction_index: number;
-  transaction_hash: string;
-  address: string;
-  topic0: string;
-  topic1: string;
-  topic2: string;
-  topic3: string;
-  data: string;
-  ts: number;
-}
+/** Logs are read with the v2 reads' columns. */
+export type EtherscanLogRead = LogRead;
 
 /** A topic condition of getLogs: `topics[i]` (lower-case) joined to the previous ones by `ops[i]`. */
 export interface TopicFilter {
@@ -270,9 +232,7 @@ export async function etherscanLogs(
     );
   }
   return ch.query<EtherscanLogRead>(
-    `SELECT block_number, block_hash, log_index, transaction_index, transaction_hash, address, topic0, topic1, topic2, topic3, data,
-       toUnixTimestamp(timestamp) AS ts
-     FROM logs WHERE ${conds.join(' AND ')}
+    `SELECT ${LOG_COLUMNS} FROM logs WHERE ${conds.join(' AND ')}
      ORDER BY block_number, log_index LIMIT {limit:UInt32}`,
     params,
   );
@@ -281,9 +241,7 @@ export async function etherscanLogs(
 /** A transaction's logs in index order (at most `limit`). */
 export async function etherscanTransactionLogs(ch: ClickHouseStore, block: bigint, txIndex: number, limit: number): Promise<EtherscanLogRead[]> {
   return ch.query<EtherscanLogRead>(
-    `SELECT block_number, block_hash, log_index, transaction_index, transaction_hash, address, topic0, topic1, topic2, topic3, data,
-       toUnixTimestamp(timestamp) AS ts
-     FROM logs WHERE block_number = {b:UInt64} AND transaction_index = {t:UInt32} ORDER BY log_index LIMIT {limit:UInt32}`,
+    `SELECT ${LOG_COLUMNS} FROM logs WHERE block_number = {b:UInt64} AND transaction_index = {t:UInt32} ORDER BY log_index LIMIT {limit:UInt32}`,
     { b: clampU64(block), t: txIndex, limit },
   );
 }

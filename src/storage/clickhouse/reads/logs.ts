@@ -18,7 +18,7 @@ export interface LogRead {
   ts: number;
 }
 
-const COLUMNS = `block_number, log_index, transaction_index, transaction_hash, block_hash, address, topic0, topic1, topic2, topic3, data,
+export const LOG_COLUMNS = `block_number, log_index, transaction_index, transaction_hash, block_hash, address, topic0, topic1, topic2, topic3, data,
   toUnixTimestamp(timestamp) AS ts`;
 
 /** Logs of one transaction in index order, after `afterIndex`. */
@@ -30,7 +30,7 @@ export async function transactionLogs(
   limit: number,
 ): Promise<LogRead[]> {
   return ch.query<LogRead>(
-    `SELECT ${COLUMNS} FROM logs
+    `SELECT ${LOG_COLUMNS} FROM logs
      WHERE block_number = {b:UInt64} AND transaction_index = {t:UInt32} AND log_index > {ai:Int64}
      ORDER BY log_index LIMIT {limit:UInt32}`,
     { b: clampU64(block), t: txIndex, ai: afterIndex === undefined ? -1n : clampIdx(afterIndex), limit },
@@ -51,7 +51,7 @@ export async function addressLogs(
   const params = { a: address, limit: o.limit, ...(o.before ? { kb: clampU64(o.before.block), ki: clampIdx(o.before.index) } : {}), ...(o.topic ? { t: o.topic } : {}) };
   if (!o.topic) {
     return ch.query<LogRead>(
-      `SELECT ${COLUMNS} FROM logs WHERE (block_number, log_index) IN (
+      `SELECT ${LOG_COLUMNS} FROM logs WHERE (block_number, log_index) IN (
          SELECT block_number, log_index FROM address_logs WHERE address = {a:String}${keyset}
          ORDER BY block_number DESC, log_index DESC LIMIT {limit:UInt32})
        ORDER BY block_number DESC, log_index DESC`,
@@ -59,7 +59,7 @@ export async function addressLogs(
     );
   }
   return ch.query<LogRead>(
-    `SELECT ${COLUMNS} FROM logs WHERE (block_number, log_index) IN (SELECT block_number, log_index FROM address_logs WHERE address = {a:String}${keyset})
+    `SELECT ${LOG_COLUMNS} FROM logs WHERE (block_number, log_index) IN (SELECT block_number, log_index FROM address_logs WHERE address = {a:String}${keyset})
        AND address = {a:String} AND (topic0 = {t:String} OR topic1 = {t:String} OR topic2 = {t:String} OR topic3 = {t:String})
      ORDER BY block_number DESC, log_index DESC LIMIT {limit:UInt32}`,
     params,
