@@ -37,6 +37,7 @@ import {
   type CsvTransactionRead,
 } from '../../storage/clickhouse/reads/csv-export.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
+import { standardMethodName } from '../../abi/standard-abi.js';
 
 export const CSV_KINDS = ['transactions', 'token-transfers', 'internal-transactions', 'logs'] as const;
 export type CsvKind = (typeof CSV_KINDS)[number];
@@ -211,7 +212,8 @@ function transactionLine(t: CsvTransactionRead, a: string): string {
     '',
     '',
     '',
-    !creation && t.method_id ? t.method_id : '',
+    // Named as the JSON list names it (the standard-interface table by selector), else the selector.
+    !creation && t.method_id ? (standardMethodName(t.method_id) ?? t.method_id) : '',
   ]);
 }
 
