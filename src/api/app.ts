@@ -20,6 +20,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { configRoutes } from './routes/config.js';
 import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
 import { createCsvExport } from './routes/csv-export.js';
+import { verificationConfigRoutes, verificationPost } from './routes/verification.js';
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
 
@@ -34,6 +35,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...listRoutes,
   ...searchRoutes,
   ...smartContractRoutes,
+  ...verificationConfigRoutes,
   ...tokenRoutes,
 ];
 
@@ -77,6 +79,13 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   const log = opts.log;
   // CSV exports are streamed and never pass through the response cache.
   const csv = createCsvExport(ctx, { chunkRows: opts.csvChunkRows });
+  // A verification changes how every response naming the contract reads (its name, decoded
+  // calls and logs, also in old blocks' cached answers): everything cached goes.
+  opts.verification?.service.on('verified', (e: { ok: boolean }) => {
+    if (!e.ok) return;
+    ctx.onVerified();
+    cache?.clear();
+  });
   // The Etherscan-compatible API (/api?module=…): its own envelopes, on the same context and cache.
   const etherscan = createEtherscanApi({ ctx, cache, log });
 
@@ -103,6 +112,17 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     if (!inApi && !statsMatch) return reply(404, json(NOT_FOUND_BODY));
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
     const head = method === 'HEAD';
+    if (method === 'POST' && inApi) {
+      try {
+        // One running verification per client: its key, else its address (the gateway has rate-limited it already).
+        const client = req.headers.authorization || req.query.get('apikey') || req.ip;
+        const verified = await verificationPost(req, ctx.verification?.service, client);
+        if (verified) return verified;
+      } catch (e) {
+        log.error('verification request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
+        return reply(500, json(INTERNAL_ERROR_BODY));
+      }
+    }
     if (method !== 'GET' && !head) return reply(400, json(UNKNOWN_ACTION_BODY));
     if (inApi) {
       try {

@@ -1,7 +1,7 @@
 // What route handlers share: the stores, and small facts about the chain that many responses
 // need (the stored head, whether traces are indexed), plus the batch lookups that turn a page of
 // rows into Blockscout objects (address facts, base fees, failed internal frames...).
-import type { Hex } from 'viem';
+import type { Abi, Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { LRUCache } from 'lru-cache';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
@@ -15,6 +15,9 @@ import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transf
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import type { Logger } from '../log.js';
+import { verifiedAbi, verifiedSince } from '../storage/postgres/verified.js';
+import { indexAbi, type IndexedAbi } from '../abi/decode.js';
+import type { ApiFacts } from './serializers/address.js';
 import { checksum } from './serializers/common.js';
 import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
 
@@ -26,8 +29,12 @@ export interface ApiDeps {
   coin?: string;
   /** The node, for current values (smart-contract read methods); optional. */
   rpc?: import('../rpc/client.js').RpcClient;
+  /** Contract verification (src/verify), when this API verifies: its compilers and service. */
+  verification?: { compilers: import('../verify/compilers.js').CompilerStore; service: import('../verify/service.js').VerificationService };
 }
 
+/** How often the verified contracts are looked for (ms): a verification in another process shows within it. */
+const VERIFIED_TTL_MS = 1000;
 /** How long chain facts are trusted when no indexer events arrive (split roles). */
 const FACT_TTL_MS = 1000;
 /**
@@ -50,6 +57,7 @@ export class ApiContext {
   readonly pg: PgStore;
   readonly log: Logger;
   readonly rpc: ApiDeps['rpc'];
+  readonly verification: ApiDeps['verification'];
   private headValue: { at: number; value: bigint | null } | undefined;
   private tracesValue: { at: number; value: boolean | null } | undefined;
   /**
@@ -74,6 +82,7 @@ export class ApiContext {
     this.pg = deps.pg;
     this.log = deps.log;
     this.rpc = deps.rpc;
+    this.verification = deps.verification;
   }
 
   /** Whether indexer events reach this process (then cached chain facts live until the next event). */
@@ -137,8 +146,8 @@ export class ApiContext {
   async addressFacts(
     addresses: Iterable<string>,
     opts: { withCreation?: boolean; senders?: Iterable<string> } = {},
-  ): Promise<Map<string, AddressFacts>> {
-    const out = new Map<string, AddressFacts>();
+  ): Promise<Map<string, ApiFacts>> {
+    const out = new Map<string, ApiFacts>();
     const ask: string[] = [];
     // Senders of stored transactions are proven externally owned by the rows at hand (only such
     // accounts sign transactions): the same proof as the store's sent-a-transaction probe.
@@ -177,6 +186,57 @@ export class ApiContext {
         // Contract-ness, once proven, does not change but by a reorg (which clears this cache).
         if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now(), node: code === false });
       }
+    }
+    return this.withVerified(out);
+  }
+
+  // ---- verified contracts ----
+
+  /** Verified addresses -> their row version (id) and contract name; refreshed by withVerified(). */
+  private readonly verifiedIds = new Map<string, { id: string; name: string }>();
+  private verifiedMaxId = '0';
+  private verifiedAt = 0;
+  private verifiedRefresh: Promise<void> | null = null;
+  /** Verified ABIs indexed for decoding, by address and row version. */
+  private readonly verifiedAbis = new LRUCache<string, IndexedAbi>({ max: 1000 });
+
+  /** A verification finished in this process: the next response sees it. */
+  onVerified(): void {
+    this.verifiedAt = 0;
+  }
+
+  /**
+   * The facts with what is verified among their addresses: the contract's name and its ABI
+   * indexed for decoding (names and decodes methods and logs for everyone). Verifications are
+   * picked up by id (a new one, or a replacement, has a higher id) at most every
+   * VERIFIED_TTL_MS, or at once after one in this process.
+   */
+  private async withVerified(out: Map<string, ApiFacts>): Promise<Map<string, ApiFacts>> {
+    if (Date.now() - this.verifiedAt > VERIFIED_TTL_MS) {
+      this.verifiedRefresh ??= (async () => {
+        const at = Date.now();
+        for (const r of await verifiedSince(this.pg, this.verifiedMaxId)) {
+          this.verifiedIds.set(r.address_hash, { id: r.id, name: r.name });
+          if (BigInt(r.id) > BigInt(this.verifiedMaxId)) this.verifiedMaxId = r.id;
+        }
+        this.verifiedAt = at;
+      })().finally(() => (this.verifiedRefresh = null));
+      await this.verifiedRefresh;
+    }
+    if (!this.verifiedIds.size) return out;
+    for (const [a, f] of out) {
+      const v = this.verifiedIds.get(a);
+      if (!v) continue;
+      const key = `${a}:${v.id}`;
+      let abi = this.verifiedAbis.get(key) ?? null;
+      if (!abi) {
+        const raw = await verifiedAbi(this.pg, a, v.id);
+        if (raw) {
+          abi = indexAbi(raw as Abi);
+          this.verifiedAbis.set(key, abi);
+        }
+      }
+      out.set(a, { ...f, verified: { name: v.name, abi } });
     }
     return out;
   }

@@ -24,6 +24,7 @@ import type { Logger } from '../log.js';
 import { MAX_BODY_BYTES } from '../account/validate.js';
 import { bodyFields, isEtherscanPath } from './etherscan/params.js';
 import { personalize, personalizeSearch, viewerDataChanged } from './personalize.js';
+import { VERIFICATION_POST } from './routes/verification.js';
 import type { Admission, Front } from './server.js';
 
 export interface AccountLike {
@@ -42,6 +43,8 @@ export interface GatewayOptions {
   accountBodyBytes?: number;
   /** Largest Etherscan-compatible API POST body in bytes (default 256 KiB). */
   etherscanBodyBytes?: number;
+  /** Largest contract verification POST body in bytes (0 or unset: verification takes no body). */
+  verificationBodyBytes?: number;
   /** How long a credential seen valid skips the unverified-credential charge (ms, default 30 s). */
   verifiedTtlMs?: number;
   /** Where a failed personalization is reported (the shared response is served instead). */
@@ -97,6 +100,7 @@ export function createGateway(o: GatewayOptions): Gateway {
   function bodyLimit(req: ApiRequest): number {
     const path = req.path || '/';
     if (o.account && isAccountPath(path)) return accountBody;
+    if (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path)) return o.verificationBodyBytes ?? 0;
     return isEtherscanPath(path) && req.method.toUpperCase() === 'POST' ? etherscanBody : 0;
   }
 
@@ -169,8 +173,9 @@ export function createGateway(o: GatewayOptions): Gateway {
   }
 
   async function publicReply(req: ApiRequest, path: string, viewer: string | undefined, decision: Decision): Promise<ApiReply> {
-    // Only the Etherscan-compatible API reads a body (its answers carry no address objects to personalize).
-    const rpc = isEtherscanPath(path);
+    // Only the Etherscan-compatible API and contract verification read a body (their answers
+    // carry no address objects to personalize).
+    const rpc = isEtherscanPath(path) || (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path));
     const reply = await o.api.handle({ ...req, body: rpc ? req.body : undefined });
     if (viewer && o.pg && reply.status === 200 && reply.body.length && !rpc) {
       // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and

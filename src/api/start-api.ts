@@ -14,6 +14,13 @@ import { Hub } from './socket/hub.js';
 import { SocketAdmitter } from './socket/admission.js';
 import { createSocketEndpoint, type SocketLimits } from './socket/endpoint.js';
 import { Feed } from './socket/feed.js';
+import { TOPIC } from './socket/topics.js';
+import { CompilerStore } from '../verify/compilers.js';
+import { CompilerPool } from '../verify/compiler-pool.js';
+import { VerificationService, type VerifiedEvent } from '../verify/service.js';
+import { nodeChain, routeLibSourcifyLog } from '../verify/verifier.js';
+import { contractRow } from '../storage/postgres/reads/contracts.js';
+import { projectRoot } from '../paths.js';
 
 export { createApiApp, type ApiApp } from './app.js';
 export { startServer, type RunningServer } from './server.js';
@@ -49,6 +56,11 @@ export interface ApiOptions {
    * many as maxRequestsPerClient), per-connection bounds, the pending-pool poll (ms, 0: off).
    */
   socket?: false | { maxSocketsPerClient?: number; limits?: Partial<SocketLimits>; pendingPollMs?: number };
+  /**
+   * Contract verification (unset: not offered): the compiler cache and builds list, the node lib-sourcify
+   * matches against (its URL and chain id), and the bounds of a verification.
+   */
+  verify?: { solcCacheDir: string; solcListUrl: string | null; nodeUrl: string; chainId: number; maxInputBytes: number; timeoutMs: number };
 }
 
 export interface RunningApi {
@@ -63,12 +75,46 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** The verification parts of an API process: compilers (seeded from npm), the compile thread, the service. */
+async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgStore, log: Logger, rpc: RpcClient | undefined) {
+  const compilers = new CompilerStore({ dir: v.solcCacheDir, listUrl: v.solcListUrl });
+  const seeded = compilers.seedFromNpm(projectRoot());
+  routeLibSourcifyLog(log.child('verify'));
+  const pool = new CompilerPool({ store: compilers, maxInputBytes: v.maxInputBytes, maxQueue: 8, timeoutMs: v.timeoutMs });
+  const service = new VerificationService({
+    pg,
+    pool,
+    chain: nodeChain(v.chainId, v.nodeUrl),
+    log: log.child('verify'),
+    contractOf: async (address) => {
+      const c = await contractRow(pg, address);
+      if (c) return { isContract: true, creationTx: c.creation_tx };
+      // Not created in the indexed history: a contract if the node has code there.
+      const code = rpc ? await rpc.request<string>('eth_getCode', [address, 'latest']).catch(() => null) : null;
+      return { isContract: typeof code === 'string' && code !== '0x', creationTx: null };
+    },
+  });
+  await service.start();
+  log.info('contract verification on', { solc_cache: v.solcCacheDir, cached_versions: seeded.length });
+  return { compilers, pool, service };
+}
+
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc });
+  const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
   const trusted = new Set(o.trustedProxies ?? []);
-  const handle = createGateway({ api: app, account: o.account, pg: o.pg, limiter, trustedProxies: trusted, accountBodyBytes: o.accountBodyBytes, log: o.log });
+  const handle = createGateway({
+    api: app,
+    account: o.account,
+    pg: o.pg,
+    limiter,
+    trustedProxies: trusted,
+    accountBodyBytes: o.accountBodyBytes,
+    verificationBodyBytes: o.verify?.maxInputBytes,
+    log: o.log,
+  });
   let socket: RunningApi['socket'];
   let detachFeed = () => {};
   if (o.socket !== false) {
@@ -83,6 +129,10 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     const feed = new Feed({ hub, handle: (req) => app.handle(req), ch: o.ch, pg: o.pg, log: o.log.child('socket'), pendingPollMs: o.socket?.pendingPollMs });
     // With no emitters (`explorer api` alone) only the pending-pool poll feeds topics.
     detachFeed = feed.attach(...(o.events ?? []));
+    // Blockscout's verification result on the contract's topic.
+    verification?.service.on('verified', (e: VerifiedEvent) => {
+      hub.broadcast(TOPIC.address(e.address), 'verification_result', JSON.stringify(e.ok ? { status: 'success' } : { status: 'error', errors: { contract_source_code: [e.message ?? 'not verified'] } }));
+    });
     socket = { hub, feed, admitter };
   }
   const server = await startServer({
@@ -107,6 +157,7 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
       detachFeed();
       socket?.feed.stop();
       await server.close();
+      await verification?.pool.close();
     },
   };
 }

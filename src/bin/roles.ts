@@ -119,6 +119,14 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
   });
   await account.ready();
   life.add({ name: 'Account API', stop: () => account.close() });
+  // Verification matches against the node: offered when there is one and its chain id is known.
+  let verifyChainId: number | undefined = cfg.chainId;
+  if (nodeUrl && verifyChainId === undefined) {
+    verifyChainId = await nodeChainId(nodeUrl).catch((e) => {
+      log.warn('the node did not say its chain id: contract verification is off', { error: e instanceof Error ? e.message : String(e) });
+      return undefined;
+    });
+  }
   const api = await startApi({
     ch: stores.ch,
     pg: stores.pg,
@@ -135,6 +143,17 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
       ? createRpcClient({ url: (node?.url ?? cfg.rpcUrl)!, timeoutMs: 5000, maxRetries: 1 })
       : undefined,
     trustedProxies: cfg.trustedProxies,
+    verify:
+      nodeUrl && verifyChainId !== undefined
+        ? {
+            solcCacheDir: cfg.solcCacheDir!,
+            solcListUrl: cfg.solcListUrl,
+            nodeUrl,
+            chainId: verifyChainId,
+            maxInputBytes: cfg.verifyMaxInputMb * 1024 * 1024,
+            timeoutMs: cfg.verifyTimeoutS * 1000,
+          }
+        : undefined,
   });
   life.add({ name: 'API server', stop: () => api.close() });
   return api;

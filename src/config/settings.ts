@@ -63,6 +63,10 @@ export const ConfigSchema = Type.Object({
   ),
   trustedProxies: Type.Array(Type.String({ pattern: '^[0-9a-fA-F:.]+$' })),
   logLevel: Type.Union(LOG_LEVELS.map((v) => Type.Literal(v))),
+  solcCacheDir: Type.Optional(Type.String({ pattern: '^[^\\u0000-\\u001f]+$' })),
+  solcListUrl: HttpUrl,
+  verifyMaxInputMb: PosInt,
+  verifyTimeoutS: PosInt,
 });
 
 
@@ -135,6 +139,13 @@ export const SETTINGS: readonly SettingDef[] = [
   def('TRUSTED_PROXIES', 'trustedProxies', 'list', 'comma-separated IP addresses',
     'Proxies whose X-Forwarded-For names the client IP for rate limits.', []),
   def('LOG_LEVEL', 'logLevel', 'enum', `one of ${LOG_LEVELS.join(', ')}`, 'Log verbosity.', 'info'),
+  def('SOLC_CACHE_DIR', 'solcCacheDir', 'string', 'a directory path without control characters',
+    'Compiler builds (soljson-v<version>.js) for contract verification; the solc-js builds installed from npm are copied in. Unset: DATA_DIR/solc.'),
+  def('SOLC_LIST_URL', 'solcListUrl', 'url', 'an http(s) URL',
+    "The official solc builds list: a version not in the cache is downloaded from beside it and checked against the list's sha256.",
+    'https://binaries.soliditylang.org/bin/list.json'),
+  def('VERIFY_MAX_INPUT_MB', 'verifyMaxInputMb', 'int', 'a positive integer (MiB)', 'Largest verification request (sources and settings).', 10),
+  def('VERIFY_TIMEOUT_S', 'verifyTimeoutS', 'int', 'a positive integer (seconds)', 'Longest compile of a verification; a longer one is stopped.', 120),
 ];
 
 export type Config = Static<typeof ConfigSchema>;
@@ -191,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const cfg = out as Config;
   cfg.dataDir = path.resolve(cfg.dataDir);
+  cfg.solcCacheDir = path.resolve(cfg.solcCacheDir ?? path.join(cfg.dataDir, 'solc'));
   // One spelling of the origin (lower-case host, no default port, no trailing slash): SIWE compares against it.
   if (cfg.publicUrl) cfg.publicUrl = new URL(cfg.publicUrl).origin;
   return cfg;

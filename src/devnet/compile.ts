@@ -142,3 +142,39 @@ export async function compileContracts(
   memo.set(key, result);
   return result;
 }
+
+/**
+ * The standard JSON input a developer would verify the devnet's contracts with: every devnet
+ * source and, transitively, every file they import (OpenZeppelin's, under the import path as the
+ * unit name, as solc names them), with the settings the devnet compiles with.
+ */
+export async function devnetStandardInput(): Promise<{
+  language: 'Solidity';
+  sources: Record<string, { content: string }>;
+  settings: { optimizer: { enabled: boolean; runs: number }; evmVersion: string; outputSelection: Record<string, Record<string, string[]>> };
+}> {
+  const dir = contractsDir();
+  const req = createRequire(join(projectRoot(), 'package.json'));
+  const sources: Record<string, { content: string }> = {};
+  const todo: string[] = (await readdir(dir)).filter((f) => f.endsWith('.sol')).sort();
+  while (todo.length) {
+    const unit = todo.shift()!;
+    if (sources[unit]) continue;
+    const content = unit.startsWith('@') ? readFileSync(req.resolve(unit), 'utf8') : readFileSync(join(dir, unit), 'utf8');
+    sources[unit] = { content };
+    for (const m of content.matchAll(/^\s*import\s+(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/gm)) {
+      // Relative imports are relative to the importing unit's name (solc's rule).
+      todo.push(m[1].startsWith('.') ? posixJoin(unit, m[1]) : m[1]);
+    }
+  }
+  return { language: 'Solidity', sources, settings: { optimizer: { ...SOLC_SETTINGS.optimizer }, evmVersion: SOLC_SETTINGS.evmVersion, outputSelection: { '*': { '*': ['abi'] } } } };
+}
+
+function posixJoin(fromUnit: string, rel: string): string {
+  const parts = fromUnit.split('/').slice(0, -1);
+  for (const p of rel.split('/')) {
+    if (p === '..') parts.pop();
+    else if (p !== '.') parts.push(p);
+  }
+  return parts.join('/');
+}

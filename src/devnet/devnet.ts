@@ -5,6 +5,7 @@ export { startAnvil, anvilBinary, DEFAULT_CHAIN_ID, type AnvilInstance, type Sta
 export {
   compileContracts,
   contractsDir,
+  devnetStandardInput,
   projectRoot,
   SOLC_SETTINGS,
   type CompiledContract,

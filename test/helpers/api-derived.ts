@@ -18,6 +18,7 @@ import { Notifier } from '../../src/notify/notifier.js';
 import { WatchlistMatcher } from '../../src/notify/watchlist.js';
 import { createMailer } from '../../src/mail.js';
 import { createLogger } from '../../src/log.js';
+import { tmpDir } from './tmp.js';
 import { createRpcClient, type RpcClient } from '../../src/rpc/client.js';
 
 export interface DerivedApiFixture extends ApiFixture {
@@ -48,6 +49,12 @@ export async function apiWithDerived(
      * in this process (`explorer start` runs both), to loopback receivers over plain http.
      */
     account?: { publicUrl: string; smtpUrl?: string; webhookPolicy?: WebhookPolicy; notify?: boolean };
+    /**
+     * With serve: contract verification against the devnet, compilers in `solcCacheDir` (a
+     * fresh temporary directory by default; the npm solc builds are copied in), builds fetched
+     * from `solcListUrl` (default none: offline).
+     */
+    verify?: { solcCacheDir?: string; solcListUrl?: string | null; timeoutMs?: number; maxInputBytes?: number };
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t);
@@ -129,6 +136,16 @@ export async function apiWithDerived(
       log: createLogger('api'),
       events: [indexer, derived],
       rpc: node,
+      verify: opts.verify
+        ? {
+            solcCacheDir: opts.verify.solcCacheDir ?? tmpDir(t, 'explorer-solc-'),
+            solcListUrl: opts.verify.solcListUrl ?? null,
+            nodeUrl: devnet.url,
+            chainId: devnet.scenario.chainId,
+            maxInputBytes: opts.verify.maxInputBytes ?? 10 * 1024 * 1024,
+            timeoutMs: opts.verify.timeoutMs ?? 120_000,
+          }
+        : undefined,
     });
     app = server.app;
   } else {

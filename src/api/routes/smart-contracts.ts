@@ -1,18 +1,18 @@
 // /smart-contracts (the verified contracts list) and /smart-contracts/counters,
 // /smart-contracts/{address}, /smart-contracts/{address}/methods-read and /methods-write.
 //
-// Verification does not exist yet, so no contract is verified: the list is empty whatever its
-// filters and cursor (which are still validated as Blockscout declares them), and the counters
-// count verified contracts as 0 and every contract from the `contracts` table (those created in
-// the indexed history, kept by a trigger: sql/postgres/0009_frontend_reads.sql).
+// The list holds the verified contracts (newest verified first, or by balance or transaction
+// count; filtered by language or a piece of the name or address), and the counters count them
+// (src/verify verifies) and every contract of the `contracts` table (those created in the indexed
+// history, kept by a trigger: sql/postgres/0009_frontend_reads.sql).
 //
 // A contract is an address the stores know as one: a creation recorded by the derived lanes
 // (`contracts`), a token (`tokens`), or an address that emitted a log; anything else is a 404
 // `{"message":"Not found"}` as Blockscout answers for a non-contract. The detail carries the
 // deployed code (the code lane's eth_getCode, else the creating trace's output, else the node),
 // the creation bytecode (the creating transaction's or CREATE frame's data: init code with the
-// constructor arguments) and the creation status; verification fields are null until
-// verification exists.
+// constructor arguments) and the creation status, and for a verified contract what it was
+// verified with (sources, ABI, compiler and settings, match kind, constructor arguments).
 //
 // The method lists follow Blockscout's earlier endpoints (removed upstream in v8.0.0, kept here
 // by the mission, ../shared/spec/blockscout-api-v2.md §3.8): a bare array of ABI function entries
@@ -31,10 +31,14 @@ import type { RouteDef } from '../router.js';
 import { ADDRESS, ADDRESS_PATH } from './common.js';
 import type { Viewer } from './search.js';
 import { contractRow, tokenRow, type ContractRow, type TokenAbiRow } from '../../storage/postgres/reads/contracts.js';
+import { verifiedCounts, verifiedList, verifiedRow } from '../../storage/postgres/verified.js';
 import { creationCode } from '../../storage/clickhouse/reads/search.js';
 import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
 import { contractsSince, contractsTotal } from '../../storage/postgres/reads/counts.js';
 import { ITEMS_COUNT } from './common.js';
+import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
+import { addressObject } from '../serializers/address.js';
+import { checksum } from '../serializers/common.js';
 import { clock } from './clock.js';
 import {
   isReadMethod,
@@ -52,14 +56,12 @@ export const READ_CALL_TIMEOUT_MS = 5000;
 // ---- ABI sources ----
 
 /**
- * The ABI of `address` as `viewer` sees it, or null when there is none.
- * TODO(verification issue): a verified contract's ABI (public, takes precedence).
- * TODO(account issue): else the viewer's custom ABI for the address (`custom_abis`,
- * sql/postgres/0004_account.sql), visible to its owner only. A response built from a custom ABI
- * depends on the viewer and must not be shared through the response cache (policy 'none').
+ * The ABI of `address` for the method lists: its verified ABI, or null when it has none.
+ * (A viewer's custom ABI is not used here yet: responses of these routes are shared.)
  */
-export async function abiFor(_address: string, _viewer: Viewer, _ctx: ApiContext): Promise<AbiEntry[] | null> {
-  return null;
+export async function abiFor(address: string, _viewer: Viewer, ctx: ApiContext): Promise<AbiEntry[] | null> {
+  const v = await verifiedRow(ctx.pg, address);
+  return v ? (v.abi as AbiEntry[]) : null;
 }
 
 const p = (type: string, name = '', internalType = type): AbiParam => ({ internalType, name, type });
@@ -246,17 +248,65 @@ export const smartContractRoutes: RouteDef[] = [
       transactions_count: { kind: 'intOrEmpty' },
       items_count: ITEMS_COUNT,
     },
-    async handler() {
-      // Verified contracts only, and none is verified here (see the top of this file).
-      return { body: { items: [], next_page_params: null }, policy: 'volatile' };
+    async handler({ query, ctx }) {
+      const size = pageSize(query);
+      const sort = query.sort === 'balance' ? 'balance' : query.sort === 'transactions_count' ? 'transactions_count' : 'id';
+      const order = query.order === 'asc' ? 'asc' : 'desc';
+      const value = sort === 'balance' ? query.coin_balance : sort === 'transactions_count' ? query.transactions_count : undefined;
+      const after =
+        sort === 'id'
+          ? typeof query.smart_contract_id === 'bigint'
+            ? { id: query.smart_contract_id.toString() }
+            : null
+          : value !== undefined && value !== null && value !== '' && typeof query.hash === 'string'
+            ? { value: String(value), hash: query.hash }
+            : null;
+      const rows = await verifiedList(ctx.pg, {
+        limit: size + 1,
+        sort,
+        order,
+        after,
+        language: typeof query.filter === 'string' ? query.filter : undefined,
+        q: typeof query.q === 'string' && query.q.trim() ? query.q.trim().slice(0, 100) : undefined,
+      });
+      const facts = await ctx.addressFacts(rows.map((r) => r.address_hash));
+      const body = makePage(
+        rows,
+        size,
+        (page) =>
+          page.map((r) => ({
+            address: addressObject(r.address_hash, facts),
+            certified: false,
+            coin_balance: r.coin_balance ?? '0',
+            compiler_version: r.compiler_version,
+            has_constructor_args: r.has_constructor_args,
+            language: r.language,
+            license_type: 'none',
+            market_cap: null,
+            optimization_enabled: r.optimization,
+            transactions_count: Number(r.tx_count),
+            verified_at: r.verified_at.toISOString().replace(/Z$/, '000Z'),
+          })),
+        (last): Record<string, PageParamValue> => {
+          if (sort === 'id') return { smart_contract_id: Number(last.id) };
+          if (sort === 'balance') return { hash: checksum(last.address_hash), coin_balance: last.coin_balance ?? '0' };
+          return { hash: checksum(last.address_hash), transactions_count: Number(last.tx_count) };
+        },
+        { echo: echo(query, ['sort', 'order', 'filter', 'q']) },
+      );
+      return { body, policy: 'volatile' };
     },
   },
   {
     pattern: '/smart-contracts/counters',
     async handler({ ctx }) {
-      const [total, day] = await Promise.all([contractsTotal(ctx.pg), blocksWindow(ctx.ch, (clock.now() - 86_400_000) / 1000)]);
+      const [total, day, verified] = await Promise.all([
+        contractsTotal(ctx.pg),
+        blocksWindow(ctx.ch, (clock.now() - 86_400_000) / 1000),
+        verifiedCounts(ctx.pg, new Date(clock.now() - 86_400_000)),
+      ]);
       const recent = day.firstNumber === null ? '0' : await contractsSince(ctx.pg, BigInt(day.firstNumber));
-      const body = { smart_contracts: total, new_smart_contracts_24h: recent, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' };
+      const body = { smart_contracts: total, new_smart_contracts_24h: recent, verified_smart_contracts: verified.total, new_verified_smart_contracts_24h: verified.recent };
       return { body, policy: 'volatile' };
     },
   },
@@ -284,11 +334,14 @@ export const smartContractRoutes: RouteDef[] = [
       } else if (deployed === null) {
         deployed = await nodeCode(ctx, address);
       }
-      const body = smartContractJson({
-        deployedBytecode: deployed,
-        creationBytecode: creation?.input ?? null,
-        creationStatus: destroyed ? 'selfdestructed' : creation || c || deployed ? 'success' : null,
-      });
+      const body = smartContractJson(
+        {
+          deployedBytecode: deployed,
+          creationBytecode: creation?.input ?? null,
+          creationStatus: destroyed ? 'selfdestructed' : creation || c || deployed ? 'success' : null,
+        },
+        await verifiedRow(ctx.pg, address),
+      );
       return { body, policy: 'volatile' };
     },
   },

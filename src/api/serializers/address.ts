@@ -3,6 +3,7 @@
 // indexed yet is null (name, ENS, metadata, proxy type), never guessed.
 import type { AddressFacts } from '../../storage/clickhouse/reads/addresses.js';
 import { checksum } from './common.js';
+import type { IndexedAbi } from '../../abi/decode.js';
 
 export interface AddressJson {
   hash: string;
@@ -20,11 +21,20 @@ export interface AddressJson {
   reputation: 'ok' | 'scam';
 }
 
-export type FactsLookup = ReadonlyMap<string, AddressFacts>;
+/** A verified contract as responses need it: its name, and its ABI indexed for decoding. */
+export interface VerifiedFact {
+  name: string;
+  abi: IndexedAbi | null;
+}
+
+/** The stores' facts of an address, with its verification (src/api/context.ts). */
+export type ApiFacts = AddressFacts & { verified?: VerifiedFact };
+
+export type FactsLookup = ReadonlyMap<string, ApiFacts>;
 
 /**
- * `address` lower-case; '' (absent) → null. `is_verified` is false for every address: this
- * instance has no verified sources yet (unknown contract-ness stays null).
+ * `address` lower-case; '' (absent) → null. `is_verified` is true for a verified contract, false
+ * for any other known address (unknown contract-ness stays null).
  */
 export function addressObject(address: string, facts: FactsLookup): AddressJson | null {
   if (!address) return null;
@@ -36,8 +46,9 @@ export function addressObject(address: string, facts: FactsLookup): AddressJson 
     is_contract: isContract,
     // No scam list exists here: nothing carries the badge.
     is_scam: false,
-    is_verified: isContract === null ? null : false,
-    name: null,
+    is_verified: f?.verified ? true : isContract === null ? null : false,
+    // A verified contract is called by its contract name (Blockscout's address name).
+    name: f?.verified?.name ?? null,
     ens_domain_name: null,
     metadata: null,
     private_tags: [],

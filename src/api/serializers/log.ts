@@ -1,11 +1,11 @@
-// Log JSON (Blockscout's transaction_view prepare_log). `decoded` by the standard-interface table
-// (a verified or the viewer's ABI may override it); smart_contract is null on
+// Log JSON (Blockscout's transaction_view prepare_log). `decoded` by the emitter's verified ABI,
+// else the standard-interface table (the viewer's custom ABI may override it); smart_contract is null on
 // /transactions/{h}/logs in Blockscout too.
 import type { LogRead } from '../../storage/clickhouse/reads/logs.js';
 import { requiredAddress, type AddressJson, type FactsLookup } from './address.js';
 import { int, isoTimestamp, orNull } from './common.js';
 import type { Obj } from '../../abi/decode.js';
-import { standardLog } from '../../abi/standard-abi.js';
+import { describeLog } from '../../abi/standard-abi.js';
 
 export interface LogJson {
   transaction_hash: string;
@@ -27,7 +27,7 @@ export function logJson(l: LogRead, facts: FactsLookup): LogJson {
     topics: [orNull(l.topic0), orNull(l.topic1), orNull(l.topic2), orNull(l.topic3)],
     data: l.data || '0x',
     index: l.log_index,
-    decoded: standardLog([l.topic0, l.topic1, l.topic2, l.topic3], l.data || '0x'),
+    decoded: describeLog([l.topic0, l.topic1, l.topic2, l.topic3], l.data || '0x', facts.get(l.address)?.verified?.abi),
     smart_contract: null,
     block_number: int(l.block_number),
     block_hash: l.block_hash,

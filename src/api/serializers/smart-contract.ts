@@ -1,9 +1,12 @@
 // /smart-contracts/{address} and the read/write method lists in Blockscout's shapes
 // (../shared/spec/blockscout-api-v2.md §3.8; schema SmartContract of the OpenAPI document).
-// No contract is verified on this instance yet: `is_verified` is false and every field that only
-// verification can fill is null (or false where the schema wants a boolean), never guessed.
-import { decodeFunctionResult, toFunctionSelector, type AbiFunction } from 'viem';
+// A verified contract carries its sources, ABI, compiler and settings, match kind and constructor
+// arguments (decoded by its constructor); for any other contract `is_verified` is false and every
+// field only verification can fill is null (or false where the schema wants a boolean).
+import { decodeAbiParameters, decodeFunctionResult, toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from 'viem';
 import { checksum } from './common.js';
+import type { VerifiedRow } from '../../storage/postgres/verified.js';
+import { jsonValue } from '../../abi/decode.js';
 
 /** One entry of a JSON ABI (functions, events, constructor, fallback, receive, errors). */
 export type AbiEntry = Record<string, unknown> & { type: string; name?: string; inputs?: AbiParam[]; outputs?: AbiParam[]; stateMutability?: string; constant?: boolean };
@@ -25,7 +28,62 @@ export interface SmartContractFacts {
   creationStatus: 'success' | 'failed' | 'selfdestructed' | null;
 }
 
-export function smartContractJson(f: SmartContractFacts): Record<string, unknown> {
+/** Blockscout's timestamps: ISO-8601 UTC with 6 fractional digits. */
+const micros = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+
+/** Blockscout's decoded_constructor_args: [value, {name, type, internalType}] per constructor input. */
+function decodedConstructorArgs(abi: unknown[], args: string | null): unknown[] | null {
+  const ctor = abi.find((e) => (e as { type?: string }).type === 'constructor') as { inputs?: AbiParameter[] } | undefined;
+  if (!args || !ctor?.inputs?.length) return null;
+  try {
+    const values = decodeAbiParameters(ctor.inputs, args as Hex);
+    return ctor.inputs.map((p, i) => [jsonValue(values[i]), { name: p.name ?? '', type: p.type, internalType: (p as { internalType?: string }).internalType ?? p.type }]);
+  } catch {
+    return null;
+  }
+}
+
+/** The fields verification fills, from the stored verification. */
+function verifiedFields(v: VerifiedRow): Record<string, unknown> {
+  const additional = Object.entries(v.sources)
+    .filter(([p]) => p !== v.file_path)
+    .map(([file_path, source_code]) => ({ file_path, source_code }));
+  return {
+    is_verified: true,
+    is_changed_bytecode: false,
+    is_partially_verified: v.match === 'partial',
+    is_fully_verified: v.match === 'full',
+    is_verified_via_sourcify: false,
+    is_verified_via_eth_bytecode_db: false,
+    is_verified_via_verifier_alliance: false,
+    can_be_visualized_via_sol2uml: false,
+    name: v.name,
+    compiler_version: v.compiler_version,
+    optimization_enabled: v.optimization,
+    optimization_runs: v.optimization_runs,
+    evm_version: v.evm_version ?? 'default',
+    verified_at: micros(v.verified_at),
+    abi: v.abi,
+    source_code: v.sources[v.file_path] ?? '',
+    file_path: v.file_path,
+    additional_sources: additional,
+    compiler_settings: v.settings,
+    external_libraries: Object.entries(v.libraries).map(([name, address]) => ({ name, address_hash: checksum(address) })),
+    // Blockscout keeps the arguments as bare hex.
+    constructor_args: v.constructor_args ? v.constructor_args.replace(/^0x/, '') : null,
+    decoded_constructor_args: decodedConstructorArgs(v.abi, v.constructor_args),
+    language: v.language,
+    license_type: 'none',
+    is_blueprint: false,
+  };
+}
+
+export function smartContractJson(f: SmartContractFacts, verified: VerifiedRow | null = null): Record<string, unknown> {
+  const base = unverifiedJson(f);
+  return verified ? { ...base, ...verifiedFields(verified) } : base;
+}
+
+function unverifiedJson(f: SmartContractFacts): Record<string, unknown> {
   return {
     // Proxy detection is not built yet.
     proxy_type: null,

@@ -8,7 +8,7 @@ import { addressObject, requiredAddress, type AddressJson, type FactsLookup } fr
 import { int, isoTimestamp } from './common.js';
 import type { TokenTransferJson } from './token-transfer.js';
 import type { Obj } from '../../abi/decode.js';
-import { standardInput } from '../../abi/standard-abi.js';
+import { describeCall } from '../../abi/standard-abi.js';
 
 export interface DecodedInputJson {
   method_id: string | null;
@@ -152,8 +152,9 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     const raw = l.revertOutputs.get(key);
     revert = raw ? (detail ? decodeRevert(raw) : { raw }) : null;
   }
-  // Named and decoded by the standard-interface table (a verified or the viewer's ABI may override).
-  const std = !creation && t.method_id ? standardInput(t.input) : null;
+  // Named and decoded by the contract's verified ABI, else the standard-interface table (the
+  // viewer's custom ABI may override either for them: src/api/personalize.ts).
+  const std = !creation && t.method_id ? describeCall(t.input, l.facts.get(t.to)?.verified?.abi) : null;
   return {
     hash: t.hash,
     result: res,
@@ -209,7 +210,7 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): Tran
   if (p.type === 4) types.push('set_code_transaction');
   types.reverse();
   const selector = !creation && p.input.length >= 10 ? p.input.slice(0, 10).toLowerCase() : null;
-  const std = selector ? standardInput(p.input) : null;
+  const std = selector ? describeCall(p.input, facts.get(p.to!)?.verified?.abi) : null;
   return {
     hash: p.hash,
     result: 'pending',

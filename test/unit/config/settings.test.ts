@@ -36,6 +36,10 @@ const BAD: Record<string, string[]> = {
   NOTIFY_MAX_ATTEMPTS: ['0'],
   TRUSTED_PROXIES: ['10.0.0.1, proxy.local'],
   PUBLIC_URL: ['explorer.example.org', 'https://explorer.example.org/login', 'ftp://explorer.example.org', 'https://x:99999', 'https://a b'],
+  SOLC_CACHE_DIR: ['/tmp/a\u0001b'],
+  SOLC_LIST_URL: ['binaries.soliditylang.org/bin/list.json', 'file:///etc/list.json'],
+  VERIFY_MAX_INPUT_MB: ['0', 'ten'],
+  VERIFY_TIMEOUT_S: ['0', '-5', '1.5'],
 };
 const GOOD: Record<string, [string, string, unknown]> = {
   ETHEREUM_JSONRPC_HTTP_URL: ['rpcUrl', 'http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
@@ -71,6 +75,10 @@ const GOOD: Record<string, [string, string, unknown]> = {
   NOTIFY_MAX_ATTEMPTS: ['notifyMaxAttempts', '3', 3],
   TRUSTED_PROXIES: ['trustedProxies', '10.0.0.1, ::1', ['10.0.0.1', '::1']],
   PUBLIC_URL: ['publicUrl', 'https://Explorer.Example.org:443/', 'https://explorer.example.org'],
+  SOLC_CACHE_DIR: ['solcCacheDir', '/var/cache/solc', '/var/cache/solc'],
+  SOLC_LIST_URL: ['solcListUrl', 'http://mirror.local/bin/list.json', 'http://mirror.local/bin/list.json'],
+  VERIFY_MAX_INPUT_MB: ['verifyMaxInputMb', '20', 20],
+  VERIFY_TIMEOUT_S: ['verifyTimeoutS', '300', 300],
 };
 
 t.test('defaults with an empty environment', async (t) => {
@@ -128,6 +136,11 @@ t.test('all problems are reported at once', async (t) => {
 
 t.test('blank values mean unset', async (t) => {
   t.equal(loadConfig({ API_PORT: '  ' }).apiPort, 4000);
+});
+
+t.test('the compiler cache is under DATA_DIR unless set', async (t) => {
+  t.equal(loadConfig({ DATA_DIR: '/var/lib/explorer' }).solcCacheDir, '/var/lib/explorer/solc');
+  t.equal(loadConfig({ DATA_DIR: '/var/lib/explorer', SOLC_CACHE_DIR: '/opt/solc' }).solcCacheDir, '/opt/solc');
 });
 
 t.test('settings table lists every setting', async (t) => {

@@ -1,0 +1,126 @@
+// Contract verification in the public API v2, as Blockscout serves it:
+// POST /smart-contracts/{address}/verification/via/standard-input (the form Blockscout's frontend
+// sends: multipart with the standard JSON input as the file `files[0]`, or the same fields as
+// JSON with `input`) answers at once, "Smart-contract verification started", and the result
+// follows on the websocket (`addresses:<address>`, `verification_result`) and in
+// /smart-contracts/{address}; GET /smart-contracts/verification/config lists the compilers.
+// Flattened and multi-part sources, Vyper and Sourcify are not accepted yet (README says so).
+import type { ApiReply, ApiRequest } from '../http.js';
+import { CORS_HEADERS, JSON_TYPE } from '../http.js';
+import type { RouteDef } from '../router.js';
+import { normalizeVersion } from '../../verify/compilers.js';
+import { VerificationRefused, type VerificationService } from '../../verify/service.js';
+
+/** The EVM versions solc accepts (newest first), as the config lists them. */
+const EVM_VERSIONS = ['default', 'osaka', 'prague', 'cancun', 'shanghai', 'paris', 'london', 'berlin', 'istanbul', 'petersburg', 'constantinople', 'byzantium', 'spuriousDragon', 'tangerineWhistle', 'homestead'];
+
+/** Blockscout's license_type choices. */
+const LICENSE_TYPES = {
+  none: 1,
+  unlicense: 2,
+  mit: 3,
+  gnu_gpl_v2: 4,
+  gnu_gpl_v3: 5,
+  gnu_lgpl_v2_1: 6,
+  gnu_lgpl_v3: 7,
+  bsd_2_clause: 8,
+  bsd_3_clause: 9,
+  mpl_2_0: 10,
+  osl_3_0: 11,
+  apache_2_0: 12,
+  gnu_agpl_v3: 13,
+  bsl_1_1: 14,
+};
+
+export const verificationConfigRoutes: RouteDef[] = [
+  {
+    pattern: '/smart-contracts/verification/config',
+    async handler({ ctx }) {
+      const compilers = ctx.verification?.compilers;
+      const versions = compilers ? await compilers.versions() : [];
+      return {
+        body: {
+          solidity_compiler_versions: versions,
+          solidity_evm_versions: EVM_VERSIONS,
+          vyper_compiler_versions: [],
+          vyper_evm_versions: [],
+          verification_options: compilers ? ['standard-input'] : [],
+          is_rust_verifier_microservice_enabled: false,
+          license_types: LICENSE_TYPES,
+        },
+        // The list of downloadable builds changes rarely; the cache's when a version is fetched.
+        policy: 'volatile',
+      };
+    },
+  },
+];
+
+const reply = (status: number, body: unknown): ApiReply => ({ status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS }, body: JSON.stringify(body) });
+
+/** The POST path this module answers: /api/v2/smart-contracts/<address>/verification/via/<kind>. */
+export const VERIFICATION_POST = /^\/api\/v2\/smart-contracts\/([^/]+)\/verification\/via\/([^/]+)\/?$/;
+
+/** The form's fields: multipart (files[0] a file), urlencoded or JSON. */
+async function formOf(req: ApiRequest): Promise<Record<string, string> | null> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  const body = req.body ?? Buffer.alloc(0);
+  try {
+    if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
+      // The platform's own multipart and urlencoded parser (undici's, behind Response).
+      const form = await new Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type'] } }).formData();
+      const out: Record<string, string> = {};
+      for (const [k, v] of form as unknown as Iterable<[string, string | Blob]>) {
+        if (k in out) continue;
+        out[k] = typeof v === 'string' ? v : await v.text();
+      }
+      return out;
+    }
+    const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(parsed)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The answer to a verification POST, or null when `req` is not one. `client`: who is asking (one
+ * running verification each).
+ */
+export async function verificationPost(req: ApiRequest, service: VerificationService | undefined, client: string): Promise<ApiReply | null> {
+  const m = VERIFICATION_POST.exec(req.path);
+  if (!m) return null;
+  const [, rawAddress, kind] = m;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(rawAddress)) return reply(422, { errors: [{ title: 'Invalid value', source: { pointer: '/address_hash' }, detail: 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/' }] });
+  if (!service) return reply(404, { message: 'Verification is not enabled on this instance' });
+  if (kind !== 'standard-input') return reply(422, { message: `verification via ${kind.slice(0, 40)} is not supported here; use standard-input` });
+  const form = await formOf(req);
+  if (!form) return reply(400, { message: 'The request body could not be read: send multipart/form-data or JSON' });
+  const compilerVersion = form.compiler_version ?? '';
+  if (!normalizeVersion(compilerVersion)) return reply(422, { message: 'compiler_version must be a full solc version such as v0.8.20+commit.a1b79de6' });
+  const contractName = (form.contract_name ?? '').trim();
+  if (!contractName) return reply(422, { message: 'contract_name is required' });
+  const rawInput = form['files[0]'] ?? form.files ?? form.input;
+  if (!rawInput) return reply(422, { message: 'the standard JSON input is required (files[0])' });
+  let input: unknown;
+  try {
+    input = JSON.parse(rawInput);
+  } catch {
+    return reply(422, { message: 'the standard JSON input is not valid JSON' });
+  }
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return reply(422, { message: 'the standard JSON input must be an object' });
+  try {
+    await service.submitSolidity({ address: rawAddress.toLowerCase(), compilerVersion, contractName, input: input as never, client });
+    return reply(200, { message: 'Smart-contract verification started' });
+  } catch (e) {
+    if (e instanceof VerificationRefused) {
+      if (e.kind === 'already-verified') return reply(200, { message: 'Already verified' });
+      if (e.kind === 'not-a-contract') return reply(400, { message: e.message });
+      if (e.kind === 'busy') return reply(429, { message: e.message });
+      return reply(422, { message: e.message });
+    }
+    throw e;
+  }
+}

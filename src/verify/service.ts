@@ -1,0 +1,118 @@
+// The verification service of an API process: accepts a verification (checks what can be checked
+// at once: an address that is a contract and not yet fully verified, one verification per client
+// at a time), records it as a job (a guid a client can poll), runs it in the background (compile in
+// the worker thread, match with lib-sourcify against the node), stores the verified contract and
+// says what happened ('verified' events: the API clears its caches and tells the websocket).
+import { EventEmitter } from 'node:events';
+import type { SolidityJsonInput } from '@ethereum-sourcify/compilers-types';
+import type { SourcifyChain } from '@ethereum-sourcify/lib-sourcify';
+import type { PgStore } from '../storage/postgres/store.js';
+import { failStaleJobs, finishJob, saveVerified, startJob, verifiedRow } from '../storage/postgres/verified.js';
+import type { Logger } from '../log.js';
+import type { CompilerPool } from './compiler-pool.js';
+import { verifySolidity, type VerifiedContract } from './verifier.js';
+
+/** A refusal before anything runs: the message is the client's to read. */
+export class VerificationRefused extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'already-verified' | 'not-a-contract' | 'busy' | 'invalid',
+  ) {
+    super(message);
+  }
+}
+
+export interface SolidityJob {
+  address: string;
+  compilerVersion: string;
+  contractName: string;
+  input: SolidityJsonInput;
+  /** Who asked (an API key id or an IP): one verification at a time each. */
+  client: string;
+}
+
+export interface VerifiedEvent {
+  address: string;
+  guid: string;
+  ok: boolean;
+  /** The failure's message (ok false). */
+  message?: string;
+  result?: VerifiedContract;
+}
+
+export interface VerificationServiceOptions {
+  pg: PgStore;
+  pool: CompilerPool;
+  chain: SourcifyChain;
+  log: Logger;
+  /** Whether the stores know `address` as a contract, and its creation transaction. */
+  contractOf(address: string): Promise<{ isContract: boolean; creationTx: string | null }>;
+}
+
+export class VerificationService extends EventEmitter {
+  private readonly running = new Map<string, string>();
+
+  constructor(private readonly o: VerificationServiceOptions) {
+    super();
+  }
+
+  /** Jobs an earlier process left pending are failed: nothing will finish them. */
+  async start(): Promise<void> {
+    await failStaleJobs(this.o.pg, new Date());
+  }
+
+  /** Accepts a Solidity standard-JSON verification; returns its guid at once (the work goes on). */
+  async submitSolidity(job: SolidityJob): Promise<string> {
+    const address = job.address.toLowerCase();
+    const existing = await verifiedRow(this.o.pg, address);
+    if (existing?.match === 'full') throw new VerificationRefused('Smart-contract already verified.', 'already-verified');
+    const c = await this.o.contractOf(address);
+    if (!c.isContract) throw new VerificationRefused('Address is not a smart-contract', 'not-a-contract');
+    if (this.running.has(job.client)) throw new VerificationRefused('a verification of yours is still running: wait for its result', 'busy');
+    // Blockscout's uid: the address's 40 hex digits and the time in hex (here milliseconds, so two
+    // submissions in one second stay apart).
+    const guid = `${address.slice(2)}${Date.now().toString(16)}`;
+    await startJob(this.o.pg, guid, address);
+    this.running.set(job.client, guid);
+    void this.run(guid, address, c.creationTx, job).finally(() => this.running.delete(job.client));
+    return guid;
+  }
+
+  private async run(guid: string, address: string, creationTx: string | null, job: SolidityJob): Promise<void> {
+    let event: VerifiedEvent;
+    try {
+      await this.o.pool.available(job.compilerVersion);
+      const r = await verifySolidity({ address, compilerVersion: job.compilerVersion, contractName: job.contractName, input: job.input, creationTx }, { compiler: this.o.pool, chain: this.o.chain });
+      const s = r.settings as { evmVersion?: string; optimizer?: { enabled?: boolean; runs?: number }; viaIR?: boolean };
+      await saveVerified(this.o.pg, {
+        address_hash: address,
+        name: r.name,
+        file_path: r.filePath,
+        language: r.language,
+        compiler_version: r.compilerVersion,
+        evm_version: s.evmVersion ?? null,
+        optimization: s.optimizer?.enabled === true,
+        optimization_runs: s.optimizer?.enabled ? (s.optimizer.runs ?? 200) : null,
+        via_ir: s.viaIR === true,
+        settings: r.settings,
+        sources: r.sources,
+        abi: r.abi,
+        constructor_args: r.constructorArgs,
+        libraries: r.libraries,
+        match: r.match,
+        runtime_match: r.runtimeMatch,
+        creation_match: r.creationMatch,
+      });
+      await finishJob(this.o.pg, guid, true, null);
+      event = { address, guid, ok: true, result: r };
+      this.o.log.info('contract verified', { address, name: r.name, match: r.match });
+    } catch (e) {
+      // The refusals of the verifier, compiler store and pool are written for the client.
+      const message = e instanceof Error ? e.message : String(e);
+      await finishJob(this.o.pg, guid, false, message.slice(0, 2000)).catch((err) => this.o.log.error('could not record a verification failure', { guid, error: String(err) }));
+      event = { address, guid, ok: false, message };
+      this.o.log.info('verification failed', { address, error: message.slice(0, 300) });
+    }
+    this.emit('verified', event);
+  }
+}

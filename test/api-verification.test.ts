@@ -1,0 +1,180 @@
+// Contract verification through the API v2 on the devnet, over HTTP as Blockscout's frontend posts
+// it (multipart, the standard JSON input as files[0]): the devnet's token verifies as a full match
+// with its constructor arguments recovered; the result arrives on the websocket and in
+// /smart-contracts/{address}; from then on everyone's responses name the contract and decode its
+// calls and logs with its ABI (also a call no standard interface knows); the verified list and
+// counters count it. A wrong source, an unknown compiler version (offline), an account without
+// code and bad requests fail with clear messages and change nothing. The compile runs off the
+// API's event loop: cached answers keep coming while it runs.
+import t from 'tap';
+import { apiWithDerived } from './helpers/api-derived.js';
+import { devnetStandardInput } from './helpers/devnet.js';
+import { phoenix, join } from './helpers/ws-raw.js';
+import { jobStatus } from '../src/storage/postgres/verified.js';
+
+t.test('verification via standard JSON input', async (t) => {
+  const f = await apiWithDerived(t, { serve: true, verify: {} });
+  const base = `http://127.0.0.1:${f.server!.port}`;
+  const s = f.devnet.scenario;
+  const token = s.contracts.DevnetToken.toLowerCase();
+  const nft = s.contracts.DevnetNFT.toLowerCase();
+  const input = await devnetStandardInput();
+  const config = (await f.get('/api/v2/smart-contracts/verification/config')).body;
+  const version: string = config.solidity_compiler_versions[0];
+  t.match(version, /^v0\.8\.\d+\+commit\.[0-9a-f]{8}$/, 'the config lists the compiler installed from npm');
+  t.same(config.verification_options, ['standard-input']);
+
+  const post = async (address: string, fields: Record<string, string>, file?: unknown) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    if (file !== undefined) form.append('files[0]', new Blob([typeof file === 'string' ? file : JSON.stringify(file)], { type: 'application/json' }), 'input.json');
+    const res = await fetch(`${base}/api/v2/smart-contracts/${address}/verification/via/standard-input`, { method: 'POST', body: form });
+    return { status: res.status, body: await res.json() };
+  };
+  const results: { address: string; ok: boolean; message?: string; guid: string }[] = [];
+  f.server!.app.ctx.verification!.service.on('verified', (e) => results.push(e));
+  const finished = async (address: string, from: number) => {
+    const end = Date.now() + 120_000;
+    while (Date.now() < end) {
+      const r = results.slice(from).find((x) => x.address === address);
+      if (r) return r;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no verification result for ${address}`);
+  };
+
+  await t.test('the token verifies as a full match; the websocket says so', async (t) => {
+    const socket = phoenix(f.server!.port);
+    socket.connect();
+    t.teardown(() => socket.disconnect());
+    const channel = socket.channel(`addresses:${s.contracts.DevnetToken}`, {});
+    t.equal((await join(channel)).status, 'ok');
+    const pushed = new Promise<unknown>((resolve) => channel.on('verification_result', resolve));
+
+    const before = await f.get(`/api/v2/smart-contracts/${token}`);
+    t.equal(before.body.is_verified, false, 'not verified before');
+    const from = results.length;
+    // While it compiles, a cached endpoint keeps answering: the compile is off the event loop.
+    const answered: number[] = [];
+    let compiling = true;
+    const prober = (async () => {
+      while (compiling) {
+        const t0 = performance.now();
+        await fetch(`${base}/api/v2/stats`);
+        answered.push(performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const r = await post(token, { compiler_version: version, contract_name: 'DevnetToken', license_type: 'mit' }, input);
+    t.same(r, { status: 200, body: { message: 'Smart-contract verification started' } });
+    const done = await finished(token, from);
+    compiling = false;
+    await prober;
+    t.ok(done.ok, `verified (${done.message ?? 'ok'})`);
+    t.ok(answered.length >= 5, `the API answered ${answered.length} requests while the compile ran`);
+    t.ok(Math.max(...answered) < 1000, `none waited for the compile (slowest ${Math.round(Math.max(...answered))} ms)`);
+    t.same(await pushed, { status: 'success' }, 'verification_result on addresses:<hash>');
+    t.equal((await jobStatus(f.stores.pg, done.guid))?.status, 'pass');
+
+    const sc = (await f.get(`/api/v2/smart-contracts/${token}`)).body;
+    t.match(sc, {
+      is_verified: true,
+      is_fully_verified: true,
+      is_partially_verified: false,
+      name: 'DevnetToken',
+      file_path: 'DevnetToken.sol',
+      compiler_version: version,
+      optimization_enabled: true,
+      optimization_runs: 200,
+      evm_version: 'cancun',
+      language: 'solidity',
+    });
+    t.match(sc.source_code, /contract DevnetToken/, 'the source');
+    t.ok(sc.additional_sources.some((x: { file_path: string }) => x.file_path === '@openzeppelin/contracts/token/ERC20/ERC20.sol'), 'and the files it imports');
+    t.same(
+      sc.decoded_constructor_args.map((a: [unknown, { name: string }]) => a[0]),
+      ['Devnet Token', 'DVT'],
+      'the constructor arguments, recovered from the creation input',
+    );
+    t.match(sc.verified_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const compiled = (await import('./helpers/devnet.js')).compileContracts;
+    const abi = (await compiled()).DevnetToken.abi;
+    t.same(
+      sc.abi.map((e: { type: string; name?: string }) => `${e.type}:${e.name ?? ''}`).sort(),
+      abi.map((e) => `${e.type}:${'name' in e ? e.name : ''}`).sort(),
+      "the ABI is the compiler's",
+    );
+
+    const again = await post(token, { compiler_version: version, contract_name: 'DevnetToken' }, input);
+    t.same(again, { status: 200, body: { message: 'Already verified' } }, 'a second verification is refused as Blockscout refuses it');
+  });
+
+  await t.test("everyone's responses use the verified contract", async (t) => {
+    const addr = (await f.get(`/api/v2/addresses/${token}`)).body;
+    t.equal(addr.is_verified, true);
+    t.equal(addr.name, 'DevnetToken', 'the address is called by its contract name');
+    const mint = s.txs.find((x) => x.label === 'erc20 mint alice 1000')!;
+    const tx = (await f.get(`/api/v2/transactions/${mint.hash}`)).body;
+    t.equal(tx.method, 'mint', 'a call no standard interface knows is named by the verified ABI');
+    t.equal(tx.decoded_input?.method_call, 'mint(address to, uint256 amount)');
+    t.equal(tx.to.is_verified, true);
+    const logs = (await f.get(`/api/v2/transactions/${mint.hash}/logs`)).body;
+    t.equal(logs.items[0].decoded?.method_call, 'Transfer(address indexed from, address indexed to, uint256 value)', 'its logs decoded');
+    const reads = (await f.get(`/api/v2/smart-contracts/${token}/methods-read`)).body;
+    t.ok(
+      reads.some((m: { name: string; outputs: { value?: unknown }[] }) => m.name === 'owner' && typeof m.outputs[0].value === 'string'),
+      "read methods come from the verified ABI (owner() is no token standard's), with their values",
+    );
+    const list = (await f.get('/api/v2/smart-contracts')).body;
+    t.equal(list.items.length, 1, 'the verified list holds it');
+    t.match(list.items[0], { compiler_version: version, language: 'solidity', has_constructor_args: true, optimization_enabled: true });
+    t.equal(list.items[0].address.hash.toLowerCase(), token);
+    t.same((await f.get('/api/v2/smart-contracts?q=devnettok')).body.items.length, 1, 'found by a piece of its name');
+    t.same((await f.get('/api/v2/smart-contracts?filter=vyper')).body.items, [], 'not among Vyper contracts');
+    const counters = (await f.get('/api/v2/smart-contracts/counters')).body;
+    t.equal(counters.verified_smart_contracts, '1');
+    t.equal(counters.new_verified_smart_contracts_24h, '1');
+  });
+
+  await t.test('failures say why and change nothing', async (t) => {
+    // A source that is not the deployed one (a changed base URI constant would do; here a comment
+    // changes the metadata hash and an added function the code).
+    const wrong = structuredClone(input);
+    wrong.sources['DevnetNFT.sol'].content = wrong.sources['DevnetNFT.sol'].content.replace(/\}\s*$/, '  function extra() external pure returns (uint256) { return 7; }\n}\n');
+    let from = results.length;
+    t.equal((await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }, wrong)).status, 200, 'accepted for checking');
+    let r = await finished(nft, from);
+    t.equal(r.ok, false, 'a wrong source fails');
+    t.match(r.message, /match|bytecode/i, `with the reason: ${r.message}`);
+    t.equal((await jobStatus(f.stores.pg, r.guid))?.status, 'fail');
+    t.equal((await f.get(`/api/v2/smart-contracts/${nft}`)).body.is_verified, false, 'and the contract stays unverified');
+
+    from = results.length;
+    t.equal((await post(nft, { compiler_version: 'v0.8.19+commit.7dd6d404', contract_name: 'DevnetNFT' }, input)).status, 200);
+    r = await finished(nft, from);
+    t.equal(r.ok, false, 'a version this offline instance does not have fails');
+    t.match(r.message, /v0\.8\.19\+commit\.7dd6d404/, `naming the version: ${r.message}`);
+    t.match(r.message, /soljson-v0\.8\.19\+commit\.7dd6d404\.js/, 'and how to add it');
+
+    const eoa = s.accounts[1].toLowerCase();
+    t.same(await post(eoa, { compiler_version: version, contract_name: 'DevnetToken' }, input), { status: 400, body: { message: 'Address is not a smart-contract' } });
+    t.equal((await post('0x1234', { compiler_version: version, contract_name: 'X' }, input)).status, 422, 'a malformed address');
+    t.match(await post(nft, { compiler_version: 'latest', contract_name: 'DevnetNFT' }, input), { status: 422, body: { message: /compiler_version/ } });
+    t.match(await post(nft, { compiler_version: version }, input), { status: 422, body: { message: /contract_name/ } });
+    t.match(await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }), { status: 422, body: { message: /files\[0\]/ } });
+    t.match(await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }, '{not json'), { status: 422, body: { message: /not valid JSON/ } });
+    const flattened = await fetch(`${base}/api/v2/smart-contracts/${nft}/verification/via/flattened-code`, { method: 'POST', body: new FormData() });
+    t.equal(flattened.status, 422, 'a form not accepted here says so');
+    t.equal((await f.get('/api/v2/smart-contracts/counters')).body.verified_smart_contracts, '1', 'nothing else was verified');
+  });
+
+  await t.test('verifying the one source that declares a name, or path:Name', async (t) => {
+    const from = results.length;
+    const r = await post(nft, { compiler_version: version, contract_name: 'DevnetNFT.sol:DevnetNFT' }, input);
+    t.equal(r.status, 200);
+    const done = await finished(nft, from);
+    t.ok(done.ok, `the NFT verifies with path:Name (${done.message ?? 'ok'})`);
+    t.equal((await f.get(`/api/v2/smart-contracts/${nft}`)).body.name, 'DevnetNFT');
+    t.equal((await f.get('/api/v2/smart-contracts')).body.items[0].address.hash.toLowerCase(), nft, 'newest verified first');
+  });
+});
