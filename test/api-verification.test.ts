@@ -168,6 +168,56 @@ t.test('verification via standard JSON input', async (t) => {
     t.equal((await f.get('/api/v2/smart-contracts/counters')).body.verified_smart_contracts, '1', 'nothing else was verified');
   });
 
+  await t.test("Etherscan's verifysourcecode and checkverifystatus, as forge and hardhat-verify send them", async (t) => {
+    const multi = s.contracts.DevnetMulti.toLowerCase();
+    const rpc = async (fields: Record<string, string>, method: 'GET' | 'POST' = 'POST') => {
+      const body = new URLSearchParams(fields);
+      const res = method === 'POST' ? await fetch(`${base}/api`, { method, body }) : await fetch(`${base}/api?${body}`);
+      return res.json();
+    };
+    t.same(await rpc({ module: 'contract', action: 'getabi', address: multi }, 'GET'), { status: '0', message: 'Contract source code not verified', result: null }, "forge's pre-check: not verified");
+    t.same(await rpc({ module: 'contract', action: 'getsourcecode', address: multi }, 'GET'), { status: '1', message: 'OK', result: [{ Address: multi }] }, "hardhat's pre-check: no SourceCode");
+    const form = {
+      module: 'contract',
+      action: 'verifysourcecode',
+      apikey: 'whatever',
+      codeformat: 'solidity-standard-json-input',
+      contractaddress: s.contracts.DevnetMulti,
+      contractname: 'DevnetMulti.sol:DevnetMulti',
+      compilerversion: version,
+      sourceCode: JSON.stringify(input),
+      constructorArguements: '',
+    };
+    const submitted = await rpc(form);
+    t.match(submitted, { status: '1', message: 'OK', result: new RegExp(`^${multi.slice(2)}[0-9a-f]+$`) }, "a guid: the address's hex and the time");
+    let status = '';
+    const end = Date.now() + 120_000;
+    while (Date.now() < end) {
+      const r = await rpc({ module: 'contract', action: 'checkverifystatus', guid: submitted.result }, 'GET');
+      t.equal(r.status, '1', 'status "1" whatever the state');
+      status = r.result;
+      if (status !== 'Pending in queue') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    t.equal(status, 'Pass - Verified');
+    const abi = await rpc({ module: 'contract', action: 'getabi', address: multi }, 'GET');
+    t.equal(abi.status, '1');
+    t.ok(JSON.parse(abi.result).some((e: { name?: string }) => e.name === 'safeTransferFrom'), 'getabi answers the ABI as a JSON string');
+    const src = (await rpc({ module: 'contract', action: 'getsourcecode', address: multi }, 'GET')).result[0];
+    t.match(src, { ContractName: 'DevnetMulti', CompilerVersion: version, OptimizationUsed: 'true', OptimizationRuns: 200, EVMVersion: 'cancun', FileName: 'DevnetMulti.sol', IsProxy: 'false' });
+    t.match(src.SourceCode, /contract DevnetMulti/, 'getsourcecode has the source hardhat looks for');
+    t.same(await rpc(form), { status: '0', message: 'Smart-contract already verified.', result: 'Smart-contract already verified.' }, 'the literal forge and hardhat match');
+    t.same(await rpc({ module: 'contract', action: 'checkverifystatus', guid: 'ab'.repeat(24) }, 'GET'), { status: '1', message: 'OK', result: 'Unknown UID' });
+    const { codeformat: _format, ...noFormat } = form;
+    t.same(await rpc(noFormat), { status: '0', message: 'Missing codeformat field', result: null });
+    const { sourceCode: _omit, ...noSource } = form;
+    t.same(await rpc(noSource), { status: '0', message: 'Missing sourceCode or contractaddress fields', result: null });
+    t.match(await rpc({ ...form, contractaddress: '0x12' }), { status: '0', message: 'Invalid address hash' });
+    t.match(await rpc({ ...form, contractaddress: s.contracts.Reverter, contractname: '' }), { status: '0', message: 'contractname is required.' });
+    t.same(await rpc({ module: 'contract', action: 'getabi' }, 'GET'), { status: '0', message: 'Query parameter address is required', result: null });
+    t.same(await rpc({ module: 'contract', action: 'getabi', address: 'nope' }, 'GET'), { status: '0', message: 'Invalid address hash', result: null });
+  });
+
   await t.test('verifying the one source that declares a name, or path:Name', async (t) => {
     const from = results.length;
     const r = await post(nft, { compiler_version: version, contract_name: 'DevnetNFT.sol:DevnetNFT' }, input);

@@ -113,6 +113,8 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     trustedProxies: trusted,
     accountBodyBytes: o.accountBodyBytes,
     verificationBodyBytes: o.verify?.maxInputBytes,
+    // Etherscan's verifysourcecode carries the whole input in its form.
+    etherscanBodyBytes: o.verify ? Math.max(o.verify.maxInputBytes, 256 * 1024) : undefined,
     log: o.log,
   });
   let socket: RunningApi['socket'];

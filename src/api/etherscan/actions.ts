@@ -13,7 +13,8 @@ export interface ActionReply {
   policy: CachePolicy;
 }
 
-export type Action = (p: Params, ctx: ApiContext) => Promise<ActionReply>;
+/** `client`: who asks (an API key, else the address), for what is bounded per client (verifications). */
+export type Action = (p: Params, ctx: ApiContext, client: string) => Promise<ActionReply>;
 
 /** One module's actions, by lower-case name. */
 export type ActionTable = Readonly<Record<string, Action>>;

@@ -16,6 +16,7 @@ import { blockActions } from './block.js';
 import { transactionActions } from './transaction.js';
 import { statsActions } from './stats.js';
 import { contractCreationActions } from './contract-creation.js';
+import { contractVerificationActions } from './contract-verification.js';
 
 export const ETHERSCAN_MODULES: Readonly<Record<string, ActionTable>> = {
   account: accountActions,
@@ -23,7 +24,7 @@ export const ETHERSCAN_MODULES: Readonly<Record<string, ActionTable>> = {
   block: blockActions,
   transaction: transactionActions,
   stats: statsActions,
-  contract: contractCreationActions,
+  contract: { ...contractCreationActions, ...contractVerificationActions },
 };
 
 /** The RPC API takes POST bodies, so its CORS answer allows POST (the v2 API's is GET only). */
@@ -51,9 +52,9 @@ export function createEtherscanApi(o: {
   for (const [name, table] of Object.entries(ETHERSCAN_MODULES)) modules.set(name, table);
   for (const [name, table] of Object.entries(o.modules ?? {})) modules.set(name.toLowerCase(), { ...modules.get(name.toLowerCase()), ...table });
 
-  async function run(module: string, action: string, p: Params): Promise<CachedResponse> {
+  async function run(module: string, action: string, p: Params, client: string): Promise<CachedResponse> {
     const fn = modules.get(module)![action];
-    const r = await fn(p, o.ctx);
+    const r = await fn(p, o.ctx, client);
     return { status: r.status ?? 200, body: Buffer.from(JSON.stringify(r.body)), policy: r.policy };
   }
 
@@ -75,7 +76,8 @@ export function createEtherscanApi(o: {
     if (!Object.hasOwn(table, action)) return send(error(400, 'Unknown action'));
     try {
       const key = `etherscan ${module} ${action} ${JSON.stringify([...p].filter(([k]) => !NOT_IN_KEY.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`;
-      const compute = () => run(module, action, p);
+      const client = p.get('apikey') || req.headers.authorization || req.ip;
+      const compute = () => run(module, action, p, client);
       return send(o.cache ? await o.cache.get(key, compute) : await compute());
     } catch (e) {
       o.log.error('etherscan API request failed', { module, action, error: e instanceof Error ? e.message : String(e) });

@@ -50,6 +50,9 @@ import {
   type AbiParam,
 } from '../serializers/smart-contract.js';
 
+/** The largest id PostgreSQL's bigint holds (verified_contracts.id). */
+const MAX_ID = 2n ** 63n - 1n;
+
 /** How long a read method's eth_call may take before it is reported as an error. */
 export const READ_CALL_TIMEOUT_MS = 5000;
 
@@ -256,7 +259,8 @@ export const smartContractRoutes: RouteDef[] = [
       const after =
         sort === 'id'
           ? typeof query.smart_contract_id === 'bigint'
-            ? { id: query.smart_contract_id.toString() }
+            ? // A cursor past the largest id there can be means "from the top".
+              { id: (query.smart_contract_id > MAX_ID ? MAX_ID : query.smart_contract_id).toString() }
             : null
           : value !== undefined && value !== null && value !== '' && typeof query.hash === 'string'
             ? { value: String(value), hash: query.hash }
