@@ -3,7 +3,7 @@
 // with its constructor arguments recovered; the result arrives on the websocket and in
 // /smart-contracts/{address}; from then on everyone's responses name the contract and decode its
 // calls and logs with its ABI (also a call no standard interface knows); the verified list and
-// counters count it. A wrong source, an unknown compiler version (offline), an account without
+// counters count it; wagmi's CLI generates its ABI from this API. A wrong source, an unknown compiler version (offline), an account without
 // code and bad requests fail with clear messages and change nothing. The compile runs off the
 // API's event loop: cached answers keep coming while it runs.
 import t from 'tap';
@@ -11,6 +11,12 @@ import { apiWithDerived } from './helpers/api-derived.js';
 import { devnetStandardInput } from './helpers/devnet.js';
 import { phoenix, join } from './helpers/ws-raw.js';
 import { jobStatus } from '../src/storage/postgres/verified.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { tmpDir } from './helpers/tmp.js';
+import { compileContracts } from './helpers/devnet.js';
 
 t.test('verification via standard JSON input', async (t) => {
   const f = await apiWithDerived(t, { serve: true, verify: {} });
@@ -97,8 +103,7 @@ t.test('verification via standard JSON input', async (t) => {
       'the constructor arguments, recovered from the creation input',
     );
     t.match(sc.verified_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-    const compiled = (await import('./helpers/devnet.js')).compileContracts;
-    const abi = (await compiled()).DevnetToken.abi;
+    const abi = (await compileContracts()).DevnetToken.abi;
     t.same(
       sc.abi.map((e: { type: string; name?: string }) => `${e.type}:${e.name ?? ''}`).sort(),
       abi.map((e) => `${e.type}:${'name' in e ? e.name : ''}`).sort(),
@@ -107,6 +112,33 @@ t.test('verification via standard JSON input', async (t) => {
 
     const again = await post(token, { compiler_version: version, contract_name: 'DevnetToken' }, input);
     t.same(again, { status: 200, body: { message: 'Already verified' } }, 'a second verification is refused as Blockscout refuses it');
+  });
+
+  await t.test("wagmi's CLI generates the contract's ABI from this API (blockExplorer plugin)", async (t) => {
+    const dir = tmpDir(t, 'explorer-wagmi-');
+    const plugins = createRequire(import.meta.url).resolve('@wagmi/cli/plugins');
+    fs.writeFileSync(
+      path.join(dir, 'wagmi.config.mjs'),
+      `import { blockExplorer } from ${JSON.stringify(plugins)};\n` +
+        `export default { out: 'generated.ts', contracts: [], plugins: [blockExplorer({ baseUrl: ${JSON.stringify(`${base}/api`)}, apiKey: 'any', cacheDuration: 0, ` +
+        `contracts: [{ name: 'DevnetToken', address: ${JSON.stringify(s.contracts.DevnetToken)} }] })] };\n`,
+    );
+    const cli = createRequire(import.meta.url).resolve('@wagmi/cli/package.json').replace(/package\.json$/, 'dist/esm/cli.js');
+    // HOME: the CLI keeps a fetch cache there. Not spawnSync: the API answering it runs in this process.
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, 'generate', '--config', 'wagmi.config.mjs'], { cwd: dir, env: { ...process.env, HOME: dir } });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.resume();
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    t.equal(run.code, 0, `wagmi generate exits 0 ${run.stderr.slice(-500)}`);
+    const generated = fs.readFileSync(path.join(dir, 'generated.ts'), 'utf8');
+    const literal = /export const devnetTokenAbi = (\[[\s\S]*?\n\])/.exec(generated)?.[1];
+    t.ok(literal, 'generated.ts holds devnetTokenAbi');
+    const got = new Function(`return ${literal}`)() as { type: string; name?: string }[];
+    const solc = (await compileContracts()).DevnetToken.abi;
+    t.same(got, solc, 'the same ABI solc produced, item for item');
   });
 
   await t.test("everyone's responses use the verified contract", async (t) => {
