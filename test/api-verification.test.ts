@@ -17,6 +17,8 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpDir } from './helpers/tmp.js';
 import { compileContracts } from './helpers/devnet.js';
+import { minedIn, rpc } from './helpers/rpc.js';
+import { encodeAbiParameters } from 'viem';
 
 t.test('verification via standard JSON input', async (t) => {
   const f = await apiWithDerived(t, { serve: true, verify: {} });
@@ -28,13 +30,13 @@ t.test('verification via standard JSON input', async (t) => {
   const config = (await f.get('/api/v2/smart-contracts/verification/config')).body;
   const version: string = config.solidity_compiler_versions[0];
   t.match(version, /^v0\.8\.\d+\+commit\.[0-9a-f]{8}$/, 'the config lists the compiler installed from npm');
-  t.same(config.verification_options, ['standard-input']);
+  t.same(config.verification_options, ['standard-input', 'flattened-code', 'multi-part']);
 
-  const post = async (address: string, fields: Record<string, string>, file?: unknown) => {
+  const post = async (address: string, fields: Record<string, string>, file?: unknown, kind = 'standard-input') => {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     if (file !== undefined) form.append('files[0]', new Blob([typeof file === 'string' ? file : JSON.stringify(file)], { type: 'application/json' }), 'input.json');
-    const res = await fetch(`${base}/api/v2/smart-contracts/${address}/verification/via/standard-input`, { method: 'POST', body: form });
+    const res = await fetch(`${base}/api/v2/smart-contracts/${address}/verification/via/${kind}`, { method: 'POST', body: form });
     return { status: res.status, body: await res.json() };
   };
   const results: { address: string; ok: boolean; message?: string; guid: string }[] = [];
@@ -195,8 +197,8 @@ t.test('verification via standard JSON input', async (t) => {
     t.match(await post(nft, { compiler_version: version }, input), { status: 422, body: { message: /contract_name/ } });
     t.match(await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }), { status: 422, body: { message: /files\[0\]/ } });
     t.match(await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }, '{not json'), { status: 422, body: { message: /not valid JSON/ } });
-    const flattened = await fetch(`${base}/api/v2/smart-contracts/${nft}/verification/via/flattened-code`, { method: 'POST', body: new FormData() });
-    t.equal(flattened.status, 422, 'a form not accepted here says so');
+    const vyper = await fetch(`${base}/api/v2/smart-contracts/${nft}/verification/via/vyper-code`, { method: 'POST', body: new FormData() });
+    t.match({ status: vyper.status, body: await vyper.json() }, { status: 422, body: { message: /not supported here/ } }, 'a form not accepted here says so');
     t.equal((await f.get('/api/v2/smart-contracts/counters')).body.verified_smart_contracts, '1', 'nothing else was verified');
   });
 
@@ -248,6 +250,70 @@ t.test('verification via standard JSON input', async (t) => {
     t.match(await rpc({ ...form, contractaddress: s.contracts.Reverter, contractname: '' }), { status: '0', message: 'contractname is required.' });
     t.same(await rpc({ module: 'contract', action: 'getabi' }, 'GET'), { status: '0', message: 'Query parameter address is required', result: null });
     t.same(await rpc({ module: 'contract', action: 'getabi', address: 'nope' }, 'GET'), { status: '0', message: 'Invalid address hash', result: null });
+  });
+
+  await t.test('flattened code with a linked library, an immutable and constructor arguments; a single file as a partial match; multi-part files', async (t) => {
+    const SRC = [
+      '// SPDX-License-Identifier: MIT',
+      'pragma solidity ^0.8.20;',
+      'library Doubler { function twice(uint256 x) external pure returns (uint256) { return 2 * x; } }',
+      'contract Counter {',
+      '  uint256 public immutable start;',
+      '  uint256 public count;',
+      '  constructor(uint256 s) { start = s; count = s; }',
+      '  function bump() external { count = Doubler.twice(count) + 1; }',
+      '}',
+      '',
+    ].join('\n');
+    // Compiled as a developer would, optimizer off, for paris; the library deployed and linked.
+    const solc = createRequire(import.meta.url)('solc') as { compile(s: string): string };
+    const out = JSON.parse(
+      solc.compile(JSON.stringify({ language: 'Solidity', sources: { 'Counter.sol': { content: SRC } }, settings: { evmVersion: 'paris', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } } })),
+    );
+    const deploy = async (code: string) => {
+      const hash = await rpc<string>(f.devnet.url, 'eth_sendTransaction', [{ from: s.accounts[0], data: `0x${code}`, gas: '0x400000' }]);
+      await minedIn(f.devnet.url, hash);
+      return (await rpc<{ contractAddress: string }>(f.devnet.url, 'eth_getTransactionReceipt', [hash])).contractAddress.toLowerCase();
+    };
+    const lib = await deploy(out.contracts['Counter.sol'].Doubler.evm.bytecode.object);
+    const linked = (out.contracts['Counter.sol'].Counter.evm.bytecode.object as string).replace(/__\$[0-9a-f]{34}\$__/g, lib.slice(2));
+    const counter = await deploy(linked + encodeAbiParameters([{ type: 'uint256' }], [5n]).slice(2));
+    await f.catchUp();
+
+    const flat = await post(counter, { compiler_version: version, contract_name: 'Counter', source_code: SRC, is_optimization_enabled: 'false', evm_version: 'paris', libraries: JSON.stringify({ Doubler: lib }) }, undefined, 'flattened-code');
+    t.same(flat, { status: 200, body: { message: 'Smart-contract verification started' } });
+    let done = await finished(counter, 0);
+    let from: number;
+    t.ok(done.ok, `the flattened file verifies (${done.message ?? 'ok'})`);
+    const sc = (await f.get(`/api/v2/smart-contracts/${counter}`)).body;
+    t.match(sc, { is_fully_verified: true, name: 'Counter', optimization_enabled: false, evm_version: 'paris' });
+    t.same(sc.decoded_constructor_args.map((a: [unknown]) => a[0]), ['5'], 'the constructor argument');
+    t.same(sc.external_libraries.map((l: { address_hash: string }) => l.address_hash.toLowerCase()), [lib], 'the linked library, read from the deployed code');
+    t.equal((await f.get(`/api/v2/smart-contracts/${counter}/methods-read`)).body.find((m: { name: string }) => m.name === 'start')?.outputs[0].value, '5', 'the immutable read back');
+
+    // The library alone, as a single file named after it: the metadata hash differs (the unit was Counter.sol).
+    from = results.length;
+    const single = await fetch(`${base}/api`, {
+      method: 'POST',
+      body: new URLSearchParams({ module: 'contract', action: 'verifysourcecode', codeformat: 'solidity-single-file', contractaddress: lib, contractname: 'Doubler', compilerversion: version, sourceCode: SRC, optimizationUsed: '0', evmversion: 'paris' }),
+    }).then((r) => r.json());
+    t.equal(single.status, '1', `a single file is accepted (${single.result})`);
+    done = await finished(lib, from);
+    t.ok(done.ok, `and verifies (${done.message ?? 'ok'})`);
+    t.match((await f.get(`/api/v2/smart-contracts/${lib}`)).body, { is_verified: true, is_partially_verified: true, is_fully_verified: false, name: 'Doubler' }, 'as a partial match');
+
+    // Several files named by their paths, with the devnet's settings: a full match.
+    const forwarder = s.contracts.Forwarder.toLowerCase();
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ compiler_version: version, contract_name: 'Forwarder', is_optimization_enabled: 'true', optimization_runs: '200', evm_version: 'cancun' })) form.append(k, v);
+    Object.entries(input.sources).forEach(([p, src], i) => form.append(`files[${i}]`, new Blob([src.content]), p));
+    from = results.length;
+    const multi = await fetch(`${base}/api/v2/smart-contracts/${forwarder}/verification/via/multi-part`, { method: 'POST', body: form });
+    t.equal(multi.status, 200);
+    done = await finished(forwarder, from);
+    t.ok(done.ok, `multi-part files verify (${done.message ?? 'ok'})`);
+    t.match((await f.get(`/api/v2/smart-contracts/${forwarder}`)).body, { is_fully_verified: true, name: 'Forwarder', file_path: 'Forwarder.sol' });
+    t.match(await post(forwarder, { compiler_version: version, contract_name: 'X', optimization_runs: '-1' }, undefined, 'multi-part'), { status: 422 }, 'no files, or bad settings, refused');
   });
 
   await t.test('verifying the one source that declares a name, or path:Name', async (t) => {

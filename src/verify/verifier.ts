@@ -112,7 +112,10 @@ export async function verifySolidity(req: SolidityVerifyRequest, deps: { compile
     sources,
     abi: (out?.abi as unknown[]) ?? [],
     constructorArgs: args ? (args.startsWith('0x') ? args : `0x${args}`) : null,
-    libraries: { ...(verification.libraryMap.runtime ?? {}), ...(verification.libraryMap.creation ?? {}) },
+    // lib-sourcify gives the addresses as bare hex.
+    libraries: Object.fromEntries(
+      Object.entries({ ...(verification.libraryMap.runtime ?? {}), ...(verification.libraryMap.creation ?? {}) }).map(([k, v]) => [k, `0x${String(v).replace(/^0x/i, '').toLowerCase()}`]),
+    ),
   };
 }
 

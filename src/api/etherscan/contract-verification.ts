@@ -7,6 +7,7 @@ import type { ApiContext } from '../context.js';
 import { verifiedRow, jobStatus } from '../../storage/postgres/verified.js';
 import { VerificationRefused } from '../../verify/service.js';
 import { normalizeVersion } from '../../verify/compilers.js';
+import { InputRefused, flattenedPath, inputFromSources } from '../../verify/inputs.js';
 import { parseAddress, type Params } from './params.js';
 import { fail, ok, type ActionReply, type ActionTable } from './actions.js';
 
@@ -56,8 +57,9 @@ async function getsourcecode(p: Params, ctx: ApiContext): Promise<ActionReply> {
 
 /**
  * Accepts a verification (Etherscan's form: codeformat, contractaddress, contractname,
- * compilerversion, sourceCode) and answers its guid. Only the standard JSON input form is
- * verified here; constructor arguments are taken from the creation input whatever is sent.
+ * compilerversion, sourceCode; for a single file also optimizationUsed, runs, evmversion) and
+ * answers its guid. Constructor arguments are taken from the creation input whatever is sent, and
+ * linked libraries from the deployed code.
  */
 async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Promise<ActionReply> {
   const service = ctx.verification?.service;
@@ -69,21 +71,36 @@ async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Pro
   if (sourceCode === undefined || rawAddress === undefined) return fail('Missing sourceCode or contractaddress fields');
   const address = parseAddress(rawAddress.trim());
   if (!address) return fail('Invalid address hash', 'Invalid address hash');
-  if (format !== 'solidity-standard-json-input') {
-    return fail(`codeformat ${format.slice(0, 40)} is not verified here yet: send solidity-standard-json-input`);
+  if (format !== 'solidity-standard-json-input' && format !== 'solidity-single-file') {
+    return fail(`codeformat ${format.slice(0, 40)} is not verified here: send solidity-standard-json-input or solidity-single-file`);
   }
-  const contractName = p.get('contractname');
+  let contractName = p.get('contractname');
   if (!contractName) return fail('contractname is required.', 'contractname is required.');
   const compilerVersion = p.get('compilerversion');
   if (!compilerVersion) return fail('compilerversion is required.', 'compilerversion is required.');
   if (!normalizeVersion(compilerVersion)) return fail('Invalid compilerversion: expected e.g. v0.8.20+commit.a1b79de6');
   let input: unknown;
-  try {
-    input = JSON.parse(sourceCode);
-  } catch {
-    return fail('sourceCode is not a standard JSON input (invalid JSON)');
+  if (format === 'solidity-single-file') {
+    // One flattened file and its settings (Etherscan's field names).
+    contractName = contractName.slice(contractName.lastIndexOf(':') + 1);
+    const runs = p.get('runs');
+    try {
+      input = inputFromSources(
+        { [flattenedPath(contractName)]: sourceCode },
+        { optimize: p.get('optimizationUsed') === '1' || p.get('optimizationused') === '1', runs: runs ? Number(runs) : undefined, evmVersion: p.get('evmversion') || undefined },
+      );
+    } catch (e) {
+      if (e instanceof InputRefused) return fail(e.message);
+      throw e;
+    }
+  } else {
+    try {
+      input = JSON.parse(sourceCode);
+    } catch {
+      return fail('sourceCode is not a standard JSON input (invalid JSON)');
+    }
+    if (!input || typeof input !== 'object' || Array.isArray(input)) return fail('sourceCode is not a standard JSON input');
   }
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return fail('sourceCode is not a standard JSON input');
   try {
     const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client });
     return ok(guid, 'none');

@@ -3,13 +3,15 @@
 // sends: multipart with the standard JSON input as the file `files[0]`, or the same fields as
 // JSON with `input`) answers at once, "Smart-contract verification started", and the result
 // follows on the websocket (`addresses:<address>`, `verification_result`) and in
-// /smart-contracts/{address}; GET /smart-contracts/verification/config lists the compilers.
-// Flattened and multi-part sources, Vyper and Sourcify are not accepted yet (README says so).
+// /smart-contracts/{address}; also via/flattened-code (one file and its settings) and
+// via/multi-part (several files); GET /smart-contracts/verification/config lists the compilers.
+// Vyper and Sourcify are not accepted yet (README says so).
 import type { ApiReply, ApiRequest } from '../http.js';
 import { CORS_HEADERS, JSON_TYPE } from '../http.js';
 import type { RouteDef } from '../router.js';
 import { normalizeVersion } from '../../verify/compilers.js';
 import { VerificationRefused, type VerificationService } from '../../verify/service.js';
+import { InputRefused, flattenedPath, inputFromSources, type PlainSettings } from '../../verify/inputs.js';
 
 /** The EVM versions solc accepts (newest first), as the config lists them. */
 const EVM_VERSIONS = ['default', 'osaka', 'prague', 'cancun', 'shanghai', 'paris', 'london', 'berlin', 'istanbul', 'petersburg', 'constantinople', 'byzantium', 'spuriousDragon', 'tangerineWhistle', 'homestead'];
@@ -44,7 +46,7 @@ export const verificationConfigRoutes: RouteDef[] = [
           solidity_evm_versions: EVM_VERSIONS,
           vyper_compiler_versions: [],
           vyper_evm_versions: [],
-          verification_options: compilers ? ['standard-input'] : [],
+          verification_options: compilers ? VERIFICATION_KINDS : [],
           is_rust_verifier_microservice_enabled: false,
           license_types: LICENSE_TYPES,
         },
@@ -60,30 +62,90 @@ const reply = (status: number, body: unknown): ApiReply => ({ status, headers: {
 /** The POST path this module answers: /api/v2/smart-contracts/<address>/verification/via/<kind>. */
 export const VERIFICATION_POST = /^\/api\/v2\/smart-contracts\/([^/]+)\/verification\/via\/([^/]+)\/?$/;
 
-/** The form's fields: multipart (files[0] a file), urlencoded or JSON. */
-async function formOf(req: ApiRequest): Promise<Record<string, string> | null> {
+interface Form {
+  fields: Record<string, string>;
+  /** Uploaded files (multipart), in order: the field, the file name, the text. */
+  files: { field: string; name: string; content: string }[];
+}
+
+/** The form's fields and files: multipart, urlencoded or JSON (whose objects are kept as JSON text). */
+async function formOf(req: ApiRequest): Promise<Form | null> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   const body = req.body ?? Buffer.alloc(0);
+  const out: Form = { fields: {}, files: [] };
   try {
     if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
       // The platform's own multipart and urlencoded parser (undici's, behind Response).
       const form = await new Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type'] } }).formData();
-      const out: Record<string, string> = {};
-      for (const [k, v] of form as unknown as Iterable<[string, string | Blob]>) {
-        if (k in out) continue;
-        out[k] = typeof v === 'string' ? v : await v.text();
+      for (const [k, v] of form as unknown as Iterable<[string, string | File]>) {
+        if (typeof v === 'string') {
+          if (!(k in out.fields)) out.fields[k] = v;
+        } else out.files.push({ field: k, name: v.name, content: await v.text() });
       }
       return out;
     }
     const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(parsed)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    for (const [k, v] of Object.entries(parsed)) out.fields[k] = typeof v === 'string' ? v : JSON.stringify(v);
     return out;
   } catch {
     return null;
   }
 }
+
+const truthy = (v: string | undefined) => v === 'true' || v === '1';
+
+/** The plain settings of the flattened and multi-part forms (Blockscout's field names). */
+function plainSettings(f: Record<string, string>): PlainSettings {
+  const runs = f.optimization_runs !== undefined && f.optimization_runs !== '' ? Number(f.optimization_runs) : undefined;
+  return { optimize: truthy(f.is_optimization_enabled), runs, evmVersion: f.evm_version || undefined, viaIR: truthy(f.via_ir ?? f.is_via_ir) };
+}
+
+/**
+ * The standard JSON input a POST of `kind` carries or describes, or the refusal to answer.
+ * standard-input: the input as files[0] (or `input`); flattened-code: `source_code` and the
+ * settings; multi-part: the files (named by their paths) and the settings, or `sources` as JSON.
+ */
+function inputOf(kind: string, form: Form, contractName: string): { input: unknown; contractName: string } | string {
+  const f = form.fields;
+  if (kind === 'standard-input') {
+    const raw = form.files.find((x) => x.field === 'files[0]' || x.field === 'files')?.content ?? f['files[0]'] ?? f.files ?? f.input;
+    if (!raw) return 'the standard JSON input is required (files[0])';
+    try {
+      const input = JSON.parse(raw) as unknown;
+      return input && typeof input === 'object' && !Array.isArray(input) ? { input, contractName } : 'the standard JSON input must be an object';
+    } catch {
+      return 'the standard JSON input is not valid JSON';
+    }
+  }
+  let sources: Record<string, string>;
+  if (kind === 'flattened-code') {
+    if (!f.source_code) return 'source_code is required';
+    const name = contractName.slice(contractName.lastIndexOf(':') + 1);
+    sources = { [flattenedPath(name)]: f.source_code };
+    contractName = name;
+  } else {
+    sources = {};
+    for (const file of form.files) if (/^files\[\d+\]$|^files$/.test(file.field)) sources[file.name] = file.content;
+    if (!form.files.length && f.sources) {
+      try {
+        sources = JSON.parse(f.sources) as Record<string, string>;
+      } catch {
+        return 'sources is not valid JSON';
+      }
+    }
+    if (!Object.keys(sources).length) return 'the source files are required (files[0], files[1]...)';
+  }
+  try {
+    return { input: inputFromSources(sources, plainSettings(f)), contractName };
+  } catch (e) {
+    if (e instanceof InputRefused) return e.message;
+    throw e;
+  }
+}
+
+/** The verification forms this API takes. */
+export const VERIFICATION_KINDS = ['standard-input', 'flattened-code', 'multi-part'];
 
 /**
  * The answer to a verification POST, or null when `req` is not one. `client`: who is asking (one
@@ -95,24 +157,17 @@ export async function verificationPost(req: ApiRequest, service: VerificationSer
   const [, rawAddress, kind] = m;
   if (!/^0x[0-9a-fA-F]{40}$/.test(rawAddress)) return reply(422, { errors: [{ title: 'Invalid value', source: { pointer: '/address_hash' }, detail: 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/' }] });
   if (!service) return reply(404, { message: 'Verification is not enabled on this instance' });
-  if (kind !== 'standard-input') return reply(422, { message: `verification via ${kind.slice(0, 40)} is not supported here; use standard-input` });
+  if (!VERIFICATION_KINDS.includes(kind)) return reply(422, { message: `verification via ${kind.slice(0, 40)} is not supported here; use one of ${VERIFICATION_KINDS.join(', ')}` });
   const form = await formOf(req);
   if (!form) return reply(400, { message: 'The request body could not be read: send multipart/form-data or JSON' });
-  const compilerVersion = form.compiler_version ?? '';
+  const compilerVersion = form.fields.compiler_version ?? '';
   if (!normalizeVersion(compilerVersion)) return reply(422, { message: 'compiler_version must be a full solc version such as v0.8.20+commit.a1b79de6' });
-  const contractName = (form.contract_name ?? '').trim();
-  if (!contractName) return reply(422, { message: 'contract_name is required' });
-  const rawInput = form['files[0]'] ?? form.files ?? form.input;
-  if (!rawInput) return reply(422, { message: 'the standard JSON input is required (files[0])' });
-  let input: unknown;
+  const name = (form.fields.contract_name ?? '').trim();
+  if (!name) return reply(422, { message: 'contract_name is required' });
+  const got = inputOf(kind, form, name);
+  if (typeof got === 'string') return reply(422, { message: got });
   try {
-    input = JSON.parse(rawInput);
-  } catch {
-    return reply(422, { message: 'the standard JSON input is not valid JSON' });
-  }
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return reply(422, { message: 'the standard JSON input must be an object' });
-  try {
-    await service.submitSolidity({ address: rawAddress.toLowerCase(), compilerVersion, contractName, input: input as never, client });
+    await service.submitSolidity({ address: rawAddress.toLowerCase(), compilerVersion, contractName: got.contractName, input: got.input as never, client });
     return reply(200, { message: 'Smart-contract verification started' });
   } catch (e) {
     if (e instanceof VerificationRefused) {
