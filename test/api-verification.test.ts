@@ -316,6 +316,28 @@ t.test('verification via standard JSON input', async (t) => {
     t.match(await post(forwarder, { compiler_version: version, contract_name: 'X', optimization_runs: '-1' }, undefined, 'multi-part'), { status: 422 }, 'no files, or bad settings, refused');
   });
 
+  await t.test('a second compiler version: a contract built with solc 0.8.26 (installed from npm as solc-0.8.26)', async (t) => {
+    const older: string = config.solidity_compiler_versions.find((v: string) => v.startsWith('v0.8.26+'));
+    t.ok(older, 'the config lists it');
+    const SRC = '// SPDX-License-Identifier: MIT\npragma solidity 0.8.26;\ncontract Store { uint256 public value; function set(uint256 v) external { value = v; } }\n';
+    const solc26 = createRequire(import.meta.url)('solc-0.8.26') as { compile(s: string): string };
+    const out = JSON.parse(solc26.compile(JSON.stringify({ language: 'Solidity', sources: { 'Store.sol': { content: SRC } }, settings: { optimizer: { enabled: true, runs: 1000 }, outputSelection: { '*': { '*': ['evm.bytecode.object'] } } } })));
+    const hash = await rpc<string>(f.devnet.url, 'eth_sendTransaction', [{ from: s.accounts[0], data: `0x${out.contracts['Store.sol'].Store.evm.bytecode.object}`, gas: '0x200000' }]);
+    await minedIn(f.devnet.url, hash);
+    const store = (await rpc<{ contractAddress: string }>(f.devnet.url, 'eth_getTransactionReceipt', [hash])).contractAddress.toLowerCase();
+    await f.catchUp();
+    const from = results.length;
+    t.equal((await post(store, { compiler_version: version, contract_name: 'Store', source_code: SRC, is_optimization_enabled: 'true', optimization_runs: '1000' }, undefined, 'flattened-code')).status, 200);
+    let done = await finished(store, from);
+    t.equal(done.ok, false, 'the newer compiler does not reproduce it');
+    t.match(done.message, /do not compile: .*requires different compiler version/, `solc's own reason: ${done.message}`);
+    const again = results.length;
+    t.equal((await post(store, { compiler_version: older, contract_name: 'Store', source_code: SRC, is_optimization_enabled: 'true', optimization_runs: '1000' }, undefined, 'flattened-code')).status, 200);
+    done = await finished(store, again);
+    t.ok(done.ok, `solc 0.8.26 does (${done.message ?? 'ok'})`);
+    t.match((await f.get(`/api/v2/smart-contracts/${store}`)).body, { is_fully_verified: true, compiler_version: older, optimization_runs: 1000 });
+  });
+
   await t.test('verifying the one source that declares a name, or path:Name', async (t) => {
     const from = results.length;
     const r = await post(nft, { compiler_version: version, contract_name: 'DevnetNFT.sol:DevnetNFT' }, input);

@@ -85,6 +85,12 @@ export async function verifySolidity(req: SolidityVerifyRequest, deps: { compile
   try {
     await verification.verify();
   } catch (e) {
+    // A source that does not compile: solc's own words (lib-sourcify would stumble over the missing output).
+    const errors = (compilation.compilerOutput?.errors ?? []).filter((x) => x.severity === 'error');
+    if (errors.length) {
+      const said = errors.slice(0, 3).map((x) => (x.formattedMessage ?? x.message ?? '').trim().split('\n')[0]);
+      throw new VerificationFailed(`the sources do not compile: ${said.join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more errors)` : ''}`);
+    }
     throw new VerificationFailed(libSourcifyMessage(e));
   }
   // Only a perfect or partial match counts ('error', 'extra-file-input-bug' and null do not).
