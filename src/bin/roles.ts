@@ -198,7 +198,7 @@ export async function startUiRole(
     publicUrl: cfg.publicUrl,
   });
   const detach = inProcess ? ui.attach(...inProcess.events) : () => undefined;
-  const server = await startServer({ handle: ui.handle, host: cfg.host, port: cfg.uiPort, log: uiLog, maxRequestsPerClient: cfg.maxRequestsPerClient });
+  const server = await startServer({ front: ui.front, host: cfg.host, port: cfg.uiPort, log: uiLog, maxRequestsPerClient: cfg.maxRequestsPerClient });
   life.add({
     name: 'web UI',
     stop: async () => {

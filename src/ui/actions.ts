@@ -29,8 +29,19 @@ export interface ActionsOptions {
   headers: Record<string, string>;
 }
 
-/** The fields of a form or JSON body, as strings (nested JSON values stay JSON text). */
-export function formFields(req: ApiRequest): Record<string, string> | null {
+const actionMatcher = new PathMatcher(ACTIONS.map((a) => ({ pattern: a.pattern, value: a })));
+
+/** The largest body the action at `path` takes (its own limit, else MAX_FORM_BYTES); 0 when there is no action there. */
+export function actionBodyLimit(path: string): number {
+  const m = actionMatcher.match(pathSegments(path || '/'));
+  return m ? m.value.maxBytes ?? MAX_FORM_BYTES : 0;
+}
+
+/**
+ * The fields of a form or JSON body, as strings (nested JSON values stay JSON text; a multipart
+ * form's files as their text: the contract verification form sends its standard JSON input so).
+ */
+export async function formFields(req: ApiRequest): Promise<Record<string, string> | null> {
   const body = req.body?.toString('utf8') ?? '';
   const type = req.headers['content-type'] ?? '';
   if (/^application\/json\b/i.test(type)) {
@@ -42,13 +53,22 @@ export function formFields(req: ApiRequest): Record<string, string> | null {
       return null;
     }
   }
-  if (type && !/^application\/x-www-form-urlencoded\b/i.test(type) && !/^multipart\/form-data\b/i.test(type)) return null;
+  if (/^multipart\/form-data\b/i.test(type)) {
+    try {
+      // The platform's own multipart parser (undici's, behind Response), as the API reads its forms.
+      const form = await new Response(new Uint8Array(req.body ?? Buffer.alloc(0)), { headers: { 'content-type': type } }).formData();
+      const out: Record<string, string> = {};
+      for (const [k, v] of form as unknown as Iterable<[string, string | Blob]>) if (!(k in out)) out[k] = typeof v === 'string' ? v : await v.text();
+      return out;
+    } catch {
+      return null;
+    }
+  }
+  if (type && !/^application\/x-www-form-urlencoded\b/i.test(type)) return null;
   return Object.fromEntries(new URLSearchParams(body));
 }
 
 export function createActions(o: ActionsOptions) {
-  const matcher = new PathMatcher(ACTIONS.map((a) => ({ pattern: a.pattern, value: a })));
-
   function answer(req: ApiRequest, r: ActionResult, viewer: Viewer | undefined): ApiReply {
     const headers: Record<string, string> = { 'cache-control': 'no-store', ...o.headers };
     const change: SessionChange | undefined = r.session;
@@ -60,10 +80,11 @@ export function createActions(o: ActionsOptions) {
 
   return async function handle(req: ApiRequest): Promise<ApiReply> {
     const path = req.path || '/';
-    const m = matcher.match(pathSegments(path));
+    const m = actionMatcher.match(pathSegments(path));
     if (!m) return answer(req, { page: errorPage(404, 'Nothing to send here', `There is no form at ${path.slice(0, 200)}.`) }, undefined);
-    if ((req.body?.length ?? 0) > MAX_FORM_BYTES) return answer(req, { page: errorPage(413, 'Too much sent', `A form may send at most ${MAX_FORM_BYTES / 1024} KiB.`) }, undefined);
-    const form = formFields(req);
+    const limit = m.value.maxBytes ?? MAX_FORM_BYTES;
+    if ((req.body?.length ?? 0) > limit) return answer(req, { page: errorPage(413, 'Too much sent', `This form may send at most ${Math.floor(limit / 1024)} KiB.`) }, undefined);
+    const form = await formFields(req);
     if (!form) return answer(req, { page: errorPage(400, 'Unreadable form', 'The form could not be read (send it from its page).') }, undefined);
     const session = sessionOf(req);
     const refused = refuseCrossSite(req, form, session);

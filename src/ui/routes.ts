@@ -15,6 +15,7 @@ import { tokenInstancePage } from './pages/token-instance.js';
 import { statsPage } from './pages/stats.js';
 import { accountsPage } from './pages/accounts.js';
 import { verifiedContractsPage } from './pages/verified-contracts.js';
+import { VERIFY_ACTIONS, verifyPage } from './pages/verify-contract.js';
 import { csvPage } from './pages/csv.js';
 import { SIGN_IN_ACTIONS, codePage, signInPage } from './pages/account/sign-in.js';
 import { PROFILE_ACTIONS, profilePage } from './pages/account/profile.js';
@@ -54,7 +55,7 @@ export interface PageResult {
   section?: 'home' | 'blocks' | 'txs' | 'tokens' | 'stats' | 'accounts' | 'contracts';
   body?: VNode;
   /** Islands besides `app` (on every page). */
-  islands?: ('live' | 'chart' | 'wallet' | 'account')[];
+  islands?: ('live' | 'chart' | 'wallet' | 'account' | 'verify')[];
   /** Send the browser here instead (search hits). */
   redirect?: string;
   /** The indexing banner's text, when catch-up is behind. */
@@ -87,10 +88,12 @@ export interface ActionDef {
   pattern: string;
   /** Only for a signed-in visitor (anyone else is sent to the sign-in page). */
   signedIn: boolean;
+  /** The largest body it takes (default MAX_FORM_BYTES of src/ui/actions.ts). */
+  maxBytes?: number;
   run(ctx: PageCtx & { form: Record<string, string>; session: string | null }): Promise<ActionResult>;
 }
 
-export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...API_KEY_ACTIONS, ...TAG_ACTIONS, ...CUSTOM_ABI_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS];
+export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...API_KEY_ACTIONS, ...TAG_ACTIONS, ...CUSTOM_ABI_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS, ...VERIFY_ACTIONS];
 
 export const PAGES: PageDef[] = [
   { pattern: '/', render: homePage },
@@ -100,6 +103,7 @@ export const PAGES: PageDef[] = [
   { pattern: '/txs', render: txsPage },
   { pattern: '/tx/:hash', render: txPage },
   { pattern: '/address/:hash', render: addressPage },
+  { pattern: '/address/:hash/verify', render: verifyPage },
   { pattern: '/tokens', render: tokensPage },
   { pattern: '/token/:hash', render: tokenPage },
   { pattern: '/token/:hash/instance/:id', render: tokenInstancePage },

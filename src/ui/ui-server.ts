@@ -13,7 +13,8 @@ import { PathMatcher, pathSegments } from '../api/path-match.js';
 import { RateLimiter, clientIp, rateLimitHeaders } from '../ratelimit/rate-limiter.js';
 import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
-import { createActions } from './actions.js';
+import { MAX_FORM_BYTES, actionBodyLimit, createActions } from './actions.js';
+import type { Front } from '../api/server.js';
 import { clearSessionCookie, csrfToken, secure, sessionOf, viewerName } from './session.js';
 import { loadAssets, type Assets } from './assets.js';
 import { Layout, THEME_SCRIPT } from './components/layout.js';
@@ -41,6 +42,8 @@ export interface UiOptions {
 
 export interface Ui {
   handle(req: ApiRequest): Promise<ApiReply>;
+  /** `handle` for the HTTP server, taking each form's own body limit (a contract's sources are larger than other forms). */
+  readonly front: Front;
   /** Follows the chain's events (indexer 'block'/'reorg', derived lanes 'derived'); returns a detach function. */
   attach(...sources: EventEmitter[]): () => void;
   readonly stats: { hits: number; misses: number };
@@ -303,5 +306,10 @@ export function createUi(o: UiOptions): Ui {
     };
   }
 
-  return { handle, attach, stats };
+  const front: Front = {
+    // Only POSTs carry a body, each at most what its form's action takes (one to no form gets its 404 page).
+    bodyLimit: (req) => (req.method.toUpperCase() === 'POST' ? actionBodyLimit(req.path) || MAX_FORM_BYTES : 0),
+    admit: async (req) => ({ finish: (body) => handle({ ...req, body }) }),
+  };
+  return { handle, front, attach, stats };
 }

@@ -26,6 +26,8 @@ export async function uiOnDevnet(
     webhookPolicy?: WebhookPolicy;
     /** Deliver watchlist notifications in this process, as `explorer start` does (the indexer keeps following the devnet). */
     notify?: boolean;
+    /** Contract verification on (the solc-js build installed from npm, no downloads). */
+    verify?: boolean;
   } = {},
 ): Promise<UiFixture> {
   const port = await freePort();
@@ -34,6 +36,7 @@ export async function uiOnDevnet(
     serve: true,
     before: opts.before,
     account: { publicUrl: base, smtpUrl: opts.smtpUrl, webhookPolicy: opts.webhookPolicy, notify: opts.notify },
+    verify: opts.verify ? {} : undefined,
   });
   const ui = createUi({
     api: inProcessClient(api.server!.app.handle, api.server!.handle),
@@ -43,7 +46,7 @@ export async function uiOnDevnet(
     publicUrl: base,
   });
   const detach = ui.attach(api.indexer, api.derived);
-  const server = await startServer({ handle: ui.handle, host: '127.0.0.1', port, log: createLogger('ui') });
+  const server = await startServer({ front: ui.front, host: '127.0.0.1', port, log: createLogger('ui') });
   t.teardown(async () => {
     detach();
     await server.close();

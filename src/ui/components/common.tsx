@@ -21,10 +21,14 @@ export const COPY_ICON =
 export const DONE_ICON =
   '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
 
-/** A copy button for `text`: hidden until the copy island shows it (useless without JavaScript). */
-export function Copy({ text, label }: { text: string; label?: string }) {
+/**
+ * A copy button for `text`, or for the text of the element `from` (an id: a long text such as a
+ * source file is not repeated in an attribute); hidden until the copy island shows it (useless
+ * without JavaScript).
+ */
+export function Copy({ text, from, label }: { text?: string; from?: string; label?: string }) {
   return (
-    <button type="button" class="copy" data-copy={text} hidden aria-label={`Copy ${label ?? 'value'}`} title="Copy" dangerouslySetInnerHTML={{ __html: COPY_ICON }} />
+    <button type="button" class="copy" data-copy={text ?? ''} data-copy-from={from} hidden aria-label={`Copy ${label ?? 'value'}`} title="Copy" dangerouslySetInnerHTML={{ __html: COPY_ICON }} />
   );
 }
 

@@ -8,7 +8,8 @@ function copyButtons(): void {
     b.hidden = false;
     b.addEventListener('click', async () => {
       try {
-        await navigator.clipboard.writeText(b.dataset.copy ?? '');
+        const from = b.dataset.copyFrom ? document.getElementById(b.dataset.copyFrom) : null;
+        await navigator.clipboard.writeText(from ? from.textContent ?? '' : b.dataset.copy ?? '');
         const icon = b.innerHTML;
         b.classList.add('done');
         b.innerHTML = '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true"><path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2"/></svg>';

@@ -3,15 +3,7 @@
 // data-live="<url of the same section rendered alone>") from the UI server. Heartbeats keep the
 // socket; a lost socket is reopened with backoff.
 
-type Frame = [string | null, string | null, string, string, Record<string, unknown>];
-
-function socketUrl(): string | null {
-  const s = document.body.dataset.socket;
-  if (!s) return null;
-  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const base = s.startsWith(':') ? `${scheme}//${location.hostname}${s}` : s.startsWith('/') ? `${scheme}//${location.host}${s}` : s;
-  return `${base.replace(/\/+$/, '')}/socket/v2/websocket?vsn=2.0.0`;
-}
+import { joinTopic, socketUrl } from './phoenix.js';
 
 let refreshing = false;
 let again = false;
@@ -46,28 +38,12 @@ async function refresh(): Promise<void> {
 }
 
 function connect(url: string, attempt = 0): void {
-  const ws = new WebSocket(url);
-  let ref = 0;
-  let beat: number | undefined;
-  const send = (f: Frame) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(f));
-  ws.addEventListener('open', () => {
-    attempt = 0;
-    send(['1', String(++ref), 'blocks:new_block', 'phx_join', {}]);
-    beat = window.setInterval(() => send([null, String(++ref), 'phoenix', 'heartbeat', {}]), 30_000);
-  });
-  ws.addEventListener('message', (m) => {
-    let f: Frame;
-    try {
-      f = JSON.parse(String(m.data)) as Frame;
-    } catch {
-      return;
-    }
-    if (f[2] === 'blocks:new_block' && f[3] === 'new_block') void refresh();
-  });
-  ws.addEventListener('close', () => {
-    clearInterval(beat);
-    const delay = Math.min(30_000, 1000 * 2 ** attempt);
-    setTimeout(() => connect(url, attempt + 1), delay);
+  joinTopic(url, 'blocks:new_block', {
+    open: () => (attempt = 0),
+    frame: (f) => {
+      if (f[3] === 'new_block') void refresh();
+    },
+    close: () => setTimeout(() => connect(url, attempt + 1), Math.min(30_000, 1000 * 2 ** attempt)),
   });
 }
 

@@ -26,6 +26,7 @@ import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
 import { OwnActions } from '../components/own-actions.js';
+import { ContractSummary, JsonBlock, SourceFiles, WriteMethods, type SmartContract, type WriteMethod } from '../components/contract-source.js';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
@@ -143,6 +144,7 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     title: `${kind} ${a.hash}${a.token?.name ? ` (${a.token.name})` : ''} · Explorer`,
     description: `${kind} ${a.hash}: balance${a.coin_balance !== null ? ` ${formatUnits(a.coin_balance, 18)} ${ctx.coin}` : ' not known yet'}, transactions, token transfers and holdings.`,
     islands: panel.islands,
+    cache: panel.cache,
     body: (
       <>
         <Header a={a} kind={kind} />
@@ -257,8 +259,8 @@ interface PanelArgs {
 
 const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
 
-/** The active tab's panel, and the islands it needs. */
-async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; islands?: ('live' | 'chart')[] }> {
+/** The active tab's panel, the islands it needs, and whether the page may be cached. */
+async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; islands?: ('live' | 'chart' | 'verify')[]; cache?: boolean }> {
   const v2 = `/api/v2/addresses/${p.h}`;
   const q = passOn(ctx);
   const sp = ctx.url.searchParams;
@@ -412,7 +414,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
       };
     }
     case 'contract':
-      return { body: await contractPanel(ctx, p.h, p.token) };
+      return contractPanel(ctx, p.h, p.token);
   }
 }
 
@@ -442,34 +444,34 @@ function nameOfToken(token: string, holdings: HoldingItem[], transfers: any[]): 
   return known?.name ?? known?.symbol ?? shortHash(token, 8, 6);
 }
 
-/** The contract tab: verification (none yet), its bytecodes, and its read methods with current values. */
-async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null): Promise<VNode> {
-  const [sc, methods] = await Promise.all([apiGetOptional<any>(ctx, `/api/v2/smart-contracts/${h}`), apiGetOptional<any[]>(ctx, `/api/v2/smart-contracts/${h}/methods-read`)]);
+/**
+ * The contract tab: verified or not (a link to the verify form), the verified sources, ABI and
+ * settings, its read methods with current values, its write methods, and its bytecodes. Not
+ * cached while unverified: a verification changes it without a block.
+ */
+async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null): Promise<{ body: VNode; islands?: 'verify'[]; cache?: boolean }> {
+  const [sc, methods] = await Promise.all([apiGetOptional<SmartContract & Record<string, any>>(ctx, `/api/v2/smart-contracts/${h}`), apiGetOptional<any[]>(ctx, `/api/v2/smart-contracts/${h}/methods-read`)]);
   if (!sc) {
-    return (
-      <section class="card" aria-label="Contract">
-        <Empty>This address is not a contract (no code is known for it).</Empty>
-      </section>
-    );
+    return {
+      body: (
+        <section class="card" aria-label="Contract">
+          <Empty>This address is not a contract (no code is known for it).</Empty>
+        </section>
+      ),
+    };
   }
-  return (
+  const writes = sc.is_verified ? await apiGetOptional<WriteMethod[]>(ctx, `/api/v2/smart-contracts/${h}/methods-write`) : null;
+  const started = !sc.is_verified && ctx.url.searchParams.get('verification') === 'started';
+  const body = (
     <>
-      <section class="card" aria-labelledby="contract-h">
-        <h2 id="contract-h">Contract</h2>
-        <dl class="details">
-          <Row label="Source code">
-            {sc.is_verified ? (
-              <span class="status ok">Verified{sc.name ? `: ${sc.name}` : ''}</span>
-            ) : (
-              <span>
-                <span class="status pending">Not verified</span> <span class="muted">Its source code and ABI are not known.</span>
-              </span>
-            )}
-          </Row>
-          {sc.compiler_version ? <Row label="Compiler">{sc.compiler_version}</Row> : null}
-          <Row label="Creation">{sc.creation_status === 'success' ? 'Created' : sc.creation_status === 'selfdestructed' ? 'Self-destructed' : sc.creation_status ?? <span class="muted">—</span>}</Row>
-        </dl>
-      </section>
+      <ContractSummary sc={sc} address={h} started={started} />
+      {sc.is_verified ? (
+        <>
+          <SourceFiles sc={sc} />
+          <JsonBlock title={`ABI (${sc.abi?.length ?? 0} entries)`} value={sc.abi} id="abi-json" />
+          <JsonBlock title="Compiler settings" value={sc.compiler_settings} id="settings-json" />
+        </>
+      ) : null}
       <section class="card" aria-labelledby="read-h">
         <h2 id="read-h">
           Read contract
@@ -483,6 +485,7 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
           <Empty>No ABI is known for this contract (it is not verified and is not a known token standard), so its methods cannot be listed.</Empty>
         )}
       </section>
+      {sc.is_verified ? <WriteMethods methods={writes} /> : null}
       <section class="card" aria-labelledby="code-h">
         <h2 id="code-h">Deployed bytecode</h2>
         {sc.deployed_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Deployed bytecode">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
@@ -493,6 +496,7 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
       </section>
     </>
   );
+  return { islands: started ? ['verify'] : undefined, cache: sc.is_verified ? undefined : false, body };
 }
 
 function BadAddress({ value }: { value: string }) {
