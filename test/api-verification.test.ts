@@ -99,6 +99,8 @@ t.test('verification via standard JSON input', async (t) => {
     });
     t.match(sc.source_code, /contract DevnetToken/, 'the source');
     t.ok(sc.additional_sources.some((x: { file_path: string }) => x.file_path === '@openzeppelin/contracts/token/ERC20/ERC20.sol'), 'and the files it imports');
+    t.notOk(sc.additional_sources.some((x: { file_path: string }) => x.file_path === 'DevnetNFT.sol'), 'only those: not the other files of the input');
+    t.equal(sc.license_type, 'mit', 'the license chosen');
     t.same(
       sc.decoded_constructor_args.map((a: [unknown, { name: string }]) => a[0]),
       ['Devnet Token', 'DVT'],
@@ -195,6 +197,7 @@ t.test('verification via standard JSON input', async (t) => {
     t.equal((await post('0x1234', { compiler_version: version, contract_name: 'X' }, input)).status, 422, 'a malformed address');
     t.match(await post(nft, { compiler_version: 'latest', contract_name: 'DevnetNFT' }, input), { status: 422, body: { message: /compiler_version/ } });
     t.match(await post(nft, { compiler_version: version }, input), { status: 422, body: { message: /contract_name/ } });
+    t.match(await post(nft, { compiler_version: version, contract_name: 'NoSuchContract' }, input), { status: 422, body: { message: /no source of the input declares a contract NoSuchContract/ } }, 'a name no source declares, at once');
     t.match(await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }), { status: 422, body: { message: /files\[0\]/ } });
     t.match(await post(nft, { compiler_version: version, contract_name: 'DevnetNFT' }, '{not json'), { status: 422, body: { message: /not valid JSON/ } });
     const vyper = await fetch(`${base}/api/v2/smart-contracts/${nft}/verification/via/vyper-code`, { method: 'POST', body: new FormData() });
@@ -313,6 +316,11 @@ t.test('verification via standard JSON input', async (t) => {
     done = await finished(forwarder, from);
     t.ok(done.ok, `multi-part files verify (${done.message ?? 'ok'})`);
     t.match((await f.get(`/api/v2/smart-contracts/${forwarder}`)).body, { is_fully_verified: true, name: 'Forwarder', file_path: 'Forwarder.sol' });
+    // The scenario deployed the same build twice: the second is the first's bytecode twin.
+    const hop = (await f.get(`/api/v2/smart-contracts/${s.contracts.ForwarderHop.toLowerCase()}`)).body;
+    t.match(hop, { is_verified: false, verified_twin_address_hash: s.contracts.Forwarder, name: 'Forwarder', file_path: 'Forwarder.sol' }, 'a bytecode twin shows the verified source, marked as such');
+    t.match(hop.source_code, /contract Forwarder/);
+    t.equal((await f.get(`/api/v2/smart-contracts/${s.contracts.DevnetMulti.toLowerCase()}`)).body.verified_twin_address_hash ?? null, null, 'a verified contract is nobody else’s twin');
     t.match(await post(forwarder, { compiler_version: version, contract_name: 'X', optimization_runs: '-1' }, undefined, 'multi-part'), { status: 422 }, 'no files, or bad settings, refused');
   });
 

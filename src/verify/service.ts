@@ -10,7 +10,7 @@ import type { PgStore } from '../storage/postgres/store.js';
 import { failStaleJobs, finishJob, saveVerified, startJob, verifiedRow } from '../storage/postgres/verified.js';
 import type { Logger } from '../log.js';
 import type { CompilerPool } from './compiler-pool.js';
-import { verifySolidity, type VerifiedContract } from './verifier.js';
+import { VerificationFailed, compilationTarget, verifySolidity, type VerifiedContract } from './verifier.js';
 
 /** A refusal before anything runs: the message is the client's to read. */
 export class VerificationRefused extends Error {
@@ -29,6 +29,8 @@ export interface SolidityJob {
   input: SolidityJsonInput;
   /** Who asked (an API key id or an IP): one verification at a time each. */
   client: string;
+  /** Blockscout's license_type (a name of the config's license_types), when given. */
+  licenseType?: string;
 }
 
 export interface VerifiedEvent {
@@ -69,6 +71,13 @@ export class VerificationService extends EventEmitter {
     const c = await this.o.contractOf(address);
     if (!c.isContract) throw new VerificationRefused('Address is not a smart-contract', 'not-a-contract');
     if (this.running.has(job.client)) throw new VerificationRefused('a verification of yours is still running: wait for its result', 'busy');
+    // What can be told from the input alone is told now, not after the job (a contract name no source declares).
+    try {
+      compilationTarget(job.input, job.contractName);
+    } catch (e) {
+      if (e instanceof VerificationFailed) throw new VerificationRefused(e.message, 'invalid');
+      throw e;
+    }
     // Blockscout's uid: the address's 40 hex digits and the time in hex (here milliseconds, so two
     // submissions in one second stay apart).
     const guid = `${address.slice(2)}${Date.now().toString(16)}`;
@@ -102,6 +111,8 @@ export class VerificationService extends EventEmitter {
         match: r.match,
         runtime_match: r.runtimeMatch,
         creation_match: r.creationMatch,
+        twin: r.twin,
+        license_type: job.licenseType ?? 'none',
       });
       await finishJob(this.o.pg, guid, true, null);
       event = { address, guid, ok: true, result: r };

@@ -7,6 +7,7 @@ import { SolidityCompilation, SourcifyChain, Verification, getErrorMessageFromCo
 import { getAddress } from 'viem';
 import type { SolidityJsonInput } from '@ethereum-sourcify/compilers-types';
 import { normalizeVersion } from './compilers.js';
+import { twinKey, type TwinKey } from './twins.js';
 
 export class VerificationFailed extends Error {
   override name = 'VerificationFailed';
@@ -40,6 +41,8 @@ export interface VerifiedContract {
   constructorArgs: string | null;
   /** Linked libraries: fully qualified name -> address. */
   libraries: Record<string, string>;
+  /** What finds its bytecode twins (null when only the creation code matched). */
+  twin: TwinKey | null;
 }
 
 /** A contract's declaring source: `path:Name` as given, or the only source declaring `Name`. */
@@ -101,10 +104,13 @@ export async function verifySolidity(req: SolidityVerifyRequest, deps: { compile
   const out = compilation.compilerOutput?.contracts?.[target.path]?.[target.name];
   const settings = { ...(compilation.jsonInput.settings as unknown as Record<string, unknown>) };
   delete settings.outputSelection;
+  // The sources the contract was built from (its metadata lists them), not every file of the input.
+  const used = compilation.metadata?.sources ? new Set(Object.keys(compilation.metadata.sources)) : null;
   const sources: Record<string, string> = {};
-  for (const [p, s] of Object.entries(compilation.jsonInput.sources)) sources[p] = (s as { content?: string }).content ?? '';
+  for (const [p, s] of Object.entries(compilation.jsonInput.sources)) if (!used || used.has(p)) sources[p] = (s as { content?: string }).content ?? '';
   const t = verification.transformations;
   const args = t.creation.values.constructorArguments;
+  const twin = runtimeMatch ? twinKey(verification.onchainRuntimeBytecode, t.runtime.list, t.runtime.values) : null;
   return {
     address: req.address.toLowerCase(),
     name: target.name,
@@ -122,6 +128,7 @@ export async function verifySolidity(req: SolidityVerifyRequest, deps: { compile
     libraries: Object.fromEntries(
       Object.entries({ ...(verification.libraryMap.runtime ?? {}), ...(verification.libraryMap.creation ?? {}) }).map(([k, v]) => [k, `0x${String(v).replace(/^0x/i, '').toLowerCase()}`]),
     ),
+    twin,
   };
 }
 

@@ -9,6 +9,7 @@ import { VerificationRefused } from '../../verify/service.js';
 import { normalizeVersion } from '../../verify/compilers.js';
 import { InputRefused, flattenedPath, inputFromSources } from '../../verify/inputs.js';
 import { parseAddress, type Params } from './params.js';
+import { LICENSE_TYPES } from '../routes/verification.js';
 import { fail, ok, type ActionReply, type ActionTable } from './actions.js';
 
 const NOT_VERIFIED = 'Contract source code not verified';
@@ -102,7 +103,10 @@ async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Pro
     if (!input || typeof input !== 'object' || Array.isArray(input)) return fail('sourceCode is not a standard JSON input');
   }
   try {
-    const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client });
+    // Etherscan numbers the licenses (licenseType=3 is MIT); Blockscout names them.
+    const licenseNumber = Number(p.get('licenseType') ?? p.get('licensetype'));
+    const licenseType = Object.entries(LICENSE_TYPES).find(([, n]) => n === licenseNumber)?.[0];
+    const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client, licenseType });
     return ok(guid, 'none');
   } catch (e) {
     if (e instanceof VerificationRefused) return fail(e.message, e.message);

@@ -31,7 +31,8 @@ import type { RouteDef } from '../router.js';
 import { ADDRESS, ADDRESS_PATH } from './common.js';
 import type { Viewer } from './search.js';
 import { contractRow, tokenRow, type ContractRow, type TokenAbiRow } from '../../storage/postgres/reads/contracts.js';
-import { verifiedCounts, verifiedList, verifiedRow } from '../../storage/postgres/verified.js';
+import { twinCandidates, verifiedCounts, verifiedList, verifiedRow, type VerifiedRow } from '../../storage/postgres/verified.js';
+import { maskedHash } from '../../verify/twins.js';
 import { creationCode } from '../../storage/clickhouse/reads/search.js';
 import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
 import { contractsSince, contractsTotal } from '../../storage/postgres/reads/counts.js';
@@ -45,6 +46,7 @@ import {
   isWriteMethod,
   outputsWithValues,
   smartContractJson,
+  twinJson,
   withMethodId,
   type AbiEntry,
   type AbiParam,
@@ -52,6 +54,16 @@ import {
 
 /** The largest id PostgreSQL's bigint holds (verified_contracts.id). */
 const MAX_ID = 2n ** 63n - 1n;
+
+/** The verified contract whose deployed code equals `code` but for what differs between deployments, or null. */
+async function verifiedTwinOf(pg: ApiContext['pg'], code: string): Promise<VerifiedRow | null> {
+  const length = (code.length - 2) / 2;
+  if (length <= 0) return null;
+  for (const c of await twinCandidates(pg, length)) {
+    if (maskedHash(code, c.twin_mask) === c.twin_hash) return verifiedRow(pg, c.address_hash);
+  }
+  return null;
+}
 
 /** How long a read method's eth_call may take before it is reported as an error. */
 export const READ_CALL_TIMEOUT_MS = 5000;
@@ -285,7 +297,7 @@ export const smartContractRoutes: RouteDef[] = [
             compiler_version: r.compiler_version,
             has_constructor_args: r.has_constructor_args,
             language: r.language,
-            license_type: 'none',
+            license_type: r.license_type,
             market_cap: null,
             optimization_enabled: r.optimization,
             transactions_count: Number(r.tx_count),
@@ -338,14 +350,15 @@ export const smartContractRoutes: RouteDef[] = [
       } else if (deployed === null) {
         deployed = await nodeCode(ctx, address);
       }
-      const body = smartContractJson(
-        {
-          deployedBytecode: deployed,
-          creationBytecode: creation?.input ?? null,
-          creationStatus: destroyed ? 'selfdestructed' : creation || c || deployed ? 'success' : null,
-        },
-        await verifiedRow(ctx.pg, address),
-      );
+      const facts = {
+        deployedBytecode: deployed,
+        creationBytecode: creation?.input ?? null,
+        creationStatus: destroyed ? 'selfdestructed' : creation || c || deployed ? 'success' : null,
+      } as const;
+      const verified = await verifiedRow(ctx.pg, address);
+      // Not verified itself: a verified contract deployed from the same build (a bytecode twin) lends its source, marked as such.
+      const twin = verified || !deployed ? null : await verifiedTwinOf(ctx.pg, deployed);
+      const body = twin ? twinJson(facts, twin) : smartContractJson(facts, verified);
       return { body, policy: 'volatile' };
     },
   },

@@ -16,8 +16,8 @@ import { InputRefused, flattenedPath, inputFromSources, type PlainSettings } fro
 /** The EVM versions solc accepts (newest first), as the config lists them. */
 const EVM_VERSIONS = ['default', 'osaka', 'prague', 'cancun', 'shanghai', 'paris', 'london', 'berlin', 'istanbul', 'petersburg', 'constantinople', 'byzantium', 'spuriousDragon', 'tangerineWhistle', 'homestead'];
 
-/** Blockscout's license_type choices. */
-const LICENSE_TYPES = {
+/** Blockscout's license_type choices (Etherscan's licenseType numbers). */
+export const LICENSE_TYPES: Record<string, number> = {
   none: 1,
   unlicense: 2,
   mit: 3,
@@ -167,7 +167,15 @@ export async function verificationPost(req: ApiRequest, service: VerificationSer
   const got = inputOf(kind, form, name);
   if (typeof got === 'string') return reply(422, { message: got });
   try {
-    await service.submitSolidity({ address: rawAddress.toLowerCase(), compilerVersion, contractName: got.contractName, input: got.input as never, client });
+    const license = form.fields.license_type;
+    await service.submitSolidity({
+      address: rawAddress.toLowerCase(),
+      compilerVersion,
+      contractName: got.contractName,
+      input: got.input as never,
+      client,
+      licenseType: license && Object.hasOwn(LICENSE_TYPES, license) ? license : undefined,
+    });
     return reply(200, { message: 'Smart-contract verification started' });
   } catch (e) {
     if (e instanceof VerificationRefused) {

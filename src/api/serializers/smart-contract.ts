@@ -73,7 +73,7 @@ function verifiedFields(v: VerifiedRow): Record<string, unknown> {
     constructor_args: v.constructor_args ? v.constructor_args.replace(/^0x/, '') : null,
     decoded_constructor_args: decodedConstructorArgs(v.abi, v.constructor_args),
     language: v.language,
-    license_type: 'none',
+    license_type: v.license_type,
     is_blueprint: false,
   };
 }
@@ -81,6 +81,25 @@ function verifiedFields(v: VerifiedRow): Record<string, unknown> {
 export function smartContractJson(f: SmartContractFacts, verified: VerifiedRow | null = null): Record<string, unknown> {
   const base = unverifiedJson(f);
   return verified ? { ...base, ...verifiedFields(verified) } : base;
+}
+
+/**
+ * An unverified contract deployed from the same build as the verified `twin`: its source, ABI and
+ * compiler facts, but not verified itself (`is_verified` false) and pointing at the twin
+ * (`verified_twin_address_hash`); the twin's constructor arguments are not this contract's.
+ */
+export function twinJson(f: SmartContractFacts, twin: VerifiedRow): Record<string, unknown> {
+  return {
+    ...unverifiedJson(f),
+    ...verifiedFields(twin),
+    is_verified: false,
+    is_fully_verified: false,
+    is_partially_verified: false,
+    verified_twin_address_hash: checksum(twin.address_hash),
+    verified_at: null,
+    constructor_args: null,
+    decoded_constructor_args: null,
+  };
 }
 
 function unverifiedJson(f: SmartContractFacts): Record<string, unknown> {

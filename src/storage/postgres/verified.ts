@@ -22,24 +22,27 @@ export interface VerifiedRow {
   match: 'full' | 'partial';
   runtime_match: string | null;
   creation_match: string | null;
+  license_type: string;
   verified_at: Date;
 }
 
-export type NewVerified = Omit<VerifiedRow, 'id' | 'verified_at'>;
+export type NewVerified = Omit<VerifiedRow, 'id' | 'verified_at'> & { twin: { length: number; mask: [number, number][]; hash: string } | null };
 
 /** Stores a verification; a later one of the same address replaces it (and gets a new id and time). */
 export async function saveVerified(pg: PgStore, v: NewVerified): Promise<void> {
   await pg.query(
     `INSERT INTO verified_contracts (address_hash, name, file_path, language, compiler_version, evm_version, optimization,
-       optimization_runs, via_ir, settings, sources, abi, constructor_args, libraries, match, runtime_match, creation_match)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+       optimization_runs, via_ir, settings, sources, abi, constructor_args, libraries, match, runtime_match, creation_match,
+       twin_length, twin_mask, twin_hash, license_type)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
      ON CONFLICT (address_hash) DO UPDATE SET
        id = nextval(pg_get_serial_sequence('verified_contracts', 'id')), name = EXCLUDED.name, file_path = EXCLUDED.file_path,
        language = EXCLUDED.language, compiler_version = EXCLUDED.compiler_version, evm_version = EXCLUDED.evm_version,
        optimization = EXCLUDED.optimization, optimization_runs = EXCLUDED.optimization_runs, via_ir = EXCLUDED.via_ir,
        settings = EXCLUDED.settings, sources = EXCLUDED.sources, abi = EXCLUDED.abi, constructor_args = EXCLUDED.constructor_args,
        libraries = EXCLUDED.libraries, match = EXCLUDED.match, runtime_match = EXCLUDED.runtime_match,
-       creation_match = EXCLUDED.creation_match, verified_at = now()`,
+       creation_match = EXCLUDED.creation_match, twin_length = EXCLUDED.twin_length, twin_mask = EXCLUDED.twin_mask,
+       twin_hash = EXCLUDED.twin_hash, license_type = EXCLUDED.license_type, verified_at = now()`,
     [
       v.address_hash,
       v.name,
@@ -58,12 +61,24 @@ export async function saveVerified(pg: PgStore, v: NewVerified): Promise<void> {
       v.match,
       v.runtime_match,
       v.creation_match,
+      v.twin?.length ?? null,
+      v.twin ? JSON.stringify(v.twin.mask) : null,
+      v.twin?.hash ?? null,
+      v.license_type,
     ],
   );
 }
 
+/** Verified contracts whose deployed code is `length` bytes long: twin candidates (their masks and hashes). */
+export async function twinCandidates(pg: PgStore, length: number): Promise<{ address_hash: string; twin_mask: [number, number][]; twin_hash: string }[]> {
+  return pg.query<{ address_hash: string; twin_mask: [number, number][]; twin_hash: string }>(
+    'SELECT address_hash, twin_mask, twin_hash FROM verified_contracts WHERE twin_length = $1 ORDER BY id LIMIT 50',
+    [length],
+  );
+}
+
 const COLUMNS = `id::text AS id, address_hash, name, file_path, language, compiler_version, evm_version, optimization,
-  optimization_runs, via_ir, settings, sources, abi, constructor_args, libraries, match, runtime_match, creation_match, verified_at`;
+  optimization_runs, via_ir, settings, sources, abi, constructor_args, libraries, match, runtime_match, creation_match, license_type, verified_at`;
 
 export async function verifiedRow(pg: PgStore, address: string): Promise<VerifiedRow | null> {
   const rows = await pg.query<VerifiedRow>(`SELECT ${COLUMNS} FROM verified_contracts WHERE address_hash = $1`, [address]);
@@ -87,6 +102,7 @@ export interface VerifiedListRow {
   /** The address's coin balance and transaction count (null/0 until the lanes counted them). */
   coin_balance: string | null;
   tx_count: string;
+  license_type: string;
 }
 
 export interface VerifiedListQuery {
@@ -123,7 +139,7 @@ export async function verifiedList(pg: PgStore, o: VerifiedListQuery): Promise<V
   const order = key === null ? 'v.id DESC' : `${key} ${dir}, v.address_hash ${dir}`;
   return pg.query<VerifiedListRow>(
     `SELECT v.id::text AS id, v.address_hash, v.name, v.language, v.compiler_version, v.optimization,
-            v.constructor_args IS NOT NULL AS has_constructor_args, v.verified_at,
+            v.constructor_args IS NOT NULL AS has_constructor_args, v.verified_at, v.license_type,
             a.coin_balance::text AS coin_balance, coalesce(a.tx_count, 0)::text AS tx_count
        FROM verified_contracts v LEFT JOIN addresses a ON a.hash = v.address_hash
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${arg(o.limit)}`,
