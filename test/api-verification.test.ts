@@ -283,10 +283,17 @@ t.test('verification via standard JSON input', async (t) => {
     const counter = await deploy(linked + encodeAbiParameters([{ type: 'uint256' }], [5n]).slice(2));
     await f.catchUp();
 
-    const flat = await post(counter, { compiler_version: version, contract_name: 'Counter', source_code: SRC, is_optimization_enabled: 'false', evm_version: 'paris', libraries: JSON.stringify({ Doubler: lib }) }, undefined, 'flattened-code');
+    const fields = { compiler_version: version, contract_name: 'Counter', source_code: SRC, is_optimization_enabled: 'false', evm_version: 'paris', libraries: JSON.stringify({ Doubler: lib }) };
+    // Arguments given by hand must be the creation's.
+    let from = results.length;
+    t.equal((await post(counter, { ...fields, autodetect_constructor_args: 'false', constructor_args: encodeAbiParameters([{ type: 'uint256' }], [6n]) }, undefined, 'flattened-code')).status, 200);
+    let done = await finished(counter, from);
+    t.equal(done.ok, false, 'wrong constructor arguments fail');
+    t.match(done.message, /constructor arguments given .* are not those of the creation transaction/, `saying so: ${done.message}`);
+    from = results.length;
+    const flat = await post(counter, { ...fields, autodetect_constructor_args: 'false', constructor_args: encodeAbiParameters([{ type: 'uint256' }], [5n]) }, undefined, 'flattened-code');
     t.same(flat, { status: 200, body: { message: 'Smart-contract verification started' } });
-    let done = await finished(counter, 0);
-    let from: number;
+    done = await finished(counter, from);
     t.ok(done.ok, `the flattened file verifies (${done.message ?? 'ok'})`);
     const sc = (await f.get(`/api/v2/smart-contracts/${counter}`)).body;
     t.match(sc, { is_fully_verified: true, name: 'Counter', optimization_enabled: false, evm_version: 'paris' });

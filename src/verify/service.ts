@@ -31,6 +31,8 @@ export interface SolidityJob {
   client: string;
   /** Blockscout's license_type (a name of the config's license_types), when given. */
   licenseType?: string;
+  /** ABI-encoded constructor arguments the client says were used (hex), when it says so. */
+  constructorArgs?: string;
 }
 
 export interface VerifiedEvent {
@@ -92,6 +94,12 @@ export class VerificationService extends EventEmitter {
     try {
       await this.o.pool.available(job.compilerVersion);
       const r = await verifySolidity({ address, compilerVersion: job.compilerVersion, contractName: job.contractName, input: job.input, creationTx }, { compiler: this.o.pool, chain: this.o.chain });
+      const given = job.constructorArgs?.trim().replace(/^0x/i, '').toLowerCase();
+      const found = r.constructorArgs?.replace(/^0x/i, '').toLowerCase();
+      // Arguments given must be the creation's (when the creation was matched and so they are known).
+      if (given && found !== undefined && given !== found) {
+        throw new VerificationFailed(`the constructor arguments given (0x${given.slice(0, 64)}${given.length > 64 ? '…' : ''}) are not those of the creation transaction`);
+      }
       const s = r.settings as { evmVersion?: string; optimizer?: { enabled?: boolean; runs?: number }; viaIR?: boolean };
       await saveVerified(this.o.pg, {
         address_hash: address,

@@ -59,8 +59,8 @@ async function getsourcecode(p: Params, ctx: ApiContext): Promise<ActionReply> {
 /**
  * Accepts a verification (Etherscan's form: codeformat, contractaddress, contractname,
  * compilerversion, sourceCode; for a single file also optimizationUsed, runs, evmversion) and
- * answers its guid. Constructor arguments are taken from the creation input whatever is sent, and
- * linked libraries from the deployed code.
+ * answers its guid. Constructor arguments, when sent, must be the creation input's; linked
+ * libraries are read from the deployed code.
  */
 async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Promise<ActionReply> {
   const service = ctx.verification?.service;
@@ -106,7 +106,9 @@ async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Pro
     // Etherscan numbers the licenses (licenseType=3 is MIT); Blockscout names them.
     const licenseNumber = Number(p.get('licenseType') ?? p.get('licensetype'));
     const licenseType = Object.entries(LICENSE_TYPES).find(([, n]) => n === licenseNumber)?.[0];
-    const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client, licenseType });
+    // The correctly spelled field, as Blockscout reads it (forge also sends Etherscan's misspelling).
+    const constructorArgs = p.get('constructorArguments') || undefined;
+    const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client, licenseType, constructorArgs });
     return ok(guid, 'none');
   } catch (e) {
     if (e instanceof VerificationRefused) return fail(e.message, e.message);

@@ -175,6 +175,8 @@ export async function verificationPost(req: ApiRequest, service: VerificationSer
       input: got.input as never,
       client,
       licenseType: license && Object.hasOwn(LICENSE_TYPES, license) ? license : undefined,
+      // Blockscout's form: arguments count only when autodetection is off.
+      constructorArgs: form.fields.autodetect_constructor_args === 'false' ? form.fields.constructor_args || undefined : undefined,
     });
     return reply(200, { message: 'Smart-contract verification started' });
   } catch (e) {
