@@ -46,6 +46,11 @@ export class CompilerStore {
 
   constructor(private readonly o: CompilerStoreOptions) {
     fs.mkdirSync(o.dir, { recursive: true });
+    // The builds are CommonJS files named .js: inside a project whose package.json says
+    // "type": "module" (the default DATA_DIR is ./data of this one) Node would load them as ES
+    // modules and fail. A package.json of the cache's own says what they are.
+    const own = path.join(o.dir, 'package.json');
+    if (!fs.existsSync(own)) fs.writeFileSync(own, '{ "type": "commonjs" }\n');
   }
 
   get dir(): string {

@@ -3,7 +3,7 @@
 // matches the result against the deployed runtime code and the creation transaction's input,
 // handling immutables, linked libraries, constructor arguments and the metadata hash. A "full"
 // match has the same metadata hash (Sourcify's perfect match), a "partial" one differs only there.
-import { SolidityCompilation, SourcifyChain, Verification, getErrorMessageFromCode, setLibSourcifyLogger, type ISolidityCompiler } from '@ethereum-sourcify/lib-sourcify';
+import { SolidityCompilation, SourcifyChain, Verification, setLibSourcifyLogger, type ISolidityCompiler } from '@ethereum-sourcify/lib-sourcify';
 import { getAddress } from 'viem';
 import type { SolidityJsonInput } from '@ethereum-sourcify/compilers-types';
 import { normalizeVersion } from './compilers.js';
@@ -64,16 +64,9 @@ export function compilationTarget(input: SolidityJsonInput, contractName: string
   return { path: paths[0], name };
 }
 
+/** lib-sourcify's errors carry their message already (their data are in `.data`). */
 function libSourcifyMessage(e: unknown): string {
-  const err = e as { code?: string; message?: string; errorData?: Record<string, unknown> };
-  if (err && typeof err.code === 'string') {
-    try {
-      return getErrorMessageFromCode({ code: err.code, ...(err.errorData ?? {}) } as Parameters<typeof getErrorMessageFromCode>[0]);
-    } catch {
-      // Fall through to the message.
-    }
-  }
-  return err?.message ?? String(e);
+  return e instanceof Error && e.message ? e.message : String(e);
 }
 
 export async function verifySolidity(req: SolidityVerifyRequest, deps: { compiler: ISolidityCompiler; chain: SourcifyChain }): Promise<VerifiedContract> {

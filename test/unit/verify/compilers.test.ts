@@ -75,6 +75,16 @@ t.test('offline: a clear message naming the version and what to do', async (t) =
   t.match((e as Error).message, new RegExp(`put soljson-v0\\.8\\.19\\+commit\\.7dd6d404\\.js .* into ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 });
 
+t.test('the cache says its builds are CommonJS (DATA_DIR=./data sits in this ES-module project)', async (t) => {
+  // Without it node loads a soljson-*.js there as an ES module and solc fails ("__dirname is not
+  // defined"): seen with `npm start` from a clean clone.
+  const project = tmpDir(t, 'explorer-esm-project-');
+  fs.writeFileSync(path.join(project, 'package.json'), '{ "type": "module" }\n');
+  const dir = path.join(project, 'data', 'solc');
+  new CompilerStore({ dir, listUrl: null });
+  t.same(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')), { type: 'commonjs' });
+});
+
 t.test('the compile thread: bounds, time limit, a fresh thread after it', async (t) => {
   const dir = tmpDir(t, 'explorer-solc-');
   const store = new CompilerStore({ dir, listUrl: null });
