@@ -170,6 +170,8 @@ t.test('verification via standard JSON input', async (t) => {
     const counters = (await f.get('/api/v2/smart-contracts/counters')).body;
     t.equal(counters.verified_smart_contracts, '1');
     t.equal(counters.new_verified_smart_contracts_24h, '1');
+    const service = (await f.get('/api/v1/counters')).body.counters.find((x: { id: string }) => x.id === 'totalVerifiedContracts');
+    t.equal(service?.value, '1', "the stats service's counter counts it too");
   });
 
   await t.test('failures say why and change nothing', async (t) => {

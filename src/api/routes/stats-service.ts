@@ -14,6 +14,7 @@ import { chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.
 import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { contractsTotal, pendingSince } from '../../storage/postgres/reads/counts.js';
+import { verifiedCounts } from '../../storage/postgres/verified.js';
 import { dailySeries, periods, type Period, type Resolution } from './daily-series.js';
 import { RECENT_BLOCKS } from './stats.js';
 import { clock } from './clock.js';
@@ -190,11 +191,12 @@ async function recentCounters(ctx: ApiContext, coin: string) {
 
 /** Counters of the whole stored history. */
 async function totalCounters(ctx: ApiContext) {
-  const [totals, addresses, contracts, recent] = await Promise.all([
+  const [totals, addresses, contracts, recent, verified] = await Promise.all([
     chainTotals(ctx.ch),
     chainCounter(ctx.pg, 'addresses').then((v) => v ?? '0'),
     contractsTotal(ctx.pg),
     recentBlocks(ctx.ch, RECENT_BLOCKS),
+    verifiedCounts(ctx.pg, new Date(0)),
   ]);
   // Seconds between consecutive blocks over the recent window; fewer than two blocks: none.
   const avg =
@@ -207,8 +209,7 @@ async function totalCounters(ctx: ApiContext) {
     totalBlocks: counter('totalBlocks', totals.blocks, 'Total blocks', 'Number of blocks over all time'),
     totalContracts: counter('totalContracts', contracts, 'Total contracts', 'Number of contracts created'),
     totalTxns: counter('totalTxns', totals.transactions, 'Total txns', 'Number of transactions in blocks'),
-    // No contract is verified on this instance (verification does not exist yet).
-    totalVerifiedContracts: counter('totalVerifiedContracts', '0', 'Total verified contracts', 'Number of verified contracts'),
+    totalVerifiedContracts: counter('totalVerifiedContracts', verified.total, 'Total verified contracts', 'Number of verified contracts'),
   };
 }
 

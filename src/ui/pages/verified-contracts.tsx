@@ -1,7 +1,7 @@
 // Verified contracts (/verified-contracts): the counters of /api/v2/smart-contracts/counters as
-// tiles and the list of /api/v2/smart-contracts (search by name, language filter, paging). Source
-// verification does not exist on this explorer yet, so the list is empty; the page says so, with
-// how many contracts the indexed chain created.
+// tiles and the list of /api/v2/smart-contracts (search by name, language filter, paging). While
+// nothing is verified yet the page says so, with how many contracts the indexed chain created and
+// where a contract is verified.
 import { AddressLink, Amount, Empty, Pager, Table, Tile, Time } from '../components/common.js';
 import { groupDigits } from '../format.js';
 import type { PageCtx, PageResult } from '../routes.js';
@@ -107,7 +107,7 @@ export async function verifiedContractsPage(ctx: PageCtx): Promise<PageResult> {
             <VerifiedTable items={list.items} coin={ctx.coin} />
           ) : noneVerified ? (
             <div class="empty">
-              <p>No contract is verified on this explorer yet: source-code verification is not available here, so this list is empty.</p>
+              <p>No contract is verified on this explorer yet: verify one from the Contract tab of its address page.</p>
               <p>
                 The indexed chain created {groupDigits(counters.smart_contracts)} contract{counters.smart_contracts === '1' ? '' : 's'}; each one's bytecode and
                 transactions are on its address page.
