@@ -247,6 +247,14 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
 
     // A compiler artifact read from a file: its "abi" goes into the textarea.
     await page.setInputFiles('#add-abi-file', { name: 'DevnetToken.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ contractName: 'DevnetToken', abi: [TRANSFER, BALANCE, TRANSFERRED] })) });
+    // The island reads the file asynchronously (FileReader): wait until the textarea holds it.
+    await page.waitForFunction(() => {
+      try {
+        return JSON.parse((document.querySelector('#add-abi') as HTMLTextAreaElement).value).length === 3;
+      } catch {
+        return false;
+      }
+    });
     t.same(JSON.parse(await page.inputValue('#add-abi')), [TRANSFER, BALANCE, TRANSFERRED], 'the file is read into the textarea');
     t.notOk(await page.isVisible('#add-abi-check'), 'and passes the check');
     await Promise.all([page.waitForURL(`${f.base}/account/custom-abis?done=added`), page.click('form[action="/account/custom-abis"] button')]);
