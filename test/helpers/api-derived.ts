@@ -4,7 +4,7 @@
 // counters) settle, and the API app is built on top, attached to the indexer's events.
 // One per test file: chDB allows one data directory per process.
 import type { Test } from 'tap';
-import { withDevnet, type Devnet } from './devnet.js';
+import { withDevnet, type Devnet, type StartAnvilOptions } from './devnet.js';
 import { embeddedStores } from './stores.js';
 import { request, rpcCall, type ApiFixture } from './api.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
@@ -55,9 +55,11 @@ export async function apiWithDerived(
      * from `solcListUrl` (default none: offline).
      */
     verify?: { solcCacheDir?: string; solcListUrl?: string | null; timeoutMs?: number; maxInputBytes?: number };
+    /** How anvil is started (e.g. another chainId than 31337, which some tools refuse as local). */
+    devnet?: StartAnvilOptions;
   } = {},
 ): Promise<DerivedApiFixture> {
-  const devnet = await withDevnet(t);
+  const devnet = await withDevnet(t, opts.devnet);
   if (opts.before) await opts.before(devnet);
   const stores = await embeddedStores(t);
   const rpc = <T>(method: string, params: unknown[] = []) => rpcCall<T>(devnet.url, method, params);
