@@ -39,6 +39,22 @@ export function indexAbi(abi: Abi): IndexedAbi {
   return { functions, events };
 }
 
+/**
+ * One index from several (a proxy's own ABI, then its implementations'): a selector keeps the
+ * first ABI's function; events of one signature are tried in the same order. Null when none.
+ */
+export function mergeAbis(first: IndexedAbi | null, rest: readonly IndexedAbi[]): IndexedAbi | null {
+  const all = [first, ...rest].filter((a): a is IndexedAbi => !!a);
+  if (all.length <= 1) return all[0] ?? null;
+  const functions = new Map<string, AbiFunction>();
+  const events = new Map<string, AbiEvent[]>();
+  for (const abi of all) {
+    for (const [sel, f] of abi.functions) if (!functions.has(sel)) functions.set(sel, f);
+    for (const [topic, list] of abi.events) events.set(topic, [...(events.get(topic) ?? []), ...list]);
+  }
+  return { functions, events };
+}
+
 export function jsonValue(v: unknown): Json {
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return ADDRESS.test(v) ? getAddress(v) : v;

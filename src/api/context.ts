@@ -16,7 +16,8 @@ import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens
 import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import type { Logger } from '../log.js';
 import { verifiedAbi, verifiedSince } from '../storage/postgres/verified.js';
-import { indexAbi, type IndexedAbi } from '../abi/decode.js';
+import { indexAbi, mergeAbis, type IndexedAbi } from '../abi/decode.js';
+import { detectProxies, type CodeKind, type ProxyFact } from './proxies.js';
 import type { ApiFacts } from './serializers/address.js';
 import { checksum } from './serializers/common.js';
 import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
@@ -52,6 +53,11 @@ const NODE_CODE_MAX = 500;
  */
 const TOKEN_TTL_MS = 1000;
 
+/** A detected proxy as responses carry it; withVerified() names its verified implementations. */
+function proxyOf(fact: ProxyFact): NonNullable<ApiFacts['proxy']> {
+  return { type: fact.type, implementations: fact.implementations.map((address) => ({ address, name: null, verified: false })) };
+}
+
 export class ApiContext {
   readonly ch: ClickHouseStore;
   readonly pg: PgStore;
@@ -73,6 +79,16 @@ export class ApiContext {
    * reorg, which clears this; kept FACT_TTL_MS when no indexer events reach this process.
    */
   private readonly blockBaseFees = new LRUCache<string, { fee: string | null; at: number }>({ max: 100_000 });
+  /**
+   * What a contract's code says by itself (ordinary code, a minimal proxy...): code changes only by
+   * a reorg (cleared then) or an EIP-7702 delegation (never kept: read again each time).
+   */
+  private readonly codeKinds = new LRUCache<string, CodeKind>({ max: 200_000 });
+  /**
+   * Proxy facts read from the node's storage: an upgrade takes a transaction, so a fact holds until
+   * the next block, or FACT_TTL_MS when no indexer events reach this process.
+   */
+  private readonly proxyFacts = new LRUCache<string, { fact: ProxyFact | null; gen: number; at: number }>({ max: 50_000 });
   /** Bumped by every block and reorg. */
   private chainGen = 0;
   private eventsAttached = false;
@@ -102,6 +118,7 @@ export class ApiContext {
     for (const a of created) this.facts.delete(a);
     if (kind === 'reorg') {
       this.facts.clear();
+      this.codeKinds.clear();
       this.blockBaseFees.clear();
       this.tracesValue = undefined;
     }
@@ -187,7 +204,68 @@ export class ApiContext {
         if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now(), node: code === false });
       }
     }
-    return this.withVerified(out);
+    return this.withVerified(await this.withProxies(out));
+  }
+
+  /** A verified ABI indexed for decoding, by address and row version (cached). */
+  private async indexedAbi(address: string, id: string): Promise<IndexedAbi | null> {
+    const key = `${address}:${id}`;
+    let abi = this.verifiedAbis.get(key) ?? null;
+    if (!abi) {
+      const raw = await verifiedAbi(this.pg, address, id);
+      if (raw) {
+        abi = indexAbi(raw as Abi);
+        this.verifiedAbis.set(key, abi);
+      }
+    }
+    return abi;
+  }
+
+  // ---- proxies ----
+
+  /**
+   * The facts with the proxy kind and implementations of their contracts (src/api/proxies.ts), from
+   * the cache or one batch to the node. Without a node, or when it does not answer in time, a
+   * contract's proxy kind stays unknown (proxy_type null), never guessed.
+   */
+  private async withProxies(out: Map<string, ApiFacts>): Promise<Map<string, ApiFacts>> {
+    const ask: string[] = [];
+    for (const [a, f] of out) {
+      if (f.isContract !== true) continue;
+      const known = this.proxyFacts.get(a);
+      if (known && (this.eventsAttached ? known.gen === this.chainGen : Date.now() - known.at < FACT_TTL_MS)) {
+        if (known.fact) out.set(a, { ...f, proxy: proxyOf(known.fact) });
+      } else ask.push(a);
+    }
+    if (!ask.length || !this.rpc) return out;
+    const gen = this.chainGen;
+    const at = Date.now();
+    const rpc = this.rpc;
+    const codes = new Map<string, CodeKind>();
+    for (const a of ask) {
+      const k = this.codeKinds.get(a);
+      if (k !== undefined) codes.set(a, k);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), NODE_CODE_TIMEOUT_MS);
+      timer.unref();
+    });
+    try {
+      const found = await Promise.race([detectProxies(rpc, ask.slice(0, NODE_CODE_MAX), codes), timeout]);
+      if (!found) return out;
+      for (const [a, k] of found.kinds) if (typeof k === 'string' || k.type !== 'eip7702') this.codeKinds.set(a, k);
+      for (const [a, fact] of found.facts) {
+        if (gen === this.chainGen) this.proxyFacts.set(a, { fact, gen, at });
+        const f = out.get(a);
+        if (fact && f) out.set(a, { ...f, proxy: proxyOf(fact) });
+      }
+    } catch (e) {
+      this.log.warn('proxy detection failed', { error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      clearTimeout(timer);
+    }
+    return out;
   }
 
   // ---- verified contracts ----
@@ -226,17 +304,22 @@ export class ApiContext {
     if (!this.verifiedIds.size) return out;
     for (const [a, f] of out) {
       const v = this.verifiedIds.get(a);
-      if (!v) continue;
-      const key = `${a}:${v.id}`;
-      let abi = this.verifiedAbis.get(key) ?? null;
-      if (!abi) {
-        const raw = await verifiedAbi(this.pg, a, v.id);
-        if (raw) {
-          abi = indexAbi(raw as Abi);
-          this.verifiedAbis.set(key, abi);
-        }
+      const own = v ? await this.indexedAbi(a, v.id) : null;
+      const impls = f.proxy?.implementations.map((i) => ({ ...i, v: this.verifiedIds.get(i.address) })) ?? [];
+      if (!v && !impls.some((i) => i.v)) continue;
+      // A proxy's calls are the implementation's: its ABI decodes what the proxy's own does not.
+      const implAbis: IndexedAbi[] = [];
+      for (const i of impls) {
+        const abi = i.v ? await this.indexedAbi(i.address, i.v.id) : null;
+        if (abi) implAbis.push(abi);
       }
-      out.set(a, { ...f, verified: { name: v.name, abi } });
+      const proxy = f.proxy ? { ...f.proxy, implementations: impls.map((i) => ({ address: i.address, name: i.v?.name ?? null, verified: !!i.v })) } : undefined;
+      out.set(a, {
+        ...f,
+        ...(proxy ? { proxy } : {}),
+        ...(v ? { verified: { name: v.name, abi: own } } : {}),
+        abi: mergeAbis(own, implAbis),
+      });
     }
     return out;
   }

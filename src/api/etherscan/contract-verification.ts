@@ -36,6 +36,7 @@ async function getsourcecode(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const additional = Object.entries(v.sources)
     .filter(([path]) => path !== v.file_path)
     .map(([Filename, SourceCode]) => ({ Filename, SourceCode }));
+  const implementations = (await ctx.addressFacts([address])).get(address)?.proxy?.implementations.map((i) => i.address) ?? [];
   return ok([
     {
       Address: address,
@@ -51,7 +52,8 @@ async function getsourcecode(p: Params, ctx: ApiContext): Promise<ActionReply> {
       ExternalLibraries: Object.entries(v.libraries).map(([name, address_hash]) => ({ name, address_hash })),
       AdditionalSources: additional,
       CompilerSettings: v.settings,
-      IsProxy: 'false',
+      IsProxy: implementations.length ? 'true' : 'false',
+      ...(implementations.length ? { ImplementationAddress: implementations[0], ImplementationAddresses: implementations } : {}),
     },
   ]);
 }

@@ -1,5 +1,6 @@
 // /smart-contracts (the verified contracts list) and /smart-contracts/counters,
-// /smart-contracts/{address}, /smart-contracts/{address}/methods-read and /methods-write.
+// /smart-contracts/{address}, /smart-contracts/{address}/methods-read and /methods-write, and for
+// a proxy /methods-read-proxy and /methods-write-proxy (its implementation's ABI, called on it).
 //
 // The list holds the verified contracts (newest verified first, or by balance or transaction
 // count; filtered by language or a piece of the name or address), and the counters count them
@@ -11,7 +12,8 @@
 // `{"message":"Not found"}` as Blockscout answers for a non-contract. The detail carries the
 // deployed code (the code lane's eth_getCode, else the creating trace's output, else the node),
 // the creation bytecode (the creating transaction's or CREATE frame's data: init code with the
-// constructor arguments) and the creation status, and for a verified contract what it was
+// constructor arguments) and the creation status, its proxy kind and implementations
+// (src/api/proxies.ts, read from the node at its head), and for a verified contract what it was
 // verified with (sources, ABI, compiler and settings, match kind, constructor arguments).
 //
 // The method lists follow Blockscout's earlier endpoints (removed upstream in v8.0.0, kept here
@@ -195,6 +197,19 @@ async function methodsAbi(ctx: ApiContext, address: string, viewer: Viewer, know
   return (known.token && tokenAbi(known.token)) ?? [];
 }
 
+/**
+ * The ABI a proxy is used with ("read/write as proxy"): its implementations' verified ABIs, in
+ * order. Empty when it is not a proxy or no implementation is verified (Blockscout answers [] too).
+ */
+async function implementationAbi(ctx: ApiContext, address: string): Promise<AbiEntry[]> {
+  const proxy = (await ctx.addressFacts([address])).get(address)?.proxy;
+  const out: AbiEntry[] = [];
+  for (const i of proxy?.implementations ?? []) {
+    if (i.verified) out.push(...((await abiFor(i.address, null, ctx)) ?? []));
+  }
+  return out;
+}
+
 function callError(e: unknown): string {
   if (e instanceof RpcError) {
     // The node's own error (a revert...) is shown; its address never is.
@@ -350,10 +365,12 @@ export const smartContractRoutes: RouteDef[] = [
       } else if (deployed === null) {
         deployed = await nodeCode(ctx, address);
       }
+      const proxy = destroyed ? undefined : (await ctx.addressFacts([address])).get(address)?.proxy;
       const facts = {
         deployedBytecode: deployed,
         creationBytecode: creation?.input ?? null,
         creationStatus: destroyed ? 'selfdestructed' : creation || c || deployed ? 'success' : null,
+        proxy,
       } as const;
       const verified = await verifiedRow(ctx.pg, address);
       // Not verified itself: a verified contract deployed from the same build (a bytecode twin) lends its source, marked as such.
@@ -387,6 +404,31 @@ export const smartContractRoutes: RouteDef[] = [
       const known = await knownContract(ctx, address);
       const viewer: Viewer = null;
       const abi = query.is_custom_abi === 'true' ? ((await abiFor(address, viewer, ctx)) ?? []) : await methodsAbi(ctx, address, viewer, known);
+      return { body: abi.filter(isWriteMethod).map(withMethodId), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/smart-contracts/:address_hash_param/methods-read-proxy',
+    path: ADDRESS_PATH,
+    query: { is_custom_abi: IS_CUSTOM_ABI, from: ADDRESS },
+    async handler({ path, query, ctx }) {
+      const address = path.address_hash_param as string;
+      await knownContract(ctx, address);
+      const abi = await implementationAbi(ctx, address);
+      const from = typeof query.from === 'string' ? query.from : undefined;
+      // The implementation's read methods, called on the proxy (its storage holds the state).
+      const { methods, transient } = await readMethods(ctx, address, abi, from);
+      return { body: methods, policy: transient ? 'none' : 'volatile' };
+    },
+  },
+  {
+    pattern: '/smart-contracts/:address_hash_param/methods-write-proxy',
+    path: ADDRESS_PATH,
+    query: { is_custom_abi: IS_CUSTOM_ABI },
+    async handler({ path, ctx }) {
+      const address = path.address_hash_param as string;
+      await knownContract(ctx, address);
+      const abi = await implementationAbi(ctx, address);
       return { body: abi.filter(isWriteMethod).map(withMethodId), policy: 'volatile' };
     },
   },

@@ -4,6 +4,7 @@
 import type { AddressFacts } from '../../storage/clickhouse/reads/addresses.js';
 import { checksum } from './common.js';
 import type { IndexedAbi } from '../../abi/decode.js';
+import type { ProxyType } from '../proxies.js';
 
 export interface AddressJson {
   hash: string;
@@ -27,8 +28,17 @@ export interface VerifiedFact {
   abi: IndexedAbi | null;
 }
 
-/** The stores' facts of an address, with its verification (src/api/context.ts). */
-export type ApiFacts = AddressFacts & { verified?: VerifiedFact };
+/** A proxy (src/api/proxies.ts) and its implementations, named when verified. */
+export interface ProxyFacts {
+  type: ProxyType;
+  implementations: { address: string; name: string | null; verified: boolean }[];
+}
+
+/**
+ * The stores' facts of an address, with its verification, its proxy kind, and the ABI that decodes
+ * calls to it and its logs (its own verified ABI, then its implementations'): src/api/context.ts.
+ */
+export type ApiFacts = AddressFacts & { verified?: VerifiedFact; proxy?: ProxyFacts; abi?: IndexedAbi | null };
 
 export type FactsLookup = ReadonlyMap<string, ApiFacts>;
 
@@ -42,11 +52,12 @@ export function addressObject(address: string, facts: FactsLookup): AddressJson 
   const isContract = f ? f.isContract : null;
   return {
     hash: checksum(address),
-    implementations: [],
+    implementations: implementationsJson(f?.proxy),
     is_contract: isContract,
     // No scam list exists here: nothing carries the badge.
     is_scam: false,
-    is_verified: f?.verified ? true : isContract === null ? null : false,
+    // A minimal proxy counts as verified when its implementation is (Blockscout's rule).
+    is_verified: f?.verified || (f?.proxy?.type === 'eip1167' && f.proxy.implementations.every((i) => i.verified)) ? true : isContract === null ? null : false,
     // A verified contract is called by its contract name (Blockscout's address name).
     name: f?.verified?.name ?? null,
     ens_domain_name: null,
@@ -54,9 +65,14 @@ export function addressObject(address: string, facts: FactsLookup): AddressJson 
     private_tags: [],
     public_tags: [],
     watchlist_names: [],
-    proxy_type: null,
+    proxy_type: f?.proxy?.type ?? null,
     reputation: 'ok',
   };
+}
+
+/** Blockscout's implementations: [{address_hash (checksummed), name}]. */
+export function implementationsJson(proxy: ProxyFacts | undefined): { address_hash: string; name: string | null }[] {
+  return proxy?.implementations.map((i) => ({ address_hash: checksum(i.address), name: i.name })) ?? [];
 }
 
 /**

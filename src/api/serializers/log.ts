@@ -27,7 +27,7 @@ export function logJson(l: LogRead, facts: FactsLookup): LogJson {
     topics: [orNull(l.topic0), orNull(l.topic1), orNull(l.topic2), orNull(l.topic3)],
     data: l.data || '0x',
     index: l.log_index,
-    decoded: describeLog([l.topic0, l.topic1, l.topic2, l.topic3], l.data || '0x', facts.get(l.address)?.verified?.abi),
+    decoded: describeLog([l.topic0, l.topic1, l.topic2, l.topic3], l.data || '0x', facts.get(l.address)?.abi),
     smart_contract: null,
     block_number: int(l.block_number),
     block_hash: l.block_hash,

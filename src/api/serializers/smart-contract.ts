@@ -5,6 +5,7 @@
 // field only verification can fill is null (or false where the schema wants a boolean).
 import { decodeAbiParameters, decodeFunctionResult, toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from 'viem';
 import { checksum } from './common.js';
+import { implementationsJson, type ProxyFacts } from './address.js';
 import type { VerifiedRow } from '../../storage/postgres/verified.js';
 import { jsonValue } from '../../abi/decode.js';
 
@@ -26,6 +27,8 @@ export interface SmartContractFacts {
   /** Init code + constructor arguments of the creation; null when the creation is not stored. */
   creationBytecode: string | null;
   creationStatus: 'success' | 'failed' | 'selfdestructed' | null;
+  /** The proxy kind and implementations when it delegates (src/api/proxies.ts). */
+  proxy?: ProxyFacts;
 }
 
 /** Blockscout's timestamps: ISO-8601 UTC with 6 fractional digits. */
@@ -104,9 +107,8 @@ export function twinJson(f: SmartContractFacts, twin: VerifiedRow): Record<strin
 
 function unverifiedJson(f: SmartContractFacts): Record<string, unknown> {
   return {
-    // Proxy detection is not built yet.
-    proxy_type: null,
-    implementations: [],
+    proxy_type: f.proxy?.type ?? null,
+    implementations: implementationsJson(f.proxy),
     conflicting_implementations: null,
     deployed_bytecode: f.deployedBytecode,
     creation_bytecode: f.creationBytecode,

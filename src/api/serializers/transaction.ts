@@ -154,7 +154,7 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
   }
   // Named and decoded by the contract's verified ABI, else the standard-interface table (the
   // viewer's custom ABI may override either for them: src/api/personalize.ts).
-  const std = !creation && t.method_id ? describeCall(t.input, l.facts.get(t.to)?.verified?.abi) : null;
+  const std = !creation && t.method_id ? describeCall(t.input, l.facts.get(t.to)?.abi) : null;
   return {
     hash: t.hash,
     result: res,
@@ -210,7 +210,7 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): Tran
   if (p.type === 4) types.push('set_code_transaction');
   types.reverse();
   const selector = !creation && p.input.length >= 10 ? p.input.slice(0, 10).toLowerCase() : null;
-  const std = selector ? describeCall(p.input, facts.get(p.to!)?.verified?.abi) : null;
+  const std = selector ? describeCall(p.input, facts.get(p.to!)?.abi) : null;
   return {
     hash: p.hash,
     result: 'pending',

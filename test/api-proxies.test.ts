@@ -1,0 +1,229 @@
+// Proxies on the devnet, compiled with solc-js and OpenZeppelin and deployed (OpenZeppelin 5 wants
+// an initializing call: store(1)): an ERC1967Proxy (UUPS style), a TransparentUpgradeableProxy, a BeaconProxy with its UpgradeableBeacon, an EIP-1167
+// minimal proxy and proxies that keep their implementation in the EIP-1822 and zos slots. Each is
+// named with its kind and implementation in the address and smart-contract answers; a plain
+// contract is none. Once the implementation is verified, calls to every proxy and the logs they
+// emit decode with its ABI, the implementation is named, the minimal proxy counts as verified,
+// methods-read-proxy reads the proxy's own state with the implementation's ABI; a beacon upgrade
+// shows with the next block; a verified proxy keeps decoding through its implementation and
+// getsourcecode says it is a proxy.
+import t from 'tap';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { encodeAbiParameters, encodeFunctionData, getAddress, parseAbi, type Hex } from 'viem';
+import { apiWithDerived } from './helpers/api-derived.js';
+import { minedIn, rpc } from './helpers/rpc.js';
+
+const require = createRequire(import.meta.url);
+
+const BOX = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.22;
+contract Box {
+  uint256 public value;
+  event ValueChanged(uint256 newValue);
+  function store(uint256 v) external { value = v; emit ValueChanged(v); }
+}
+contract Box2 {
+  uint256 public value;
+  function version() external pure returns (uint256) { return 2; }
+}
+`;
+const SLOT_PROXY = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.22;
+/// Keeps its implementation in a storage slot chosen at deployment (EIP-1822's PROXIABLE, zos...).
+contract SlotProxy {
+  bytes32 private immutable slot;
+  constructor(bytes32 s, address impl) { slot = s; assembly { sstore(s, impl) } }
+  fallback() external payable {
+    bytes32 s = slot;
+    assembly {
+      let impl := sload(s)
+      calldatacopy(0, 0, calldatasize())
+      let ok := delegatecall(gas(), impl, 0, calldatasize(), 0, 0)
+      returndatacopy(0, 0, returndatasize())
+      switch ok case 0 { revert(0, returndatasize()) } default { return(0, returndatasize()) }
+    }
+  }
+}
+`;
+const OZ = [
+  '@openzeppelin/contracts/proxy/ERC1967/ERC1967Proxy.sol',
+  '@openzeppelin/contracts/proxy/transparent/TransparentUpgradeableProxy.sol',
+  '@openzeppelin/contracts/proxy/beacon/BeaconProxy.sol',
+  '@openzeppelin/contracts/proxy/beacon/UpgradeableBeacon.sol',
+];
+
+/** The standard JSON input with every imported file read in (as a developer's tool sends it). */
+function standardInput(): { language: string; sources: Record<string, { content: string }>; settings: Record<string, unknown> } {
+  const sources: Record<string, { content: string }> = { 'Box.sol': { content: BOX }, 'SlotProxy.sol': { content: SLOT_PROXY } };
+  const todo = [...OZ];
+  while (todo.length) {
+    const unit = todo.shift()!;
+    if (sources[unit]) continue;
+    const content = fs.readFileSync(require.resolve(unit), 'utf8');
+    sources[unit] = { content };
+    for (const m of content.matchAll(/^\s*import\s+(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/gm)) {
+      const dep = m[1]!;
+      if (!dep.startsWith('.')) todo.push(dep);
+      else {
+        const parts = unit.split('/').slice(0, -1);
+        for (const p of dep.split('/')) if (p === '..') parts.pop();
+        else if (p !== '.') parts.push(p);
+        todo.push(parts.join('/'));
+      }
+    }
+  }
+  return { language: 'Solidity', sources, settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
+}
+
+t.test('proxies: detected, named, decoded through their implementation', async (t) => {
+  const f = await apiWithDerived(t, { serve: true, verify: {} });
+  const base = `http://127.0.0.1:${f.server!.port}`;
+  const owner = f.devnet.scenario.accounts[0] as string;
+  const input = standardInput();
+  const solc = require('solc') as { compile(s: string): string };
+  const out = JSON.parse(solc.compile(JSON.stringify(input)));
+  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
+  t.same(errors, [], 'the contracts compile');
+  const bytecode = (file: string, name: string) => `0x${out.contracts[file][name].evm.bytecode.object}` as Hex;
+
+  const send = async (tx: Record<string, string>) => {
+    const hash = await rpc<string>(f.devnet.url, 'eth_sendTransaction', [{ from: owner, gas: '0x800000', ...tx }]);
+    await minedIn(f.devnet.url, hash);
+    const receipt = await rpc<{ contractAddress: string | null; status: string }>(f.devnet.url, 'eth_getTransactionReceipt', [hash]);
+    if (receipt.status !== '0x1') throw new Error(`transaction ${hash} failed`);
+    return { hash, address: receipt.contractAddress?.toLowerCase() ?? '' };
+  };
+  const deploy = async (file: string, name: string, args: Hex = '0x') => (await send({ data: bytecode(file, name) + args.slice(2) })).address;
+  const addr = (a: string) => encodeAbiParameters([{ type: 'address' }], [a as Hex]);
+
+  const store = (v: bigint) => encodeFunctionData({ abi: parseAbi(['function store(uint256 v)']), functionName: 'store', args: [v] });
+  const box = await deploy('Box.sol', 'Box');
+  const box2 = await deploy('Box.sol', 'Box2');
+  const erc1967 = await deploy('@openzeppelin/contracts/proxy/ERC1967/ERC1967Proxy.sol', 'ERC1967Proxy', encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [box as Hex, store(1n)]));
+  const transparent = await deploy(
+    '@openzeppelin/contracts/proxy/transparent/TransparentUpgradeableProxy.sol',
+    'TransparentUpgradeableProxy',
+    encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'bytes' }], [box as Hex, owner as Hex, store(1n)]),
+  );
+  const beacon = await deploy('@openzeppelin/contracts/proxy/beacon/UpgradeableBeacon.sol', 'UpgradeableBeacon', encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [box as Hex, owner as Hex]));
+  const beaconProxy = await deploy('@openzeppelin/contracts/proxy/beacon/BeaconProxy.sol', 'BeaconProxy', encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [beacon as Hex, '0x']));
+  const slotArgs = (slot: Hex) => encodeAbiParameters([{ type: 'bytes32' }, { type: 'address' }], [slot, box as Hex]);
+  const eip1822 = await deploy('SlotProxy.sol', 'SlotProxy', slotArgs('0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7'));
+  const zos = await deploy('SlotProxy.sol', 'SlotProxy', slotArgs('0x7050c9e0f4ca769c69bd3a8ef740bc37934f8e2c036e5a723fd8ee048ed3f8c3'));
+  // EIP-1167's creation code: copy the 45-byte runtime (implementation inside) and return it.
+  const minimal = (await send({ data: `0x3d602d80600a3d3981f3363d3d373d3d3d363d73${box.slice(2)}5af43d82803e903d91602b57fd5bf3` })).address;
+  const call = await send({ to: erc1967, data: store(42n) });
+  await send({ to: minimal, data: store(7n) });
+  await f.catchUp();
+
+  const proxies: [string, string, string][] = [
+    ['ERC1967Proxy', erc1967, 'eip1967'],
+    ['TransparentUpgradeableProxy', transparent, 'eip1967'],
+    ['BeaconProxy', beaconProxy, 'eip1967_beacon'],
+    ['EIP-1822 slot', eip1822, 'eip1822'],
+    ['zos slot', zos, 'eip1967_oz'],
+    ['EIP-1167 minimal proxy', minimal, 'eip1167'],
+  ];
+  const implementations = [{ address_hash: getAddress(box), name: null }];
+
+  await t.test('every kind is detected, with its implementation', async (t) => {
+    for (const [label, a, kind] of proxies) {
+      const address = (await f.get(`/api/v2/addresses/${a}`)).body;
+      t.match(address, { proxy_type: kind, implementations, is_verified: false }, `${label}: the address answer`);
+      const sc = (await f.get(`/api/v2/smart-contracts/${a}`)).body;
+      t.match(sc, { proxy_type: kind, implementations }, `${label}: the smart-contract answer`);
+    }
+    for (const plain of [box, beacon]) {
+      t.match((await f.get(`/api/v2/addresses/${plain}`)).body, { proxy_type: null, implementations: [] }, 'a contract that is no proxy is none');
+    }
+    t.match((await f.get(`/api/v2/addresses/${owner}`)).body, { proxy_type: null, implementations: [] }, 'nor is an account');
+    const tx = (await f.get(`/api/v2/transactions/${call.hash}`)).body;
+    t.match(tx, { method: '0x6057361d', decoded_input: null, to: { proxy_type: 'eip1967', implementations } }, 'before verification a call to the proxy is a selector');
+    t.same((await f.get(`/api/v2/smart-contracts/${erc1967}/methods-read-proxy`)).body, [], 'no verified implementation: no methods as proxy');
+  });
+
+  // Verification of the implementation (and later of a proxy) through the API v2.
+  const config = (await f.get('/api/v2/smart-contracts/verification/config')).body;
+  const version: string = config.solidity_compiler_versions[0];
+  const results: { address: string; ok: boolean; message?: string }[] = [];
+  f.server!.app.ctx.verification!.service.on('verified', (e) => results.push(e));
+  const verify = async (address: string, name: string) => {
+    const from = results.length;
+    const form = new FormData();
+    form.append('compiler_version', version);
+    form.append('contract_name', name);
+    form.append('files[0]', new Blob([JSON.stringify(input)], { type: 'application/json' }), 'input.json');
+    const res = await fetch(`${base}/api/v2/smart-contracts/${address}/verification/via/standard-input`, { method: 'POST', body: form });
+    t.equal(res.status, 200, `verification of ${name} started`);
+    const end = Date.now() + 120_000;
+    while (Date.now() < end) {
+      const r = results.slice(from).find((x) => x.address === address);
+      if (r) return r;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no verification result for ${address}`);
+  };
+
+  await t.test('with the implementation verified, proxies decode and read through it', async (t) => {
+    const done = await verify(box, 'Box.sol:Box');
+    t.ok(done.ok, `Box verifies (${done.message ?? 'ok'})`);
+    const named = [{ address_hash: getAddress(box), name: 'Box' }];
+    for (const [label, a, kind] of proxies) {
+      t.match((await f.get(`/api/v2/addresses/${a}`)).body, { proxy_type: kind, implementations: named }, `${label}: the implementation is named`);
+    }
+    t.equal((await f.get(`/api/v2/addresses/${minimal}`)).body.is_verified, true, 'a minimal proxy of a verified contract counts as verified');
+    t.equal((await f.get(`/api/v2/addresses/${erc1967}`)).body.is_verified, false, 'another proxy does not: its own code is not verified');
+
+    const tx = (await f.get(`/api/v2/transactions/${call.hash}`)).body;
+    t.equal(tx.method, 'store', "a call to the proxy is named by the implementation's ABI");
+    t.equal(tx.decoded_input?.method_call, 'store(uint256 v)');
+    t.equal(tx.decoded_input?.parameters?.[0]?.value, '42');
+    const logs = (await f.get(`/api/v2/transactions/${call.hash}/logs`)).body.items;
+    t.equal(logs[0].address.hash.toLowerCase(), erc1967, 'the proxy emitted the log');
+    t.equal(logs[0].decoded?.method_call, 'ValueChanged(uint256 newValue)', 'and it decodes with the implementation');
+    const listed = (await f.get(`/api/v2/addresses/${erc1967}/transactions`)).body.items;
+    t.equal(listed.find((x: { hash: string }) => x.hash === call.hash)?.method, 'store', 'in lists too');
+
+    const reads = (await f.get(`/api/v2/smart-contracts/${erc1967}/methods-read-proxy`)).body;
+    t.match(reads, [{ name: 'value', method_id: '3fa4f245', outputs: [{ type: 'uint256', value: '42' }] }], "read as proxy: the implementation's method with the proxy's value");
+    t.match((await f.get(`/api/v2/smart-contracts/${minimal}/methods-read-proxy`)).body, [{ name: 'value', outputs: [{ value: '7' }] }], 'the minimal proxy has its own state');
+    t.match((await f.get(`/api/v2/smart-contracts/${box}/methods-read`)).body, [{ name: 'value', outputs: [{ value: '0' }] }], 'the implementation itself was never written');
+    const writes = (await f.get(`/api/v2/smart-contracts/${erc1967}/methods-write-proxy`)).body;
+    t.match(writes, [{ name: 'store', method_id: '6057361d' }], 'write as proxy: the implementation\'s write methods');
+    t.same((await f.get(`/api/v2/smart-contracts/${box}/methods-read-proxy`)).body, [], 'a contract that is no proxy has none');
+    t.equal((await f.get(`/api/v2/smart-contracts/0x${'12'.repeat(20)}/methods-read-proxy`)).status, 404, 'not a contract: 404');
+  });
+
+  await t.test('a beacon upgrade shows with the next block', async (t) => {
+    await send({ to: beacon, data: encodeFunctionData({ abi: parseAbi(['function upgradeTo(address)']), functionName: 'upgradeTo', args: [box2 as Hex] }) });
+    await f.catchUp();
+    t.match((await f.get(`/api/v2/addresses/${beaconProxy}`)).body, { proxy_type: 'eip1967_beacon', implementations: [{ address_hash: getAddress(box2), name: null }] }, "the beacon's new implementation");
+    t.match((await f.get(`/api/v2/smart-contracts/${beaconProxy}`)).body, { implementations: [{ address_hash: getAddress(box2) }] });
+  });
+
+  await t.test('a verified proxy still decodes through its implementation; getsourcecode says it is a proxy', async (t) => {
+    const done = await verify(erc1967, '@openzeppelin/contracts/proxy/ERC1967/ERC1967Proxy.sol:ERC1967Proxy');
+    t.ok(done.ok, `the ERC1967Proxy verifies (${done.message ?? 'ok'})`);
+    const address = (await f.get(`/api/v2/addresses/${erc1967}`)).body;
+    t.match(address, { is_verified: true, name: 'ERC1967Proxy', proxy_type: 'eip1967', implementations: [{ name: 'Box' }] });
+    const tx = (await f.get(`/api/v2/transactions/${call.hash}`)).body;
+    t.equal(tx.method, 'store', "a selector the proxy's own ABI lacks is the implementation's");
+    const src = (await (await fetch(`${base}/api?module=contract&action=getsourcecode&address=${erc1967}`)).json()).result[0];
+    t.match(src, { ContractName: 'ERC1967Proxy', IsProxy: 'true', ImplementationAddress: box, ImplementationAddresses: [box] });
+    const plain = (await (await fetch(`${base}/api?module=contract&action=getsourcecode&address=${box}`)).json()).result[0];
+    t.match(plain, { ContractName: 'Box', IsProxy: 'false' });
+    t.notOk('ImplementationAddress' in plain);
+  });
+
+  await t.test('without an answer from the node the kind stays unknown, never guessed', async (t) => {
+    const ctx = f.server!.app.ctx;
+    const saved = (ctx as unknown as { rpc: unknown }).rpc;
+    (ctx as unknown as { rpc: unknown }).rpc = { batch: async () => [], request: async () => { throw new Error('down'); } };
+    t.teardown(() => void ((ctx as unknown as { rpc: unknown }).rpc = saved));
+    ctx.onChainChange('reorg');
+    const res = await f.get(`/api/v2/addresses/${transparent}`);
+    t.equal(res.status, 200);
+    t.match(res.body, { proxy_type: null, implementations: [] });
+  });
+});
