@@ -154,6 +154,9 @@ t.test('verification via standard JSON input', async (t) => {
     t.equal(tx.method, 'mint', 'a call no standard interface knows is named by the verified ABI');
     t.equal(tx.decoded_input?.method_call, 'mint(address to, uint256 amount)');
     t.equal(tx.to.is_verified, true);
+    const csv = await (await fetch(`${base}/api/v2/addresses/${token}/transactions/csv?from_period=null&to_period=null`)).text();
+    const line = csv.split('\r\n').find((l) => l.startsWith(mint.hash)) ?? csv.split('\n').find((l) => l.startsWith(mint.hash));
+    t.match(line, /,mint\r?$/, "the CSV export names it by the verified ABI too (its Method column, last)");
     const logs = (await f.get(`/api/v2/transactions/${mint.hash}/logs`)).body;
     t.equal(logs.items[0].decoded?.method_call, 'Transfer(address indexed from, address indexed to, uint256 value)', 'its logs decoded');
     const reads = (await f.get(`/api/v2/smart-contracts/${token}/methods-read`)).body;

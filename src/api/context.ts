@@ -207,6 +207,35 @@ export class ApiContext {
     return this.withVerified(await this.withProxies(out));
   }
 
+  /** Picks up new verifications (by id) at most every VERIFIED_TTL_MS. */
+  private async refreshVerified(): Promise<void> {
+    if (Date.now() - this.verifiedAt <= VERIFIED_TTL_MS) return;
+    this.verifiedRefresh ??= (async () => {
+      const at = Date.now();
+      for (const r of await verifiedSince(this.pg, this.verifiedMaxId)) {
+        this.verifiedIds.set(r.address_hash, { id: r.id, name: r.name });
+        if (BigInt(r.id) > BigInt(this.verifiedMaxId)) this.verifiedMaxId = r.id;
+      }
+      this.verifiedAt = at;
+    })().finally(() => (this.verifiedRefresh = null));
+    await this.verifiedRefresh;
+  }
+
+  /**
+   * The verified ABIs of those of `addresses` that are verified, without the other address facts
+   * (no node, no chain reads): for the CSV export, whose chunks hold thousands of addresses.
+   */
+  async verifiedAbisOf(addresses: Iterable<string>): Promise<Map<string, IndexedAbi>> {
+    await this.refreshVerified();
+    const out = new Map<string, IndexedAbi>();
+    for (const a of addresses) {
+      const v = a && !out.has(a) ? this.verifiedIds.get(a) : undefined;
+      const abi = v ? await this.indexedAbi(a, v.id) : null;
+      if (abi) out.set(a, abi);
+    }
+    return out;
+  }
+
   /** A verified ABI indexed for decoding, by address and row version (cached). */
   private async indexedAbi(address: string, id: string): Promise<IndexedAbi | null> {
     const key = `${address}:${id}`;
@@ -290,17 +319,7 @@ export class ApiContext {
    * VERIFIED_TTL_MS, or at once after one in this process.
    */
   private async withVerified(out: Map<string, ApiFacts>): Promise<Map<string, ApiFacts>> {
-    if (Date.now() - this.verifiedAt > VERIFIED_TTL_MS) {
-      this.verifiedRefresh ??= (async () => {
-        const at = Date.now();
-        for (const r of await verifiedSince(this.pg, this.verifiedMaxId)) {
-          this.verifiedIds.set(r.address_hash, { id: r.id, name: r.name });
-          if (BigInt(r.id) > BigInt(this.verifiedMaxId)) this.verifiedMaxId = r.id;
-        }
-        this.verifiedAt = at;
-      })().finally(() => (this.verifiedRefresh = null));
-      await this.verifiedRefresh;
-    }
+    await this.refreshVerified();
     if (!this.verifiedIds.size) return out;
     for (const [a, f] of out) {
       const v = this.verifiedIds.get(a);

@@ -38,6 +38,7 @@ import {
 } from '../../storage/clickhouse/reads/csv-export.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
 import { standardMethodName } from '../../abi/standard-abi.js';
+import type { IndexedAbi } from '../../abi/decode.js';
 
 export const CSV_KINDS = ['transactions', 'token-transfers', 'internal-transactions', 'logs'] as const;
 export type CsvKind = (typeof CSV_KINDS)[number];
@@ -194,7 +195,7 @@ function errCode(status: number | null, error: string, gas: string, gasUsed: str
 }
 const side = (a: string, from: string, to: string) => (from === a ? 'OUT' : to === a ? 'IN' : '');
 
-function transactionLine(t: CsvTransactionRead, a: string): string {
+function transactionLine(t: CsvTransactionRead, a: string, abi: IndexedAbi | undefined): string {
   const creation = !t.to;
   return csvLine([
     t.hash,
@@ -212,8 +213,9 @@ function transactionLine(t: CsvTransactionRead, a: string): string {
     '',
     '',
     '',
-    // Named as the JSON list names it (the standard-interface table by selector), else the selector.
-    !creation && t.method_id ? (standardMethodName(t.method_id) ?? t.method_id) : '',
+    // Named as the JSON list names it (the verified contract's ABI, then the standard-interface
+    // table, by selector), else the selector.
+    !creation && t.method_id ? (abi?.functions.get(t.method_id.toLowerCase())?.name ?? standardMethodName(t.method_id) ?? t.method_id) : '',
   ]);
 }
 
@@ -282,7 +284,10 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
       let after: { block: bigint; index: bigint } | undefined;
       for (;;) {
         const rows = await csvTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
-        if (rows.length) yield Buffer.from(rows.map((t) => transactionLine(t, a)).join(''));
+        if (rows.length) {
+          const abis = await ctx.verifiedAbisOf(new Set(rows.map((t) => t.to)));
+          yield Buffer.from(rows.map((t) => transactionLine(t, a, abis.get(t.to))).join(''));
+        }
         if (rows.length < limit) return;
         const last = rows[rows.length - 1];
         after = { block: BigInt(last.block_number), index: BigInt(last.transaction_index) };
