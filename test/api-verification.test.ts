@@ -358,6 +358,43 @@ t.test('verification via standard JSON input', async (t) => {
     t.match((await f.get(`/api/v2/smart-contracts/${store}`)).body, { is_fully_verified: true, compiler_version: older, optimization_runs: 1000 });
   });
 
+  await t.test('via-IR: an OpenZeppelin-based contract compiled through the IR pipeline', async (t) => {
+    const SRC = [
+      '// SPDX-License-Identifier: MIT',
+      'pragma solidity ^0.8.20;',
+      'import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";',
+      'contract Vault is Ownable {',
+      '  uint256 public total;',
+      '  constructor(address o) Ownable(o) {}',
+      '  function add(uint256 v) external onlyOwner { total += v; }',
+      '}',
+      '',
+    ].join('\n');
+    const req = createRequire(import.meta.url);
+    const sources: Record<string, { content: string }> = { 'Vault.sol': { content: SRC } };
+    for (const dep of ['@openzeppelin/contracts/access/Ownable.sol', '@openzeppelin/contracts/utils/Context.sol']) sources[dep] = { content: fs.readFileSync(req.resolve(dep), 'utf8') };
+    const viaIr = { language: 'Solidity', sources, settings: { viaIR: true, optimizer: { enabled: true, runs: 50 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } } };
+    const out = JSON.parse((req('solc') as { compile(s: string): string }).compile(JSON.stringify(viaIr)));
+    const args = encodeAbiParameters([{ type: 'address' }], [s.accounts[0] as `0x${string}`]).slice(2);
+    const hash = await rpc<string>(f.devnet.url, 'eth_sendTransaction', [{ from: s.accounts[0], data: `0x${out.contracts['Vault.sol'].Vault.evm.bytecode.object}${args}`, gas: '0x400000' }]);
+    await minedIn(f.devnet.url, hash);
+    const vault = (await rpc<{ contractAddress: string }>(f.devnet.url, 'eth_getTransactionReceipt', [hash])).contractAddress.toLowerCase();
+    await f.catchUp();
+    // Without viaIR the same sources give other code: the setting is what makes it match.
+    let from = results.length;
+    const legacy = { ...viaIr, settings: { ...viaIr.settings, viaIR: false } };
+    t.equal((await post(vault, { compiler_version: version, contract_name: 'Vault' }, legacy)).status, 200);
+    let done = await finished(vault, from);
+    t.equal(done.ok, false, `the legacy pipeline does not reproduce it (${done.message})`);
+    from = results.length;
+    t.equal((await post(vault, { compiler_version: version, contract_name: 'Vault' }, viaIr)).status, 200);
+    done = await finished(vault, from);
+    t.ok(done.ok, `via-IR verifies (${done.message ?? 'ok'})`);
+    const sc = (await f.get(`/api/v2/smart-contracts/${vault}`)).body;
+    t.match(sc, { is_fully_verified: true, name: 'Vault', optimization_runs: 50, compiler_settings: { viaIR: true } });
+    t.same(sc.decoded_constructor_args.map((a: [unknown]) => String(a[0]).toLowerCase()), [s.accounts[0].toLowerCase()], 'its constructor argument');
+  });
+
   await t.test('verifying the one source that declares a name, or path:Name', async (t) => {
     const from = results.length;
     const r = await post(nft, { compiler_version: version, contract_name: 'DevnetNFT.sol:DevnetNFT' }, input);
