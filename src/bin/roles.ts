@@ -156,7 +156,8 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
         : undefined,
   });
   life.add({ name: 'API server', stop: () => api.close() });
-  return api;
+  // The chain id goes with it: a web UI in this process shows it to the wallet forms.
+  return Object.assign(api, { chainId: verifyChainId });
 }
 
 /** The node's chain id (eth_chainId). */
@@ -184,13 +185,15 @@ export function redact(url: string): string {
 export async function startUiRole(
   cfg: Config,
   life: Lifecycle,
-  inProcess?: { handle(req: ApiRequest): Promise<ApiReply>; gateway(req: ApiRequest): Promise<ApiReply>; events: EventEmitter[]; apiPort: number },
+  inProcess?: { handle(req: ApiRequest): Promise<ApiReply>; gateway(req: ApiRequest): Promise<ApiReply>; events: EventEmitter[]; apiPort: number; chainId?: number },
 ) {
   const uiLog = createLogger('ui');
   const api = inProcess ? inProcessClient(inProcess.handle, inProcess.gateway) : httpClient(cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}`);
   const ui = createUi({
     api,
     coin: cfg.coin,
+    // A UI of its own knows the chain only from CHAIN_ID: it reads chain data from the API, never the node.
+    chainId: cfg.chainId ?? inProcess?.chainId,
     socket: cfg.uiSocketUrl ?? `:${inProcess?.apiPort ?? cfg.apiPort}`,
     log: uiLog,
     ratePerSecond: cfg.rateLimitAnon,

@@ -85,7 +85,7 @@ export const SETTINGS: readonly SettingDef[] = [
   def('ETHEREUM_JSONRPC_VARIANT', 'variant', 'enum', `one of ${VARIANTS.join(', ')}`,
     'Node kind: geth = debug_trace* with callTracer; erigon/nethermind/besu = trace_*; anvil answers both.', 'geth'),
   def('CHAIN_ID', 'chainId', 'int', 'a positive integer',
-    'Chain id. Default: read from the node (eth_chainId).'),
+    'Chain id. Default: read from the node (eth_chainId); `explorer ui` on its own reads no node, so its contract forms check the wallet\'s chain only when it is set.'),
   def('COIN', 'coin', 'string', '1 to 16 letters or digits',
     'Symbol of the native coin.', 'ETH'),
   def('DATABASE_URL', 'databaseUrl', 'url', 'a postgres:// or postgresql:// URL',

@@ -29,6 +29,8 @@ export interface PageCtx {
   /** Path parameters by name. */
   params: Record<string, string>;
   coin: string;
+  /** The chain's id, when this UI was told it: the contract tab's wallet forms check the wallet is on it. */
+  chainId?: number;
   /** Milliseconds since the epoch at the request. */
   now: number;
   /**
@@ -55,7 +57,7 @@ export interface PageResult {
   section?: 'home' | 'blocks' | 'txs' | 'tokens' | 'stats' | 'accounts' | 'contracts';
   body?: VNode;
   /** Islands besides `app` (on every page). */
-  islands?: ('live' | 'chart' | 'wallet' | 'account' | 'verify')[];
+  islands?: ('live' | 'chart' | 'wallet' | 'account' | 'verify' | 'contract-write')[];
   /** Send the browser here instead (search hits). */
   redirect?: string;
   /** The indexing banner's text, when catch-up is behind. */

@@ -26,6 +26,8 @@ export interface UiOptions {
   log: Logger;
   /** Native coin symbol (COIN). */
   coin: string;
+  /** The chain's id (CHAIN_ID, or the API's node's): the contract tab's wallet forms check the wallet is on it. */
+  chainId?: number;
   /** Where the live-update island connects: a ws(s):// URL, or ':<port>' for the API port of the page's own host. */
   socket?: string;
   /** Memory bound of the page cache (bytes; 0: no cache). Default 64 MiB. */
@@ -149,7 +151,7 @@ export function createUi(o: UiOptions): Ui {
   async function page(req: ApiRequest, url: URL, signedIn?: { api: ApiClient; viewer: Viewer }): Promise<{ result: PageResult; cacheable: boolean }> {
     const m = matcher.match(pathSegments(url.pathname));
     if (!m) return { result: errorPage(404, 'Page not found', `There is no page at ${url.pathname.slice(0, 200)}.`), cacheable: true };
-    const ctx: PageCtx = { api: signedIn?.api ?? o.api, url, params: m.params, coin: o.coin, now: clock(), viewer: signedIn?.viewer };
+    const ctx: PageCtx = { api: signedIn?.api ?? o.api, url, params: m.params, coin: o.coin, chainId: o.chainId, now: clock(), viewer: signedIn?.viewer };
     try {
       const result = await m.value.render(ctx);
       return { result, cacheable: result.cache !== false };

@@ -41,6 +41,7 @@ export async function uiOnDevnet(
   const ui = createUi({
     api: inProcessClient(api.server!.app.handle, api.server!.handle),
     coin: 'ETH',
+    chainId: api.devnet.scenario.chainId,
     socket: `:${api.server!.port}`,
     log: createLogger('ui'),
     publicUrl: base,

@@ -4,6 +4,7 @@
 import { AddressLink, Amount, BlockLink, Row, Table, Time, TxLink } from './common.js';
 import { TokenName, type TransferItem } from './tables.js';
 import { formatUnits, groupDigits } from '../format.js';
+import { MethodForm, WalletNote, errorsAttr, type MethodTarget } from './contract-methods.js';
 
 export interface PillOption {
   /** The filter's value in the URL; null: the filter off. */
@@ -294,42 +295,54 @@ function inUnits(m: ReadMethod, o: AbiParam, token: TokenUnits | null | undefine
   return `${formatUnits(o.value, token.decimals)}${token.symbol ? ` ${token.symbol}` : ''}`;
 }
 
-/** Read methods: those without inputs with their current values (or the call's error), the others with what they take. */
-export function ReadMethods({ methods, token }: { methods: ReadMethod[]; token?: TokenUnits | null }) {
+/**
+ * Read methods: those without inputs with their current values (or the call's error), the others
+ * with what they take and, given a `target`, a form the contract-write island answers through the
+ * browser's wallet (the UI server asks no node). `idPrefix` keeps a second list's ids unique.
+ */
+export function ReadMethods({ methods, token, target, idPrefix = 'read' }: { methods: ReadMethod[]; token?: TokenUnits | null; target?: MethodTarget; idPrefix?: string }) {
+  const forms = !!target && methods.some((m) => (m.inputs ?? []).length > 0);
   return (
-    <ol class="methods">
-      {methods.map((m, i) => {
-        const takesInputs = (m.inputs ?? []).length > 0;
-        return (
-          <li class="method-item">
-            <div class="method-head">
-              <span class="muted">{i + 1}.</span> <strong class="mono">{m.name ?? '(unnamed)'}</strong>
-              <span class="mono muted">({signature(m.inputs)})</span>
-              {m.method_id ? <span class="tag mono">0x{m.method_id}</span> : null}
-            </div>
-            {m.error ? (
-              <p class="method-error">The call failed: {m.error}</p>
-            ) : takesInputs ? (
-              <p class="muted method-note">
-                Returns {signature(m.outputs) || 'nothing'}; needs input values, so no current value is shown.
-              </p>
-            ) : (
-              <ul class="outputs">
-                {(m.outputs ?? []).map((o) => (
-                  <li>
-                    <span class="muted mono">
-                      {o.type}
-                      {o.name ? ` ${o.name}` : ''}
-                    </span>{' '}
-                    <span class="mono output-value">{o.value === undefined ? '—' : shown(o.value) === '' ? '(empty)' : shown(o.value)}</span>
-                    {inUnits(m, o, token) ? <span class="muted"> = {inUnits(m, o, token)}</span> : null}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </li>
-        );
-      })}
-    </ol>
+    <>
+      {forms ? <WalletNote kind="read" chainId={target!.chainId} /> : null}
+      <ol class="methods" data-abi-errors={forms ? errorsAttr(target) : undefined}>
+        {methods.map((m, i) => {
+          const takesInputs = (m.inputs ?? []).length > 0;
+          return (
+            <li class="method-item">
+              <div class="method-head">
+                <span class="muted">{i + 1}.</span> <strong class="mono">{m.name ?? '(unnamed)'}</strong>
+                <span class="mono muted">({signature(m.inputs)})</span>
+                {m.method_id ? <span class="tag mono">0x{m.method_id}</span> : null}
+              </div>
+              {m.error ? (
+                <p class="method-error">The call failed: {m.error}</p>
+              ) : takesInputs ? (
+                <>
+                  <p class="muted method-note">
+                    Returns {signature(m.outputs) || 'nothing'}
+                    {target ? ' for the values given below.' : '; needs input values, so no current value is shown.'}
+                  </p>
+                  {target ? <MethodForm method={{ type: 'function', ...m }} target={target} id={`${idPrefix}-${i}`} kind="read" /> : null}
+                </>
+              ) : (
+                <ul class="outputs">
+                  {(m.outputs ?? []).map((o) => (
+                    <li>
+                      <span class="muted mono">
+                        {o.type}
+                        {o.name ? ` ${o.name}` : ''}
+                      </span>{' '}
+                      <span class="mono output-value">{o.value === undefined ? '—' : shown(o.value) === '' ? '(empty)' : shown(o.value)}</span>
+                      {inUnits(m, o, token) ? <span class="muted"> = {inUnits(m, o, token)}</span> : null}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </>
   );
 }

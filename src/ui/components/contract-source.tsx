@@ -1,7 +1,8 @@
 // The contract tab's verification parts: the match badge and compiler facts (or, for a contract
 // nobody verified, the link to the verify form), constructor arguments, the source files (main
-// first), the ABI and compiler settings as JSON, and the write methods. A source file is two text
+// first), the ABI and compiler settings as JSON. A source file is two text
 // nodes (line numbers, code) however long it is, so a 1000-line file stays as light as its text.
+// The method forms (read with arguments, write) are in contract-methods.tsx.
 import type { VNode } from 'preact';
 import { Copy, Row, Time } from './common.js';
 
@@ -51,17 +52,6 @@ export interface SmartContract {
   license_type?: string | null;
   creation_status?: string | null;
 }
-
-/** A write method of /smart-contracts/{address}/methods-write (an ABI entry). */
-export interface WriteMethod {
-  type: string;
-  name?: string;
-  inputs?: AbiParam[];
-  stateMutability?: string;
-  method_id?: string;
-}
-
-const params = (ps: AbiParam[] | undefined) => (ps ?? []).map((p) => `${p.type}${p.name ? ` ${p.name}` : ''}`).join(', ');
 
 /** A decoded argument as text: lists (arrays, tuples) bracketed. */
 function argText(v: unknown): string {
@@ -236,35 +226,5 @@ export function JsonBlock({ title, value, id }: { title: string; value: unknown;
         {JSON.stringify(value, null, 2)}
       </pre>
     </details>
-  );
-}
-
-/** The write methods with what they take; sending them needs a wallet, which this page does not drive. */
-export function WriteMethods({ methods }: { methods: WriteMethod[] | null }) {
-  return (
-    <section class="card" aria-labelledby="write-h">
-      <h2 id="write-h">Write contract</h2>
-      {methods === null ? (
-        <p class="muted">The write methods are not available.</p>
-      ) : !methods.length ? (
-        <p class="muted">This contract has no methods that change its state.</p>
-      ) : (
-        <>
-          <p class="muted">Calling these sends a transaction signed by your wallet (use the ABI above with your wallet or a script).</p>
-          <ol class="methods">
-            {methods.map((m, i) => (
-              <li class="method-item write-method">
-                <div class="method-head">
-                  <span class="muted">{i + 1}.</span> <strong class="mono">{m.type === 'function' ? m.name : m.type}</strong>
-                  <span class="mono muted">({params(m.inputs)})</span>
-                  {m.stateMutability === 'payable' ? <span class="tag">payable</span> : null}
-                  {m.method_id ? <span class="tag mono">0x{m.method_id}</span> : null}
-                </div>
-              </li>
-            ))}
-          </ol>
-        </>
-      )}
-    </section>
   );
 }

@@ -26,7 +26,8 @@ import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
 import { OwnActions } from '../components/own-actions.js';
-import { ContractSummary, JsonBlock, SourceFiles, WriteMethods, type SmartContract, type WriteMethod } from '../components/contract-source.js';
+import { ContractSummary, JsonBlock, SourceFiles, type SmartContract } from '../components/contract-source.js';
+import { WriteMethods, type AbiMethod, type MethodTarget } from '../components/contract-methods.js';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
@@ -260,7 +261,7 @@ interface PanelArgs {
 const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
 
 /** The active tab's panel, the islands it needs, and whether the page may be cached. */
-async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; islands?: ('live' | 'chart' | 'verify')[]; cache?: boolean }> {
+async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; islands?: ('live' | 'chart' | 'verify' | 'contract-write')[]; cache?: boolean }> {
   const v2 = `/api/v2/addresses/${p.h}`;
   const q = passOn(ctx);
   const sp = ctx.url.searchParams;
@@ -449,7 +450,7 @@ function nameOfToken(token: string, holdings: HoldingItem[], transfers: any[]): 
  * settings, its read methods with current values, its write methods, and its bytecodes. Not
  * cached while unverified: a verification changes it without a block.
  */
-async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null): Promise<{ body: VNode; islands?: 'verify'[]; cache?: boolean }> {
+async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null): Promise<{ body: VNode; islands?: ('verify' | 'contract-write')[]; cache?: boolean }> {
   const [sc, methods] = await Promise.all([apiGetOptional<SmartContract & Record<string, any>>(ctx, `/api/v2/smart-contracts/${h}`), apiGetOptional<any[]>(ctx, `/api/v2/smart-contracts/${h}/methods-read`)]);
   if (!sc) {
     return {
@@ -460,8 +461,11 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
       ),
     };
   }
-  const writes = sc.is_verified ? await apiGetOptional<WriteMethod[]>(ctx, `/api/v2/smart-contracts/${h}/methods-write`) : null;
+  const writes = sc.is_verified ? await apiGetOptional<AbiMethod[]>(ctx, `/api/v2/smart-contracts/${h}/methods-write`) : null;
   const started = !sc.is_verified && ctx.url.searchParams.get('verification') === 'started';
+  // The method forms send to this contract through the visitor's wallet, which must be on this chain.
+  const target: MethodTarget = { address: h, chainId: ctx.chainId, coin: ctx.coin, errors: (sc.abi as AbiMethod[] | null | undefined)?.filter((e) => e?.type === 'error') };
+  const forms = !!writes?.length || !!methods?.some((m) => m.inputs?.length);
   const body = (
     <>
       <ContractSummary sc={sc} address={h} started={started} />
@@ -480,12 +484,12 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
         {methods === null ? (
           <Empty>The read methods are not available.</Empty>
         ) : methods.length ? (
-          <ReadMethods methods={methods} token={token} />
+          <ReadMethods methods={methods} token={token} target={target} />
         ) : (
           <Empty>No ABI is known for this contract (it is not verified and is not a known token standard), so its methods cannot be listed.</Empty>
         )}
       </section>
-      {sc.is_verified ? <WriteMethods methods={writes} /> : null}
+      {sc.is_verified ? <WriteMethods methods={writes} target={target} /> : null}
       <section class="card" aria-labelledby="code-h">
         <h2 id="code-h">Deployed bytecode</h2>
         {sc.deployed_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Deployed bytecode">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
@@ -496,7 +500,8 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
       </section>
     </>
   );
-  return { islands: started ? ['verify'] : undefined, cache: sc.is_verified ? undefined : false, body };
+  const islands = [...(started ? (['verify'] as const) : []), ...(forms ? (['contract-write'] as const) : [])];
+  return { islands: islands.length ? islands : undefined, cache: sc.is_verified ? undefined : false, body };
 }
 
 function BadAddress({ value }: { value: string }) {
