@@ -113,7 +113,9 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     trustedProxies: trusted,
     accountBodyBytes: o.accountBodyBytes,
     verificationBodyBytes: o.verify?.maxInputBytes,
-    // Etherscan's verifysourcecode carries the whole input in its form.
+    // Etherscan's verifysourcecode carries the whole input in its form, and its action is named
+    // in that form (forge and hardhat-verify post module and action in the body): the limit is
+    // decided before the body is read, so every /api POST may be as large as a verification.
     etherscanBodyBytes: o.verify ? Math.max(o.verify.maxInputBytes, 256 * 1024) : undefined,
     log: o.log,
   });

@@ -33,7 +33,7 @@ import type { RouteDef } from '../router.js';
 import { ADDRESS, ADDRESS_PATH } from './common.js';
 import type { Viewer } from './search.js';
 import { contractRow, tokenRow, type ContractRow, type TokenAbiRow } from '../../storage/postgres/reads/contracts.js';
-import { twinCandidates, verifiedCounts, verifiedList, verifiedRow, type VerifiedRow } from '../../storage/postgres/verified.js';
+import { twinCandidates, verifiedAbi, verifiedCounts, verifiedList, verifiedRow, type VerifiedRow } from '../../storage/postgres/verified.js';
 import { maskedHash } from '../../verify/twins.js';
 import { creationCode } from '../../storage/clickhouse/reads/search.js';
 import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
@@ -41,7 +41,7 @@ import { contractsSince, contractsTotal } from '../../storage/postgres/reads/cou
 import { ITEMS_COUNT } from './common.js';
 import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
 import { addressObject } from '../serializers/address.js';
-import { checksum } from '../serializers/common.js';
+import { checksum, isoDate } from '../serializers/common.js';
 import { clock } from './clock.js';
 import {
   isReadMethod,
@@ -77,8 +77,7 @@ export const READ_CALL_TIMEOUT_MS = 5000;
  * (A viewer's custom ABI is not used here yet: responses of these routes are shared.)
  */
 export async function abiFor(address: string, _viewer: Viewer, ctx: ApiContext): Promise<AbiEntry[] | null> {
-  const v = await verifiedRow(ctx.pg, address);
-  return v ? (v.abi as AbiEntry[]) : null;
+  return (await verifiedAbi(ctx.pg, address)) as AbiEntry[] | null;
 }
 
 const p = (type: string, name = '', internalType = type): AbiParam => ({ internalType, name, type });
@@ -316,7 +315,7 @@ export const smartContractRoutes: RouteDef[] = [
             market_cap: null,
             optimization_enabled: r.optimization,
             transactions_count: Number(r.tx_count),
-            verified_at: r.verified_at.toISOString().replace(/Z$/, '000Z'),
+            verified_at: isoDate(r.verified_at),
           })),
         (last): Record<string, PageParamValue> => {
           if (sort === 'id') return { smart_contract_id: Number(last.id) };

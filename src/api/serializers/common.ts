@@ -18,7 +18,12 @@ export function checksum(address: string): string {
 
 /** Unix seconds → "2022-10-10T14:34:30.000000Z". */
 export function isoTimestamp(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  return isoDate(new Date(seconds * 1000));
+}
+
+/** A Date → Blockscout's ISO-8601 UTC with 6 fractional digits ("2022-10-10T14:34:30.123000Z"). */
+export function isoDate(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 /** '' → null, otherwise the value. */

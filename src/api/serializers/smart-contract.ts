@@ -4,7 +4,7 @@
 // arguments (decoded by its constructor); for any other contract `is_verified` is false and every
 // field only verification can fill is null (or false where the schema wants a boolean).
 import { decodeAbiParameters, decodeFunctionResult, toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from 'viem';
-import { checksum } from './common.js';
+import { checksum, isoDate } from './common.js';
 import { implementationsJson, type ProxyFacts } from './address.js';
 import type { VerifiedRow } from '../../storage/postgres/verified.js';
 import { jsonValue } from '../../abi/decode.js';
@@ -31,8 +31,6 @@ export interface SmartContractFacts {
   proxy?: ProxyFacts;
 }
 
-/** Blockscout's timestamps: ISO-8601 UTC with 6 fractional digits. */
-const micros = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
 
 /** Blockscout's decoded_constructor_args: [value, {name, type, internalType}] per constructor input. */
 function decodedConstructorArgs(abi: unknown[], args: string | null): unknown[] | null {
@@ -65,7 +63,7 @@ function verifiedFields(v: VerifiedRow): Record<string, unknown> {
     optimization_enabled: v.optimization,
     optimization_runs: v.optimization_runs,
     evm_version: v.evm_version ?? 'default',
-    verified_at: micros(v.verified_at),
+    verified_at: isoDate(v.verified_at),
     abi: v.abi,
     source_code: v.sources[v.file_path] ?? '',
     file_path: v.file_path,

@@ -85,8 +85,12 @@ export async function verifiedRow(pg: PgStore, address: string): Promise<Verifie
   return rows[0] ?? null;
 }
 
-export async function verifiedAbi(pg: PgStore, address: string, id: string): Promise<unknown[] | null> {
-  const rows = await pg.query<{ abi: unknown[] }>('SELECT abi FROM verified_contracts WHERE address_hash = $1 AND id = $2', [address, id]);
+/** The verified ABI of `address` (of that row version when `id` is given: a replaced one is not it). */
+export async function verifiedAbi(pg: PgStore, address: string, id?: string): Promise<unknown[] | null> {
+  const rows =
+    id === undefined
+      ? await pg.query<{ abi: unknown[] }>('SELECT abi FROM verified_contracts WHERE address_hash = $1', [address])
+      : await pg.query<{ abi: unknown[] }>('SELECT abi FROM verified_contracts WHERE address_hash = $1 AND id = $2', [address, id]);
   return rows[0]?.abi ?? null;
 }
 
