@@ -1,6 +1,6 @@
-// Proxies on the devnet, compiled with solc-js and OpenZeppelin and deployed (OpenZeppelin 5 wants
-// an initializing call: store(1)): an ERC1967Proxy (UUPS style), a TransparentUpgradeableProxy, a BeaconProxy with its UpgradeableBeacon, an EIP-1167
-// minimal proxy and proxies that keep their implementation in the EIP-1822 and zos slots. Each is
+// Proxies on the devnet (test/helpers/proxies.ts: an ERC1967Proxy, a TransparentUpgradeableProxy, a
+// BeaconProxy with its UpgradeableBeacon, an EIP-1167 minimal proxy and proxies that keep their
+// implementation in the EIP-1822 and zos slots, all of Box). Each is
 // named with its kind and implementation in the address and smart-contract answers; a plain
 // contract is none. Once the implementation is verified, calls to every proxy and the logs they
 // emit decode with its ABI, the implementation is named, the minimal proxy counts as verified,
@@ -8,113 +8,18 @@
 // shows with the next block; a verified proxy keeps decoding through its implementation and
 // getsourcecode says it is a proxy.
 import t from 'tap';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { encodeAbiParameters, encodeFunctionData, getAddress, parseAbi, type Hex } from 'viem';
+import { getAddress, encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { apiWithDerived } from './helpers/api-derived.js';
-import { minedIn, rpc } from './helpers/rpc.js';
-
-const require = createRequire(import.meta.url);
-
-const BOX = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.22;
-contract Box {
-  uint256 public value;
-  event ValueChanged(uint256 newValue);
-  function store(uint256 v) external { value = v; emit ValueChanged(v); }
-}
-contract Box2 {
-  uint256 public value;
-  function version() external pure returns (uint256) { return 2; }
-}
-`;
-const SLOT_PROXY = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.22;
-/// Keeps its implementation in a storage slot chosen at deployment (EIP-1822's PROXIABLE, zos...).
-contract SlotProxy {
-  bytes32 private immutable slot;
-  constructor(bytes32 s, address impl) { slot = s; assembly { sstore(s, impl) } }
-  fallback() external payable {
-    bytes32 s = slot;
-    assembly {
-      let impl := sload(s)
-      calldatacopy(0, 0, calldatasize())
-      let ok := delegatecall(gas(), impl, 0, calldatasize(), 0, 0)
-      returndatacopy(0, 0, returndatasize())
-      switch ok case 0 { revert(0, returndatasize()) } default { return(0, returndatasize()) }
-    }
-  }
-}
-`;
-const OZ = [
-  '@openzeppelin/contracts/proxy/ERC1967/ERC1967Proxy.sol',
-  '@openzeppelin/contracts/proxy/transparent/TransparentUpgradeableProxy.sol',
-  '@openzeppelin/contracts/proxy/beacon/BeaconProxy.sol',
-  '@openzeppelin/contracts/proxy/beacon/UpgradeableBeacon.sol',
-];
-
-/** The standard JSON input with every imported file read in (as a developer's tool sends it). */
-function standardInput(): { language: string; sources: Record<string, { content: string }>; settings: Record<string, unknown> } {
-  const sources: Record<string, { content: string }> = { 'Box.sol': { content: BOX }, 'SlotProxy.sol': { content: SLOT_PROXY } };
-  const todo = [...OZ];
-  while (todo.length) {
-    const unit = todo.shift()!;
-    if (sources[unit]) continue;
-    const content = fs.readFileSync(require.resolve(unit), 'utf8');
-    sources[unit] = { content };
-    for (const m of content.matchAll(/^\s*import\s+(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/gm)) {
-      const dep = m[1]!;
-      if (!dep.startsWith('.')) todo.push(dep);
-      else {
-        const parts = unit.split('/').slice(0, -1);
-        for (const p of dep.split('/')) if (p === '..') parts.pop();
-        else if (p !== '.') parts.push(p);
-        todo.push(parts.join('/'));
-      }
-    }
-  }
-  return { language: 'Solidity', sources, settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
-}
+import { deployProxies, proxiesInput, storeCall } from './helpers/proxies.js';
 
 t.test('proxies: detected, named, decoded through their implementation', async (t) => {
   const f = await apiWithDerived(t, { serve: true, verify: {} });
   const base = `http://127.0.0.1:${f.server!.port}`;
   const owner = f.devnet.scenario.accounts[0] as string;
-  const input = standardInput();
-  const solc = require('solc') as { compile(s: string): string };
-  const out = JSON.parse(solc.compile(JSON.stringify(input)));
-  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  t.same(errors, [], 'the contracts compile');
-  const bytecode = (file: string, name: string) => `0x${out.contracts[file][name].evm.bytecode.object}` as Hex;
-
-  const send = async (tx: Record<string, string>) => {
-    const hash = await rpc<string>(f.devnet.url, 'eth_sendTransaction', [{ from: owner, gas: '0x800000', ...tx }]);
-    await minedIn(f.devnet.url, hash);
-    const receipt = await rpc<{ contractAddress: string | null; status: string }>(f.devnet.url, 'eth_getTransactionReceipt', [hash]);
-    if (receipt.status !== '0x1') throw new Error(`transaction ${hash} failed`);
-    return { hash, address: receipt.contractAddress?.toLowerCase() ?? '' };
-  };
-  const deploy = async (file: string, name: string, args: Hex = '0x') => (await send({ data: bytecode(file, name) + args.slice(2) })).address;
-  const addr = (a: string) => encodeAbiParameters([{ type: 'address' }], [a as Hex]);
-
-  const store = (v: bigint) => encodeFunctionData({ abi: parseAbi(['function store(uint256 v)']), functionName: 'store', args: [v] });
-  const box = await deploy('Box.sol', 'Box');
-  const box2 = await deploy('Box.sol', 'Box2');
-  const erc1967 = await deploy('@openzeppelin/contracts/proxy/ERC1967/ERC1967Proxy.sol', 'ERC1967Proxy', encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [box as Hex, store(1n)]));
-  const transparent = await deploy(
-    '@openzeppelin/contracts/proxy/transparent/TransparentUpgradeableProxy.sol',
-    'TransparentUpgradeableProxy',
-    encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'bytes' }], [box as Hex, owner as Hex, store(1n)]),
-  );
-  const beacon = await deploy('@openzeppelin/contracts/proxy/beacon/UpgradeableBeacon.sol', 'UpgradeableBeacon', encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [box as Hex, owner as Hex]));
-  const beaconProxy = await deploy('@openzeppelin/contracts/proxy/beacon/BeaconProxy.sol', 'BeaconProxy', encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [beacon as Hex, '0x']));
-  const slotArgs = (slot: Hex) => encodeAbiParameters([{ type: 'bytes32' }, { type: 'address' }], [slot, box as Hex]);
-  const eip1822 = await deploy('SlotProxy.sol', 'SlotProxy', slotArgs('0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7'));
-  const zos = await deploy('SlotProxy.sol', 'SlotProxy', slotArgs('0x7050c9e0f4ca769c69bd3a8ef740bc37934f8e2c036e5a723fd8ee048ed3f8c3'));
-  // EIP-1167's creation code: copy the 45-byte runtime (implementation inside) and return it.
-  const minimal = (await send({ data: `0x3d602d80600a3d3981f3363d3d373d3d3d363d73${box.slice(2)}5af43d82803e903d91602b57fd5bf3` })).address;
-  const call = await send({ to: erc1967, data: store(42n) });
-  await send({ to: minimal, data: store(7n) });
+  const input = proxiesInput();
+  const { box, box2, erc1967, transparent, beacon, beaconProxy, eip1822, zos, minimal, send } = await deployProxies(f.devnet.url, owner, input);
+  const call = await send({ to: erc1967, data: storeCall(42n) });
+  await send({ to: minimal, data: storeCall(7n) });
   await f.catchUp();
 
   const proxies: [string, string, string][] = [

@@ -35,7 +35,8 @@ export async function runStart(cfg: Config): Promise<number> {
     if (life.signalled) return await life.untilStopped();
     const { indexer, derived } = await startIndexerRole(cfg, stores, node, life);
     const api = await startApiRole(cfg, stores, life, [indexer, derived], node);
-    await startUiRole(cfg, life, { handle: api.app.handle, gateway: api.handle, events: [indexer, derived], apiPort: api.port, chainId: api.chainId });
+    const verification = api.app.ctx.verification?.service;
+    await startUiRole(cfg, life, { handle: api.app.handle, gateway: api.handle, events: [indexer, derived, ...(verification ? [verification] : [])], apiPort: api.port, chainId: api.chainId });
     startNotifierRole(cfg, stores, life);
     log.info('running; press Ctrl-C to stop');
   } catch (e) {

@@ -51,6 +51,12 @@ export interface Ui {
   readonly stats: { hits: number; misses: number };
 }
 
+/**
+ * The events after which cached pages are dropped: the chain's (new blocks, reorgs, derived data)
+ * and a verification's (a verified contract names and decodes calls on pages of every block).
+ */
+const PAGE_EVENTS = ['block', 'reorg', 'derived', 'verified'] as const;
+
 /** How long a cached page lives when no chain events reach this process. */
 const PAGE_TTL_MS = 2_000;
 const HTML = 'text/html; charset=utf-8';
@@ -300,9 +306,9 @@ export function createUi(o: UiOptions): Ui {
       generation++;
       cache?.clear();
     };
-    for (const s of sources) for (const e of ['block', 'reorg', 'derived']) s.on(e, drop);
+    for (const s of sources) for (const e of PAGE_EVENTS) s.on(e, drop);
     return () => {
-      for (const s of sources) for (const e of ['block', 'reorg', 'derived']) s.off(e, drop);
+      for (const s of sources) for (const e of PAGE_EVENTS) s.off(e, drop);
       attached = false;
       cache?.clear();
     };

@@ -46,7 +46,8 @@ export async function uiOnDevnet(
     log: createLogger('ui'),
     publicUrl: base,
   });
-  const detach = ui.attach(api.indexer, api.derived);
+  const verification = api.server!.app.ctx.verification?.service;
+  const detach = ui.attach(api.indexer, api.derived, ...(verification ? [verification] : []));
   const server = await startServer({ front: ui.front, host: '127.0.0.1', port, log: createLogger('ui') });
   t.teardown(async () => {
     detach();

@@ -51,6 +51,45 @@ export interface SmartContract {
   language?: string | null;
   license_type?: string | null;
   creation_status?: string | null;
+  proxy_type?: string | null;
+  implementations?: Implementation[] | null;
+}
+
+/** A proxy's implementation as the API names it. */
+export interface Implementation {
+  address_hash: string;
+  name: string | null;
+}
+
+/** How each proxy kind (Blockscout's proxy_type) is called on the pages. */
+const PROXY_LABELS: Record<string, string> = {
+  eip1167: 'EIP-1167 minimal proxy',
+  eip1967: 'EIP-1967 proxy',
+  eip1967_beacon: 'EIP-1967 beacon proxy',
+  eip1967_oz: 'OpenZeppelin proxy (zos slot)',
+  eip1822: 'EIP-1822 proxy (UUPS)',
+  eip7702: 'EIP-7702 delegation',
+};
+
+export function proxyLabel(type: string | null | undefined): string {
+  return type ? (PROXY_LABELS[type] ?? type) : 'Proxy';
+}
+
+/** "EIP-1967 proxy of Box (0x…)": what a proxy delegates to, each implementation a link. */
+export function ProxyOf({ type, implementations }: { type: string | null | undefined; implementations: Implementation[] }) {
+  return (
+    <span class="proxy-of">
+      {proxyLabel(type)} of{' '}
+      {implementations.map((i, n) => (
+        <>
+          {n ? ', ' : null}
+          <a href={`/address/${i.address_hash}?tab=contract`} class="mono break">
+            {i.name ? `${i.name} (${i.address_hash})` : i.address_hash}
+          </a>
+        </>
+      ))}
+    </span>
+  );
 }
 
 /** A decoded argument as text: lists (arrays, tuples) bracketed. */
@@ -121,6 +160,12 @@ export function ContractSummary({ sc, address, started }: { sc: SmartContract; a
               </Row>
             ) : null}
           </>
+        ) : null}
+        {sc.implementations?.length ? (
+          <Row label="Proxy">
+            <ProxyOf type={sc.proxy_type} implementations={sc.implementations} />
+            <span class="muted"> — calls run the implementation's code on this contract's storage.</span>
+          </Row>
         ) : null}
         {creation ? <Row label="Creation">{creation}</Row> : null}
       </dl>

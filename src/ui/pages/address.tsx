@@ -26,7 +26,7 @@ import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
 import { OwnActions } from '../components/own-actions.js';
-import { ContractSummary, JsonBlock, SourceFiles, type SmartContract } from '../components/contract-source.js';
+import { ContractSummary, JsonBlock, ProxyOf, SourceFiles, type SmartContract } from '../components/contract-source.js';
 import { WriteMethods, type AbiMethod, type MethodTarget } from '../components/contract-methods.js';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
@@ -182,6 +182,11 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
                     at transaction <TxLink hash={a.creation_transaction_hash} />
                   </span>
                 ) : null}
+              </Row>
+            ) : null}
+            {a.implementations?.length ? (
+              <Row label="Implementation" hint="This address is a proxy: calls to it run the implementation's code">
+                <ProxyOf type={a.proxy_type} implementations={a.implementations} />
               </Row>
             ) : null}
             <Row label="Last balance update" hint="The block of the balance's last change">
@@ -461,11 +466,18 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
       ),
     };
   }
-  const writes = sc.is_verified ? await apiGetOptional<AbiMethod[]>(ctx, `/api/v2/smart-contracts/${h}/methods-write`) : null;
+  const isProxy = !!sc.implementations?.length;
+  const [writes, proxyReads, proxyWrites] = await Promise.all([
+    sc.is_verified ? apiGetOptional<AbiMethod[]>(ctx, `/api/v2/smart-contracts/${h}/methods-write`) : null,
+    // A proxy is read and written with its implementation's ABI, the calls going to the proxy.
+    isProxy ? apiGetOptional<any[]>(ctx, `/api/v2/smart-contracts/${h}/methods-read-proxy`) : null,
+    isProxy ? apiGetOptional<AbiMethod[]>(ctx, `/api/v2/smart-contracts/${h}/methods-write-proxy`) : null,
+  ]);
+  const proxy = isProxy ? { reads: proxyReads, writes: proxyWrites } : null;
   const started = !sc.is_verified && ctx.url.searchParams.get('verification') === 'started';
   // The method forms send to this contract through the visitor's wallet, which must be on this chain.
   const target: MethodTarget = { address: h, chainId: ctx.chainId, coin: ctx.coin, errors: (sc.abi as AbiMethod[] | null | undefined)?.filter((e) => e?.type === 'error') };
-  const forms = !!writes?.length || !!methods?.some((m) => m.inputs?.length);
+  const forms = !!writes?.length || !!proxyWrites?.length || [...(methods ?? []), ...(proxyReads ?? [])].some((m) => m.inputs?.length);
   const body = (
     <>
       <ContractSummary sc={sc} address={h} started={started} />
@@ -490,6 +502,24 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
         )}
       </section>
       {sc.is_verified ? <WriteMethods methods={writes} target={target} /> : null}
+      {proxy ? (
+        <>
+          <section class="card" aria-labelledby="proxy-read-h">
+            <h2 id="proxy-read-h">
+              Read as proxy
+              {proxy.reads?.length ? <span class="muted more">the implementation's methods, values of this contract</span> : null}
+            </h2>
+            {proxy.reads === null ? (
+              <Empty>The read methods are not available.</Empty>
+            ) : proxy.reads.length ? (
+              <ReadMethods methods={proxy.reads} token={token} target={target} idPrefix="proxy-read" />
+            ) : (
+              <Empty>No implementation of this proxy is verified, so its methods cannot be listed. Verify the implementation to read and write through the proxy.</Empty>
+            )}
+          </section>
+          {proxy.writes?.length ? <WriteMethods methods={proxy.writes} target={target} idPrefix="proxy-write" heading="Write as proxy" /> : null}
+        </>
+      ) : null}
       <section class="card" aria-labelledby="code-h">
         <h2 id="code-h">Deployed bytecode</h2>
         {sc.deployed_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Deployed bytecode">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
