@@ -16,6 +16,9 @@ import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { compileContracts } from '../src/devnet/compile.js';
 import type { ApiReply, ApiRequest } from '../src/api/http.js';
 import { newAccount } from './helpers/account.js';
+import { PNG } from 'pngjs';
+import { checkIcon } from '../src/account/icons.js';
+import { decide, insertSubmission, putIcon } from '../src/storage/postgres/public-names.js';
 
 const V2 = '/api/v2';
 
@@ -102,6 +105,32 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
   return cases;
 }
 
+/**
+ * Approved public names (#19) on the scenario's token and an account, with tags and an icon, so
+ * address objects carry public_tags and names, and search items their icon and admin flag.
+ */
+async function approvePublicNames(api: ApiFixture): Promise<void> {
+  const pg = api.stores.pg;
+  const who = await newAccount(pg, 'project@conformance.test');
+  const img = new PNG({ width: 4, height: 4 });
+  const icon = checkIcon(PNG.sync.write(img), 1 << 20);
+  await putIcon(pg, { sha256: icon.sha256, ext: icon.ext, contentType: icon.contentType, width: icon.width, height: icon.height, bytes: icon.bytes });
+  const s = api.devnet.scenario;
+  const named: [string, 'address' | 'token', string, string[]][] = [
+    [s.contracts.DevnetToken, 'token', 'Devnet Project', ['exchange', 'Bridge Ops']],
+    [s.accounts[1], 'address', 'Dev One', ['market maker']],
+  ];
+  for (const [address, kind, name, tags] of named) {
+    const sub = await insertSubmission(pg, {
+      userId: who.userId, address: address.toLowerCase(), kind, name, tags, website: 'https://devnet.example', description: null,
+      icon: icon.id, links: {}, signature: null, signedMessage: null, signer: null, at: new Date(),
+    });
+    await decide(pg, { submissionId: sub.id, action: 'approve', actor: 'test', note: null, at: new Date() });
+  }
+  // As startApi does without PUBLIC_URL: icon URLs are absolute (the schema's `format: uri`).
+  api.app.ctx.setIconOrigin('http://localhost:4000');
+}
+
 function pathWith(path: string, next: Record<string, unknown>): string {
   const u = new URL(`http://x${path}`);
   for (const [k, v] of Object.entries(next)) u.searchParams.set(k, v === null ? 'null' : String(v));
@@ -117,8 +146,14 @@ t.test('conformance and fuzz on the devnet scenario', async (t) => {
     { hash: `0x${'78'.repeat(32)}`, from: api.devnet.scenario.accounts[1].toLowerCase(), to: api.devnet.scenario.accounts[2].toLowerCase(), nonce: 100, value: '5', gas: '21000', gasPrice: null, maxFeePerGas: '3000000000', maxPriorityFeePerGas: '1', type: 2, input: '0x' },
   ]);
 
+  await approvePublicNames(api);
+
   await t.test('OpenAPI 200 schemas, every page', { skip: doc ? false : `no OpenAPI document at ${OPENAPI_FILE} (../shared absent)` }, async (t) => {
     const cases = await collectCases(api);
+    // Public names: found by name and tag, and shown in the address object with its public_tags.
+    for (const q of ['devnet project', 'bridge', api.devnet.scenario.contracts.DevnetToken]) cases.push({ template: '/v2/search/quick', path: `${V2}/search/quick?q=${encodeURIComponent(q)}` });
+    const named = (await api.get(`${V2}/addresses/${api.devnet.scenario.accounts[1]}`)).body;
+    t.same(named.public_tags.map((x: { display_name: string }) => x.display_name), ['market maker'], 'an address object with a public tag is among the validated');
     cases.push({ template: '/v2/transactions/{transaction_hash_param}', path: `${V2}/transactions/0x${'77'.repeat(32)}` });
     let validated = 0;
     let secondPages = 0;

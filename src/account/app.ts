@@ -1,6 +1,7 @@
 // The Account API (../shared/spec/SERVICE.md, "Account API") as a plain function from ApiRequest
 // to ApiReply, for every path under /account/api/v1: user info, API keys, watchlist, private
-// address tags, custom ABIs, account deletion, and the sign-in endpoints under /auth.
+// address tags, custom ABIs, public-name submissions and their review by admins
+// (src/account/public-names.ts), account deletion, and the sign-in endpoints under /auth.
 // Success bodies are wrapped in `data`; errors are `{message}` (400, 401, 404, 405, 413, 429,
 // 503; 500 only for a server fault, never for client input).
 import crypto from 'node:crypto';
@@ -17,6 +18,7 @@ import { AbiError, parseAbiInput } from './abi.js';
 import { Authenticator, bearerToken, requestToken, type Identity } from './auth.js';
 import { createMailer, type Mailer, type MailSettings } from '../mail.js';
 import { createSignIn } from './signin.js';
+import { createPublicNames, ICON_UPLOAD_ROUTE, type PublicNamesOptions } from './public-names.js';
 import { newToken, sha256Hex, tokenKind } from './tokens.js';
 import { PathMatcher, pathSegments } from '../api/path-match.js';
 import {
@@ -71,6 +73,8 @@ export interface AccountDeps {
    * (with its `headers`, e.g. Retry-After).
    */
   extraRoutes?: ExtraRoute[];
+  /** Public-name submissions and review: icon size, submission rate, the node's owner() (defaults in public-names.ts). */
+  publicNames?: PublicNamesOptions;
 }
 
 export interface ExtraRoute {
@@ -95,6 +99,13 @@ export interface AccountApp {
   ready(): Promise<void>;
   /** Writes buffered last_used_at times now. */
   flushUsage(): Promise<void>;
+  /**
+   * Hears every public-name decision taken through this app (the address whose shown name may
+   * have changed): the API in the same process clears its caches at once. Returns a detacher.
+   */
+  onPublicNamesChanged(fn: (address: string) => void): () => void;
+  /** The largest request body of a path: the icon upload takes an image, the others JSON. */
+  maxBodyBytes(path: string): number;
   /** Flushes, stops timers and the listener, closes the mailer. Does not close pg. */
   close(): Promise<void>;
 }
@@ -151,6 +162,15 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
   });
   const mailer = deps.mailer ?? (deps.smtp ? createMailer(deps.smtp) : undefined);
   const signIn = createSignIn({ pg, clock, mailer, publicUrl: deps.publicUrl, chainId: deps.chainId, log });
+  const publicNames = createPublicNames(pg, {
+    ...deps.publicNames,
+    // The signed message names this explorer by PUBLIC_URL's host.
+    instance: deps.publicUrl ? new URL(deps.publicUrl).host : 'this explorer',
+    origin: deps.publicUrl ? new URL(deps.publicUrl).origin : '',
+    clock,
+  });
+  const iconUploadPath = `${ACCOUNT_PREFIX}/${ICON_UPLOAD_ROUTE}`;
+  const maxBodyBytes = (path: string) => (path === iconUploadPath ? Math.max(MAX_BODY_BYTES, publicNames.iconMaxBytes) : MAX_BODY_BYTES);
   let closed = false;
 
   // Expired sessions, nonces and codes are removed now and then.
@@ -334,6 +354,35 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     return ok({ id, deleted: true });
   };
 
+  // ---- public names (#19) ----
+
+  const submitName: Handler = async ({ who, body }) => ok(await publicNames.submit(who.userId, body()), 201);
+  const ownNames: Handler = async ({ who }) => ok(await publicNames.mine(who.userId));
+  const nameMessage: Handler = async ({ req }) => {
+    const f = new Fields(Object.fromEntries(req.query.entries()), ['address_hash', 'name']);
+    const address = f.address('address_hash');
+    const name = f.name('name', 255, true);
+    f.done();
+    return ok({ message: publicNames.message(address!, name!) });
+  };
+  const uploadIcon: Handler = async ({ who, req }) => ok(await publicNames.uploadIcon(who.userId, req.body), 201);
+  /** Admin routes answer 404 to other accounts, as for a path that does not exist. */
+  const admin =
+    (run: Handler): Handler =>
+    async (c) => {
+      if (!(await publicNames.isAdmin(c.who.userId))) throw notFound(`Unknown Account API path: ${c.req.path.slice(0, 200)}`);
+      return run(c);
+    };
+  const actor = (c: Ctx) => `account:${c.who.userId}`;
+  const optionalBody = (c: Ctx) => (c.req.body?.length ? c.body() : {});
+  const listForReview = admin(async ({ req }) => ok(await publicNames.list(req.query.get('status'))));
+  const review = admin(async ({ params }) => ok(await publicNames.review(recordId(params.id))));
+  const approve = admin(async (c) => ok(await publicNames.decide(c.params.id, 'approve', actor(c), optionalBody(c))));
+  const reject = admin(async (c) => ok(await publicNames.decide(c.params.id, 'reject', actor(c), optionalBody(c))));
+  const edit = admin(async (c) => ok(await publicNames.decide(c.params.id, 'edit', actor(c), c.body())));
+  const decisions = admin(async ({ req }) => ok(await publicNames.decisions(req.query.get('submission_id'))));
+  const revert = admin(async (c) => ok(await publicNames.revert(c.params.id, actor(c), optionalBody(c))));
+
   const siweNonce: Handler = async () => ok(await signIn.siweNonce());
   const siweVerify: Handler = async ({ body }) => {
     const g = await signIn.siweVerify(body());
@@ -364,6 +413,15 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
     { pattern: 'user/tags/address/:id', methods: { DELETE: A(removeTag) } },
     { pattern: 'user/custom-abis', methods: { GET: A(getAbis), POST: A(addAbi) } },
     { pattern: 'user/custom-abis/:id', methods: { DELETE: A(removeAbi) } },
+    { pattern: 'user/public-names', methods: { GET: A(ownNames), POST: A(submitName) } },
+    { pattern: 'user/public-names/message', methods: { GET: A(nameMessage) } },
+    { pattern: ICON_UPLOAD_ROUTE, methods: { POST: A(uploadIcon) } },
+    { pattern: 'admin/public-names', methods: { GET: A(listForReview) } },
+    { pattern: 'admin/public-names/:id', methods: { GET: A(review), PATCH: A(edit) } },
+    { pattern: 'admin/public-names/:id/approve', methods: { POST: A(approve) } },
+    { pattern: 'admin/public-names/:id/reject', methods: { POST: A(reject) } },
+    { pattern: 'admin/public-name-decisions', methods: { GET: A(decisions) } },
+    { pattern: 'admin/public-name-decisions/:id/revert', methods: { POST: A(revert) } },
     { pattern: 'auth/siwe/nonce', methods: { GET: P(siweNonce) } },
     { pattern: 'auth/siwe/verify', methods: { POST: P(siweVerify) } },
     { pattern: 'auth/email/code', methods: { POST: P(emailCode) } },
@@ -405,8 +463,9 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
       const def = route.methods[method];
       if (!def) return reply(405, { message: `Method ${method.slice(0, 20)} is not allowed here; allowed: ${allow}` }, { allow });
       if (closed) return reply(503, { message: 'The Account API is shutting down' });
-      if (req.body && req.body.length > MAX_BODY_BYTES) {
-        return reply(413, { message: `The request body is larger than ${MAX_BODY_BYTES} bytes` });
+      const cap = maxBodyBytes(path);
+      if (req.body && req.body.length > cap) {
+        return reply(413, { message: `The request body is larger than ${cap} bytes` });
       }
       let who: Identity | null = null;
       if (def.auth) {
@@ -442,6 +501,8 @@ export function createAccountApp(deps: AccountDeps): AccountApp {
       }
     },
     ready: () => auth.ready(),
+    onPublicNamesChanged: (fn) => publicNames.onChange(fn),
+    maxBodyBytes,
     flushUsage: () => auth.flushUsage(),
     async close() {
       if (closed) return;

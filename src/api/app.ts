@@ -23,6 +23,8 @@ import { createCsvExport } from './routes/csv-export.js';
 import { verificationConfigRoutes, verificationPost } from './routes/verification.js';
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
+import { getIcon } from '../storage/postgres/public-names.js';
+import { PUBLIC_ICONS_PATH } from './serializers/address.js';
 
 export const API_PREFIX = '/api/v2';
 
@@ -59,7 +61,12 @@ export interface ApiApp {
   readonly router: Router;
   /** The stats service's routes (under /api/v1). */
   readonly statsRouter: Router;
+  /** A public-name decision was taken in this process: names are read again, cached responses go. */
+  publicNamesChanged(): void;
 }
+
+/** A stored icon's path: '<sha256>.<ext>' (src/account/icons.ts names them so). */
+const ICON_PATH = new RegExp(`^${PUBLIC_ICONS_PATH}/([0-9a-f]{64})\\.(png|jpg|webp|gif)$`);
 
 /** Volatile entries without indexer events in this process: a block may come at any time. */
 const UNATTACHED_VOLATILE_TTL_MS = 1000;
@@ -124,6 +131,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       }
     }
     if (method !== 'GET' && !head) return reply(400, json(UNKNOWN_ACTION_BODY));
+    const icon = inApi ? ICON_PATH.exec(rawPath) : null;
+    if (icon) return serveIcon(icon[1]!, icon[2]!, head);
     if (inApi) {
       try {
         const exported = await csv.handle(req, rawPath, head);
@@ -137,6 +146,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     const match = statsMatch ?? router.match(segments);
     if (!match) return reply(400, json(UNKNOWN_ACTION_BODY), head);
     try {
+      // A public name approved elsewhere (`explorer admin`) changes responses cached here.
+      if (await ctx.refreshPublicNames()) cache?.clear();
       const params = castParams(match.pathValues, match.def.path ?? {}, req.query, match.def.query ?? {});
       const run = () => compute(match.def, params.path as Record<string, never>, params.query as Record<string, never>);
       const key = `${statsMatch ? STATS_SERVICE_PREFIX : ''}${match.def.pattern} ${canonicalParams(params)}`;
@@ -147,6 +158,36 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
       return reply(500, json(INTERNAL_ERROR_BODY), head);
     }
+  }
+
+  /**
+   * A stored icon (#19), with the type its checks proved, never sniffed, and no active content:
+   * content-addressed, so cacheable for good.
+   */
+  async function serveIcon(sha256: string, ext: string, head: boolean): Promise<ApiReply> {
+    try {
+      const found = await getIcon(ctx.pg, sha256, ext);
+      if (!found) return reply(404, json(NOT_FOUND_BODY), head);
+      return {
+        status: 200,
+        headers: {
+          ...CORS_HEADERS,
+          'content-type': found.content_type,
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'",
+          'cache-control': 'public, max-age=31536000, immutable',
+        },
+        body: head ? '' : found.bytes,
+      };
+    } catch (e) {
+      log.error('icon request failed', { error: e instanceof Error ? e.message : String(e) });
+      return reply(500, json(INTERNAL_ERROR_BODY), head);
+    }
+  }
+
+  function publicNamesChanged(): void {
+    ctx.onPublicNamesChanged();
+    cache?.clear();
   }
 
   function attach(...sources: EventEmitter[]): () => void {
@@ -180,5 +221,5 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     };
   }
 
-  return { handle, attach, cache, ctx, router, statsRouter };
+  return { handle, attach, cache, ctx, router, statsRouter, publicNamesChanged };
 }

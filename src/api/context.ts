@@ -16,9 +16,10 @@ import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens
 import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import type { Logger } from '../log.js';
 import { verifiedAbi, verifiedSince } from '../storage/postgres/verified.js';
+import { publicNamesSince } from '../storage/postgres/public-names.js';
 import { indexAbi, mergeAbis, type IndexedAbi } from '../abi/decode.js';
 import { detectProxies, type CodeKind, type ProxyFact } from './proxies.js';
-import type { ApiFacts } from './serializers/address.js';
+import { publicIconUrl, type ApiFacts, type PublicNameFact, type WithPublicIcon } from './serializers/address.js';
 import { checksum } from './serializers/common.js';
 import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
 
@@ -28,6 +29,8 @@ export interface ApiDeps {
   log: Logger;
   /** Native coin symbol (COIN). */
   coin?: string;
+  /** PUBLIC_URL: the origin icon URLs are absolute under (else setIconOrigin's, else paths). */
+  publicUrl?: string;
   /** The node, for current values (smart-contract read methods); optional. */
   rpc?: import('../rpc/client.js').RpcClient;
   /** Contract verification (src/verify), when this API verifies: its compilers and service. */
@@ -36,6 +39,11 @@ export interface ApiDeps {
 
 /** How often the verified contracts are looked for (ms): a verification in another process shows within it. */
 const VERIFIED_TTL_MS = 1000;
+/**
+ * How often approved public names are looked for (ms): a decision in another process (`explorer
+ * admin`) shows within it; one taken through this process's Account API shows at once.
+ */
+const PUBLIC_NAMES_TTL_MS = 1000;
 /** How long chain facts are trusted when no indexer events arrive (split roles). */
 const FACT_TTL_MS = 1000;
 /**
@@ -52,6 +60,9 @@ const NODE_CODE_MAX = 500;
  * changed it (never in the indexer's commit), so a block event alone does not say it is fresh.
  */
 const TOKEN_TTL_MS = 1000;
+
+/** Most approved public names held in memory (far beyond what an operator reviews). */
+const PUBLIC_NAMES_MAX = 1_000_000;
 
 /** A detected proxy as responses carry it; withVerified() names its verified implementations. */
 function proxyOf(fact: ProxyFact): NonNullable<ApiFacts['proxy']> {
@@ -99,6 +110,10 @@ export class ApiContext {
     this.log = deps.log;
     this.rpc = deps.rpc;
     this.verification = deps.verification;
+    if (deps.publicUrl) {
+      this.iconOrigin = new URL(deps.publicUrl).origin;
+      this.iconOriginFromSettings = true;
+    }
   }
 
   /** Whether indexer events reach this process (then cached chain facts live until the next event). */
@@ -204,7 +219,88 @@ export class ApiContext {
         if (gen === this.chainGen) this.facts.set(a, { f, gen, at: Date.now(), node: code === false });
       }
     }
-    return this.withVerified(await this.withProxies(out));
+    return this.withPublicNames(await this.withVerified(await this.withProxies(out)));
+  }
+
+  // ---- public names (#19) ----
+
+  /**
+   * The names the operator approved, by address. Every one is an operator's decision, so the map
+   * is as large as the review work done (bounded by PUBLIC_NAMES_MAX all the same); removals
+   * arrive as rows of their own (active false) by version, like every change.
+   */
+  private readonly publicNameMap = new Map<string, { name: string; tags: string[]; icon: string | null }>();
+  /** The origin of icon URLs: PUBLIC_URL's, or the API's own address (setIconOrigin). */
+  private iconOrigin = '';
+  private iconOriginFromSettings = false;
+
+  /** Where this API is reached when PUBLIC_URL does not say (startApi, once it listens). */
+  setIconOrigin(origin: string): void {
+    if (!this.iconOriginFromSettings) this.iconOrigin = origin;
+  }
+  private publicNamesVersion = '0';
+  private publicNamesAt = 0;
+  private publicNamesRefresh: Promise<boolean> | null = null;
+
+  /** A decision was taken in this process: the next request reads the names again. */
+  onPublicNamesChanged(): void {
+    this.publicNamesAt = 0;
+  }
+
+  /**
+   * Picks up decisions (by version) at most every PUBLIC_NAMES_TTL_MS; true when a shown name
+   * changed since the last look (the app then drops its cached responses, which may show it).
+   */
+  async refreshPublicNames(): Promise<boolean> {
+    if (Date.now() - this.publicNamesAt <= PUBLIC_NAMES_TTL_MS) return false;
+    this.publicNamesRefresh ??= (async () => {
+      const at = Date.now();
+      let changed = false;
+      for (;;) {
+        const rows = await publicNamesSince(this.pg, this.publicNamesVersion, 10_000);
+        for (const r of rows) {
+          changed = true;
+          if (!r.active) this.publicNameMap.delete(r.address);
+          else if (this.publicNameMap.has(r.address) || this.publicNameMap.size < PUBLIC_NAMES_MAX) {
+            this.publicNameMap.set(r.address, { name: r.name, tags: r.tags, icon: r.icon });
+          }
+          this.publicNamesVersion = r.version;
+        }
+        if (rows.length < 10_000) break;
+      }
+      this.publicNamesAt = at;
+      return changed;
+    })().finally(() => (this.publicNamesRefresh = null));
+    return this.publicNamesRefresh;
+  }
+
+  /** The approved public name of an address (after refreshPublicNames). */
+  publicName(address: string): PublicNameFact | undefined {
+    const p = this.publicNameMap.get(address);
+    return p && { name: p.name, tags: p.tags, iconUrl: publicIconUrl(this.iconOrigin, p.icon) };
+  }
+
+  /**
+   * Addresses whose approved name or one of its tags contains `q` (`substring`) or equals it,
+   * case-insensitive; at most `limit`, in address order.
+   */
+  async searchPublicNames(q: string, substring: boolean, limit: number): Promise<string[]> {
+    await this.refreshPublicNames();
+    const needle = q.toLowerCase();
+    const hit = (s: string) => (substring ? s.toLowerCase().includes(needle) : s.toLowerCase() === needle);
+    const out: string[] = [];
+    for (const [a, p] of this.publicNameMap) if (hit(p.name) || p.tags.some(hit)) out.push(a);
+    return out.sort().slice(0, limit);
+  }
+
+  private async withPublicNames(out: Map<string, ApiFacts>): Promise<Map<string, ApiFacts>> {
+    await this.refreshPublicNames();
+    if (!this.publicNameMap.size) return out;
+    for (const [a, f] of out) {
+      const p = this.publicName(a);
+      if (p) out.set(a, { ...f, publicName: p });
+    }
+    return out;
   }
 
   /** Picks up new verifications (by id) at most every VERIFIED_TTL_MS. */
@@ -404,8 +500,26 @@ export class ApiContext {
     return out;
   }
 
-  /** Derived token records of these addresses (lower-case); addresses that are none are left out. */
-  async tokens(addresses: Iterable<string>): Promise<Map<string, TokenRow>> {
+  /**
+   * Derived token records of these addresses (lower-case); addresses that are none are left out.
+   * Each carries the URL of its approved icon (`public_icon_url`), if any.
+   */
+  async tokens(addresses: Iterable<string>): Promise<Map<string, TokenRow & WithPublicIcon>> {
+    const out = await this.tokenRecords(addresses);
+    return new Map((await this.withPublicIcons([...out.values()])).map((r) => [r.address, r]));
+  }
+
+  /** Rows of tokens with the URL of their approved icon (`public_icon_url`), where one is approved. */
+  async withPublicIcons<T extends { address: string }>(rows: readonly T[]): Promise<(T & WithPublicIcon)[]> {
+    await this.refreshPublicNames();
+    if (!this.publicNameMap.size) return rows as (T & WithPublicIcon)[];
+    return rows.map((r) => {
+      const url = publicIconUrl(this.iconOrigin, this.publicNameMap.get(r.address)?.icon);
+      return url ? { ...r, public_icon_url: url } : r;
+    });
+  }
+
+  private async tokenRecords(addresses: Iterable<string>): Promise<Map<string, TokenRow>> {
     const out = new Map<string, TokenRow>();
     const ask = new Set<string>();
     const now = Date.now();

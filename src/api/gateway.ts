@@ -30,6 +30,10 @@ import type { Admission, Front } from './server.js';
 export interface AccountLike {
   handle(req: ApiRequest): Promise<ApiReply>;
   identify(req: Pick<ApiRequest, 'headers' | 'query'>): Promise<{ userId: string; keyId?: string } | null>;
+  /** Its own body cap of a path (the public-name icon upload takes an image), when larger than accountBodyBytes. */
+  maxBodyBytes?(path: string): number;
+  /** Hears public-name decisions taken through it (the API clears its caches). */
+  onPublicNamesChanged?(fn: (address: string) => void): () => void;
 }
 
 export interface GatewayOptions {
@@ -99,7 +103,7 @@ export function createGateway(o: GatewayOptions): Gateway {
 
   function bodyLimit(req: ApiRequest): number {
     const path = req.path || '/';
-    if (o.account && isAccountPath(path)) return accountBody;
+    if (o.account && isAccountPath(path)) return Math.max(accountBody, o.account.maxBodyBytes?.(path) ?? 0);
     if (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path)) return o.verificationBodyBytes ?? 0;
     return isEtherscanPath(path) && req.method.toUpperCase() === 'POST' ? etherscanBody : 0;
   }
@@ -177,7 +181,8 @@ export function createGateway(o: GatewayOptions): Gateway {
     // carry no address objects to personalize).
     const rpc = isEtherscanPath(path) || (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path));
     const reply = await o.api.handle({ ...req, body: rpc ? req.body : undefined });
-    if (viewer && o.pg && reply.status === 200 && reply.body.length && !rpc) {
+    // Only JSON carries address objects (a served icon is an image).
+    if (viewer && o.pg && reply.status === 200 && reply.body.length && !rpc && reply.headers['content-type'] === JSON_TYPE) {
       // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and
       // the owner's tagged addresses in search results.
       try {

@@ -42,6 +42,8 @@ export interface ApiOptions {
   events?: EventEmitter[];
   /** The node, for current values of contract read methods (short timeout, few retries). */
   rpc?: RpcClient;
+  /** PUBLIC_URL: approved icons' URLs are absolute under it (else under http://localhost:<port>). */
+  publicUrl?: string;
   /** The Account API and credential checks (rate limits per key). */
   account?: AccountLike;
   /** RATE_LIMIT_ANON / RATE_LIMIT_KEY (requests per second; 0 = off). */
@@ -101,8 +103,10 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
+  // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
+  const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
   const trusted = new Set(o.trustedProxies ?? []);
   const handle = createGateway({
@@ -149,6 +153,8 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     clientOf: (ip, headers) => clientIp(ip, headers['x-forwarded-for'], trusted),
     socket: socket ? createSocketEndpoint({ hub: socket.hub, admitter: socket.admitter, limits: o.socket ? o.socket.limits : undefined }) : undefined,
   });
+  // Without PUBLIC_URL, icons are linked where this server answers on this machine.
+  app.ctx.setIconOrigin(`http://localhost:${server.port}`);
   o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb, websocket: socket ? '/socket/v2/websocket' : 'off' });
   return {
     app,
@@ -158,6 +164,7 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     sockets: () => server.sockets(),
     async close() {
       detach();
+      detachNames();
       detachFeed();
       socket?.feed.stop();
       await server.close();

@@ -5,8 +5,9 @@ import { createLogger, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/stores.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, startApiRole, startIndexerRole, startNotifierRole, startUiRole } from './roles.js';
+import { nodeOwnerOf, openMigratedStores, startApiRole, startIndexerRole, startNotifierRole, startUiRole } from './roles.js';
 import { ACCOUNT_DETAILS, ACCOUNT_USAGE, runAccountCommand } from '../account/cli.js';
+import { ADMIN_DETAILS, ADMIN_USAGE, runAdminCommand } from '../account/admin-cli.js';
 
 const log = createLogger('explorer');
 
@@ -67,6 +68,16 @@ const COMMANDS: Record<string, Command> = {
     usage: ACCOUNT_USAGE,
     details: ACCOUNT_DETAILS,
     run: runAccount,
+  },
+  admin: {
+    summary: 'review public-name submissions (list, show, approve, reject, edit, revert) and grant reviewers',
+    usage: ADMIN_USAGE,
+    details: ADMIN_DETAILS,
+    async run(cfg, args) {
+      // stdout carries only the JSON answer.
+      if (cfg.logLevel === 'debug' || cfg.logLevel === 'info') setLogLevel('warn');
+      return runAdminCommand(cfg, args, cfg.rpcUrl ? nodeOwnerOf(cfg.rpcUrl) : undefined);
+    },
   },
   migrate: {
     summary: 'apply pending ClickHouse and PostgreSQL migrations, then exit',

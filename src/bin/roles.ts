@@ -116,6 +116,11 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     // SIWE messages must name the chain: CHAIN_ID, else the node's eth_chainId (asked when first needed).
     chainId: cfg.chainId ?? (nodeUrl ? () => nodeChainId(nodeUrl) : undefined),
     extraRoutes: notificationRoutes(stores.pg, policy, { mailer }),
+    publicNames: {
+      iconMaxBytes: cfg.publicIconMaxBytes,
+      submissionsPerHour: cfg.publicNameSubmissionsPerHour,
+      ownerOf: nodeUrl ? nodeOwnerOf(nodeUrl) : undefined,
+    },
   });
   await account.ready();
   life.add({ name: 'Account API', stop: () => account.close() });
@@ -136,6 +141,7 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     log: createLogger('api'),
     events,
     account,
+    publicUrl: cfg.publicUrl,
     rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
     maxRequestsPerClient: cfg.maxRequestsPerClient,
     // Contract read methods ask the node on demand: a short timeout, no long retry chains.
@@ -164,6 +170,18 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
 async function nodeChainId(url: string): Promise<number> {
   const hex = await createRpcClient({ url, timeoutMs: 5000, maxRetries: 1 }).request<string>('eth_chainId');
   return Number(BigInt(hex));
+}
+
+/**
+ * A contract's owner() (Ownable, selector 0x8da5cb5b) at the node's head, for reviewers of a
+ * public-name submission signed by it; null when the contract has none or the node does not say.
+ */
+export function nodeOwnerOf(url: string): (address: string) => Promise<string | null> {
+  const rpc = createRpcClient({ url, timeoutMs: 5000, maxRetries: 1 });
+  return async (address) => {
+    const out = await rpc.request<string>('eth_call', [{ to: address, data: '0x8da5cb5b' }, 'latest']).catch(() => null);
+    return typeof out === 'string' && /^0x[0-9a-fA-F]{64}$/.test(out) ? `0x${out.slice(26).toLowerCase()}` : null;
+  };
 }
 
 /** URLs in logs without their passwords. */

@@ -67,6 +67,8 @@ export const ConfigSchema = Type.Object({
   solcListUrl: HttpUrl,
   verifyMaxInputMb: PosInt,
   verifyTimeoutS: PosInt,
+  publicIconMaxBytes: PosInt,
+  publicNameSubmissionsPerHour: NonNegInt,
 });
 
 
@@ -146,6 +148,9 @@ export const SETTINGS: readonly SettingDef[] = [
     'https://binaries.soliditylang.org/bin/list.json'),
   def('VERIFY_MAX_INPUT_MB', 'verifyMaxInputMb', 'int', 'a positive integer (MiB)', 'Largest verification request (sources and settings).', 10),
   def('VERIFY_TIMEOUT_S', 'verifyTimeoutS', 'int', 'a positive integer (seconds)', 'Longest compile of a verification; a longer one is stopped.', 120),
+  def('PUBLIC_ICON_MAX_BYTES', 'publicIconMaxBytes', 'int', 'a positive integer (bytes)', 'Largest icon a public-name submission may upload or name by URL.', 1048576),
+  def('PUBLIC_NAME_SUBMISSIONS_PER_HOUR', 'publicNameSubmissionsPerHour', 'int', 'a non-negative integer (0 = no limit)',
+    'Public-name submissions and icon uploads per account per hour.', 10),
 ];
 
 export type Config = Static<typeof ConfigSchema>;

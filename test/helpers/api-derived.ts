@@ -12,6 +12,7 @@ import { createDerived, type Derived } from '../../src/derived/scheduler.js';
 import { createApiApp, type ApiApp } from '../../src/api/app.js';
 import { startApi, type RunningApi } from '../../src/api/start-api.js';
 import { createAccountApp, type AccountApp } from '../../src/account/app.js';
+import type { PublicNamesOptions } from '../../src/account/public-names.js';
 import { notificationRoutes } from '../../src/notify/routes.js';
 import { DEFAULT_POLICY, type WebhookPolicy } from '../../src/notify/webhook.js';
 import { Notifier } from '../../src/notify/notifier.js';
@@ -47,8 +48,9 @@ export async function apiWithDerived(
      * requests; default: http and private hosts allowed, so a local receiver can be set).
      * `notify`: match the indexed transfers against the watchlists and deliver the notifications
      * in this process (`explorer start` runs both), to loopback receivers over plain http.
+     * `publicNames`: the options of public-name submissions (icon hosts, rate, the node's owner()).
      */
-    account?: { publicUrl: string; smtpUrl?: string; webhookPolicy?: WebhookPolicy; notify?: boolean };
+    account?: { publicUrl: string; smtpUrl?: string; webhookPolicy?: WebhookPolicy; notify?: boolean; publicNames?: PublicNamesOptions };
     /**
      * With serve: contract verification against the devnet, compilers in `solcCacheDir` (a
      * fresh temporary directory by default; the npm solc builds are copied in), builds fetched
@@ -120,6 +122,7 @@ export async function apiWithDerived(
         mailer,
         publicUrl: opts.account.publicUrl,
         chainId: devnet.scenario.chainId,
+        publicNames: opts.account.publicNames,
         extraRoutes: notificationRoutes(stores.pg, opts.account.webhookPolicy ?? { ...DEFAULT_POLICY, allowHttp: true, allowPrivate: true }, {
           mailer,
           onEnqueue: () => notifier?.poke(),
@@ -130,6 +133,7 @@ export async function apiWithDerived(
     }
     server = await startApi({
       account,
+      publicUrl: opts.account?.publicUrl,
       ch: stores.ch,
       pg: stores.pg,
       host: '127.0.0.1',

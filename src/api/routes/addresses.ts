@@ -327,8 +327,9 @@ export const addressRoutes: RouteDef[] = [
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {
       const rows = await addressTokenBalances(ctx.pg, path.address_hash_param as string);
+      const tokens = await ctx.withPublicIcons(rows.map((r) => r.token));
       // Blockscout leaves token_instance null here (it is filled on /tokens).
-      const body: TokenBalanceJson[] = rows.map((r) => ({ token: tokenJson(r.token), token_id: r.token_id || null, token_instance: null, value: r.value }));
+      const body: TokenBalanceJson[] = rows.map((r, i) => ({ token: tokenJson(tokens[i]!), token_id: r.token_id || null, token_instance: null, value: r.value }));
       return { body, policy: 'volatile' };
     },
   },
@@ -354,8 +355,9 @@ export const addressRoutes: RouteDef[] = [
       const [instances, holders] = await Promise.all([instancesFor(ctx.pg, pairs), idHolders(ctx.pg, pairs)]);
       const owners = [...holders.values()].map((h) => h.holder);
       const facts = await ctx.addressFacts(owners);
+      const icons = new Map((await ctx.withPublicIcons(pageRows.map((r) => r.token))).map((t) => [t.address, t]));
       const item = (r: BalanceRow): TokenBalanceJson => {
-        const token = tokenJson(r.token);
+        const token = tokenJson(icons.get(r.token.address) ?? r.token);
         const k = `${r.token.address}|${r.token_id}`;
         const inst = r.token_id ? instances.get(k) : undefined;
         return {

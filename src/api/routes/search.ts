@@ -5,7 +5,8 @@
 // - 0x + 64 hex: the stored transaction (or the pending one) and/or block with that hash;
 // - digits: the block at that height; with 3 digits or more, also tokens (a name like "1inch");
 // - anything else: tokens whose name or symbol contains q (3 characters or more) or equals it
-//   (any length), exact matches first, then by holder count (src/storage/postgres/reads/search.ts).
+//   (any length), exact matches first, then by holder count (src/storage/postgres/reads/search.ts);
+//   and addresses whose approved public name or tag contains it (#19), named by it.
 // An unknown, empty or malformed query is an empty list, never an error. /search pages tokens
 // with a keyset cursor in next_page_params (flattened `token[...]` keys, as Blockscout's view
 // does); the other kinds of match appear on the first page only. /search/quick is a bare array
@@ -101,12 +102,14 @@ interface Found {
 }
 
 /** The non-text matches of a query: address (+ its token), hash, block number. */
-async function lookups(ctx: ApiContext, p: Parsed): Promise<Found> {
+async function lookups(ctx: ApiContext, p: Parsed, q: string): Promise<Found> {
   switch (p.kind) {
     case 'address': {
       const [token, contract] = await Promise.all([tokenByAddress(ctx.pg, p.address), isContract(ctx, p.address)]);
-      const items: SearchItem[] = token ? [tokenItem(token)] : [];
-      items.push(addressItem(p.address, contract || token !== null));
+      await ctx.refreshPublicNames();
+      const named = ctx.publicName(p.address);
+      const items: SearchItem[] = token ? [tokenItem(token, named)] : [];
+      items.push(addressItem(p.address, contract || token !== null, named));
       return { others: [items], volatileMiss: false };
     }
     case 'hash': {
@@ -123,9 +126,27 @@ async function lookups(ctx: ApiContext, p: Parsed): Promise<Found> {
       const b = await blockAt(ctx.ch, p.number);
       return { others: [b ? [blockItem(b.number, b.hash, b.ts)] : []], volatileMiss: false };
     }
+    case 'text':
+    case 'number':
+      return { others: [await publicNameItems(ctx, q)], volatileMiss: false };
     default:
       return { others: [], volatileMiss: false };
   }
+}
+
+/** Most address items found by public name for one query. */
+const PUBLIC_NAME_HITS = 10;
+
+/**
+ * Addresses whose approved public name or one of its tags contains the query (3 characters or
+ * more) or equals it, case-insensitive, as address items named by it. Tokens are found by their
+ * own search (with their icon). The names are in memory (src/api/context.ts).
+ */
+async function publicNameItems(ctx: ApiContext, q: string): Promise<SearchItem[]> {
+  const hits = await ctx.searchPublicNames(q, q.length >= MIN_SUBSTRING_LENGTH, PUBLIC_NAME_HITS);
+  if (!hits.length) return [];
+  const facts = await ctx.addressFacts(hits);
+  return hits.map((a) => addressItem(a, facts.get(a)?.isContract === true, ctx.publicName(a)));
 }
 
 const tokensSearched = (p: Parsed) => p.kind === 'text' || (p.kind === 'number' && p.text);
@@ -143,6 +164,7 @@ export const searchRoutes: RouteDef[] = [
     async handler({ query, ctx }) {
       const q = typeof query.q === 'string' ? query.q.trim() : '';
       const p = parse(q);
+      await ctx.refreshPublicNames();
       const cursor = parseTokenCursor(query);
       if (p.kind === 'none' || cursor === null) return { body: EMPTY_PAGE, policy: 'volatile' };
       // A page request without this instance's cursor (another explorer's keys, or a type alone):
@@ -154,17 +176,17 @@ export const searchRoutes: RouteDef[] = [
         // A following page: tokens only.
         if (!tokensSearched(p)) return { body: EMPTY_PAGE, policy: 'volatile' };
         const rows = await searchTokens(ctx.pg, q, { after: cursor, limit: PAGE_SIZE + 1 });
-        return { body: tokenPage(q, rows, PAGE_SIZE, []), policy: 'volatile' };
+        return { body: tokenPage(ctx, q, rows, PAGE_SIZE, []), policy: 'volatile' };
       }
       const viewer: Viewer = null;
       // The other matches are a few items at most; tokens fill the rest of the page.
       const [found, tags, rows] = await Promise.all([
-        lookups(ctx, p),
+        lookups(ctx, p, q),
         privateTagItems(ctx, viewer, q),
         tokensSearched(p) ? searchTokens(ctx.pg, q, { limit: PAGE_SIZE + 1 }) : Promise.resolve([] as TokenSearchRow[]),
       ]);
       const others = [...found.others.flat(), ...tags];
-      return { body: tokenPage(q, rows, Math.max(1, PAGE_SIZE - others.length), others), policy: policy(found, tags) };
+      return { body: tokenPage(ctx, q, rows, Math.max(1, PAGE_SIZE - others.length), others), policy: policy(found, tags) };
     },
   },
   {
@@ -181,13 +203,14 @@ export const searchRoutes: RouteDef[] = [
       const q = typeof query.q === 'string' ? query.q.trim() : '';
       const p = parse(q);
       if (p.kind === 'none') return { body: [], policy: 'volatile' };
+      await ctx.refreshPublicNames();
       const viewer: Viewer = null;
       const [found, tags, tokens] = await Promise.all([
-        lookups(ctx, p),
+        lookups(ctx, p, q),
         privateTagItems(ctx, viewer, q),
         tokensSearched(p) ? searchTokens(ctx.pg, q, { limit: QUICK_MAX }) : Promise.resolve([] as TokenSearchRow[]),
       ]);
-      const items = balance([...found.others, tags, tokens.map(tokenItem)], QUICK_MAX);
+      const items = balance([...found.others, tags, tokens.map((r) => tokenItem(r, ctx.publicName(r.address)))], QUICK_MAX);
       return { body: byPriority(items), policy: policy(found, tags) };
     },
   },
@@ -225,10 +248,10 @@ async function redirectFor(ctx: ApiContext, q: string): Promise<{ body: { redire
 }
 
 /** A page of token matches after the first page's other items; next_page_params from the last token. */
-function tokenPage(q: string, rows: TokenSearchRow[], size: number, others: SearchItem[]) {
+function tokenPage(ctx: ApiContext, q: string, rows: TokenSearchRow[], size: number, others: SearchItem[]) {
   const more = rows.length > size;
   const shown = more ? rows.slice(0, size) : rows;
-  const items = byPriority([...others, ...shown.map(tokenItem)]);
+  const items = byPriority([...others, ...shown.map((r) => tokenItem(r, ctx.publicName(r.address)))]);
   return { items, next_page_params: more && shown.length ? searchPageParams(q, shown[shown.length - 1]!) : null };
 }
 

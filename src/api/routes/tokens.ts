@@ -119,7 +119,8 @@ export const tokenRoutes: RouteDef[] = [
         market_cap: null,
         name: r.name,
       });
-      const page = makePage(limited !== undefined ? rows.slice(0, size) : rows, size, (rs) => rs.map(tokenJson), cursor, {
+      const shown = await ctx.withPublicIcons(limited !== undefined ? rows.slice(0, size) : rows);
+      const page = makePage(shown, size, (rs) => rs.map((r) => tokenJson(r)), cursor, {
         echo: echo(query, ['q', 'sort', 'order']),
       });
       return { body: page, policy: 'volatile' };
@@ -135,7 +136,7 @@ export const tokenRoutes: RouteDef[] = [
       // Proven by its transfers, not derived yet: its standard only.
       const type = (await tokenTypes(ctx.ch, [a])).get(a);
       if (!type) throw new NotFoundError();
-      return { body: tokenObject(a, type), policy: 'volatile' };
+      return { body: tokenObject(a, type, ctx.publicName(a)?.iconUrl ?? null), policy: 'volatile' };
     },
   },
   {

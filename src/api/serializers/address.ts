@@ -16,10 +16,50 @@ export interface AddressJson {
   ens_domain_name: string | null;
   metadata: null;
   private_tags: never[];
-  public_tags: never[];
+  public_tags: PublicTagJson[];
   watchlist_names: never[];
   proxy_type: string | null;
   reputation: 'ok' | 'scam';
+}
+
+/** Blockscout's Tag: an approved public tag of an address. */
+export interface PublicTagJson {
+  address_hash: string;
+  display_name: string;
+  label: string;
+}
+
+/**
+ * An approved public name (#19: a project's submission, approved by the operator): its name,
+ * tags and the URL of its stored icon (served by this instance under /api/v2/public-icons/).
+ */
+export interface PublicNameFact {
+  name: string;
+  tags: string[];
+  iconUrl: string | null;
+}
+
+/** Where stored icons are served; an icon id becomes its URL there. */
+export const PUBLIC_ICONS_PATH = '/api/v2/public-icons';
+
+/**
+ * The URL of a stored icon ('<sha256>.<ext>'), or null: absolute under `origin` (PUBLIC_URL, else
+ * the API's own address), as Blockscout's icon_url is (a URI); a path when no origin is known.
+ */
+export function publicIconUrl(origin: string, icon: string | null | undefined): string | null {
+  return icon ? `${origin}${PUBLIC_ICONS_PATH}/${icon}` : null;
+}
+
+/** A token row with the URL of its approved icon, attached by ApiContext. */
+export interface WithPublicIcon {
+  public_icon_url?: string | null;
+}
+
+/** Blockscout's public_tags of an address: display_name as approved, label its lower-case slug. */
+export function publicTagsJson(address: string, p: PublicNameFact | undefined): PublicTagJson[] {
+  if (!p) return [];
+  const hash = checksum(address);
+  return p.tags.map((t) => ({ address_hash: hash, display_name: t, label: t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '') || t }));
 }
 
 /** A verified contract as responses need it: its name, and its ABI indexed for decoding. */
@@ -38,7 +78,7 @@ export interface ProxyFacts {
  * The stores' facts of an address, with its verification, its proxy kind, and the ABI that decodes
  * calls to it and its logs (its own verified ABI, then its implementations'): src/api/context.ts.
  */
-export type ApiFacts = AddressFacts & { verified?: VerifiedFact; proxy?: ProxyFacts; abi?: IndexedAbi | null };
+export type ApiFacts = AddressFacts & { verified?: VerifiedFact; proxy?: ProxyFacts; abi?: IndexedAbi | null; publicName?: PublicNameFact };
 
 export type FactsLookup = ReadonlyMap<string, ApiFacts>;
 
@@ -58,12 +98,13 @@ export function addressObject(address: string, facts: FactsLookup): AddressJson 
     is_scam: false,
     // A minimal proxy counts as verified when its implementation is (Blockscout's rule).
     is_verified: f?.verified || (f?.proxy?.type === 'eip1167' && f.proxy.implementations.every((i) => i.verified)) ? true : isContract === null ? null : false,
-    // A verified contract is called by its contract name (Blockscout's address name).
-    name: f?.verified?.name ?? null,
+    // An approved public name (an operator's decision on a project's submission) wins over a
+    // verified contract's own name, which names the code rather than the project.
+    name: f?.publicName?.name ?? f?.verified?.name ?? null,
     ens_domain_name: null,
     metadata: null,
     private_tags: [],
-    public_tags: [],
+    public_tags: publicTagsJson(address, f?.publicName),
     watchlist_names: [],
     proxy_type: f?.proxy?.type ?? null,
     reputation: 'ok',
@@ -104,7 +145,7 @@ export interface TokenJson {
  * standard is proven by the logs; name, symbol, decimals, supply and holders are null. With a
  * derived record, serializers/token.ts tokenJson gives them.
  */
-export function tokenObject(address: string, type: string | null): TokenJson {
+export function tokenObject(address: string, type: string | null, iconUrl: string | null = null): TokenJson {
   return {
     address_hash: checksum(address),
     type,
@@ -115,7 +156,7 @@ export function tokenObject(address: string, type: string | null): TokenJson {
     exchange_rate: null,
     volume_24h: null,
     total_supply: null,
-    icon_url: null,
+    icon_url: iconUrl,
     circulating_market_cap: null,
     reputation: 'ok',
   };

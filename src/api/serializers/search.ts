@@ -1,10 +1,12 @@
 // Search result items as Blockscout's search_view renders them (../shared/spec/blockscout-api-v2.md
 // §3.9): one shape per `type`, each with its `priority` (block 3, token 2, address and
 // transaction 0; a list is ordered by priority, highest first), addresses EIP-55 checksummed.
-// What this instance does not have is null or false, never invented: no prices, icons, ENS,
-// verified sources, certification or scam lists yet.
+// What this instance does not have is null or false, never invented: no prices, ENS,
+// verified sources, certification or scam lists yet. An approved public name (#19) gives an item
+// its name, a token its icon and is_verified_via_admin_panel.
 import type { TokenSearchRow, TokenCursor } from '../../storage/postgres/reads/search.js';
 import { checksum, isoTimestamp } from './common.js';
+import type { PublicNameFact } from './address.js';
 
 export interface TokenItem {
   type: 'token';
@@ -62,7 +64,8 @@ export type SearchItem = TokenItem | AddressItem | BlockItem | TransactionItem;
 
 export const PRIORITY = { block: 3, token: 2, address: 0, transaction: 0 } as const;
 
-export function tokenItem(r: TokenSearchRow): TokenItem {
+/** `p`: the token's approved public name, if any (its icon; the operator reviewed it). */
+export function tokenItem(r: TokenSearchRow, p?: PublicNameFact): TokenItem {
   const a = checksum(r.address);
   return {
     type: 'token',
@@ -71,14 +74,14 @@ export function tokenItem(r: TokenSearchRow): TokenItem {
     address_hash: a,
     token_url: `/token/${a}`,
     address_url: `/address/${a}`,
-    icon_url: null,
+    icon_url: p?.iconUrl ?? null,
     token_type: r.type,
     // No verified sources exist on this instance yet.
     is_smart_contract_verified: false,
     exchange_rate: null,
     total_supply: r.total_supply,
     circulating_market_cap: null,
-    is_verified_via_admin_panel: false,
+    is_verified_via_admin_panel: p !== undefined,
     certified: false,
     priority: PRIORITY.token,
     reputation: 'ok',
@@ -87,12 +90,12 @@ export function tokenItem(r: TokenSearchRow): TokenItem {
   };
 }
 
-/** `address` lower-case. */
-export function addressItem(address: string, isContract: boolean): AddressItem {
+/** `address` lower-case; `p` its approved public name, if any. */
+export function addressItem(address: string, isContract: boolean, p?: PublicNameFact): AddressItem {
   const a = checksum(address);
   return {
     type: 'address',
-    name: null,
+    name: p?.name ?? null,
     address_hash: a,
     url: `/address/${a}`,
     is_smart_contract_verified: false,

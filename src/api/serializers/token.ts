@@ -1,12 +1,13 @@
 // Token JSON from derived data (Blockscout's token_view): the Token object, NFT instances,
-// holders and an address's token balances. Market data (exchange rate, volume, market cap) and
-// icons are not indexed here: null, never invented.
+// holders and an address's token balances. Market data (exchange rate, volume, market cap) is
+// not indexed here: null, never invented. The icon is the one the operator approved (#19), served
+// by this instance.
 import type { TokenRow, InstanceRow, IdHolders } from '../../storage/postgres/reads/tokens.js';
-import { addressObject, tokenObject, type AddressJson, type FactsLookup, type TokenJson } from './address.js';
+import { addressObject, tokenObject, type AddressJson, type FactsLookup, type TokenJson, type WithPublicIcon } from './address.js';
 import { checksum } from './common.js';
 
 /** The Token object of a derived token record. */
-export function tokenJson(t: TokenRow): TokenJson {
+export function tokenJson(t: TokenRow & WithPublicIcon): TokenJson {
   const holders = BigInt(t.holder_count);
   return {
     address_hash: checksum(t.address),
@@ -19,14 +20,14 @@ export function tokenJson(t: TokenRow): TokenJson {
     exchange_rate: null,
     volume_24h: null,
     total_supply: t.total_supply,
-    icon_url: null,
+    icon_url: t.public_icon_url ?? null,
     circulating_market_cap: null,
     reputation: 'ok',
   };
 }
 
 /** The derived record when there is one, else what the transfers prove (standard only). */
-export function tokenJsonOr(address: string, type: string | null, row: TokenRow | null | undefined): TokenJson {
+export function tokenJsonOr(address: string, type: string | null, row: (TokenRow & WithPublicIcon) | null | undefined): TokenJson {
   return row ? tokenJson(row) : tokenObject(address, type);
 }
 

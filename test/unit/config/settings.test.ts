@@ -40,6 +40,8 @@ const BAD: Record<string, string[]> = {
   SOLC_LIST_URL: ['binaries.soliditylang.org/bin/list.json', 'file:///etc/list.json'],
   VERIFY_MAX_INPUT_MB: ['0', 'ten'],
   VERIFY_TIMEOUT_S: ['0', '-5', '1.5'],
+  PUBLIC_ICON_MAX_BYTES: ['0', '-1', '1MB'],
+  PUBLIC_NAME_SUBMISSIONS_PER_HOUR: ['-1', 'ten'],
 };
 const GOOD: Record<string, [string, string, unknown]> = {
   ETHEREUM_JSONRPC_HTTP_URL: ['rpcUrl', 'http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
@@ -79,6 +81,8 @@ const GOOD: Record<string, [string, string, unknown]> = {
   SOLC_LIST_URL: ['solcListUrl', 'http://mirror.local/bin/list.json', 'http://mirror.local/bin/list.json'],
   VERIFY_MAX_INPUT_MB: ['verifyMaxInputMb', '20', 20],
   VERIFY_TIMEOUT_S: ['verifyTimeoutS', '300', 300],
+  PUBLIC_ICON_MAX_BYTES: ['publicIconMaxBytes', '524288', 524288],
+  PUBLIC_NAME_SUBMISSIONS_PER_HOUR: ['publicNameSubmissionsPerHour', '0', 0],
 };
 
 t.test('defaults with an empty environment', async (t) => {
