@@ -261,6 +261,19 @@ t.test('submissions, review, and where approved names show', async (t) => {
   const txs = (await f.get(`/api/v2/addresses/${eoa}/transactions`)).body.items;
   t.ok(txs.length > 0 && txs.some((x: { from: { hash: string; name: string } }) => x.from.hash === eoa && x.from.name === 'Dev Two'), "nested address objects carry it (a transaction's from)");
 
+  // The CLI's other commands.
+  const showCli = await cli('show', s.id);
+  t.equal(showCli.code, 0, 'explorer admin show');
+  t.equal(showCli.json.proof.signer_is_deployer, true, 'with the proof');
+  t.equal(showCli.json.decisions.length, 6, 'and the decisions');
+  t.equal((await cli('show', 'abc')).code, 1, 'an id that names no submission is refused');
+  t.same((await cli('list', '--status', 'approved')).json.map((x: { id: string }) => x.id), [s.id, other.body.data.id], 'explorer admin list --status');
+  const linksEdit = await call('PATCH', `/admin/public-names/${other.body.data.id}`, operator.token, { links: { twitter: 'https://x.com/a' } });
+  t.equal(linksEdit.status, 400, 'links are for tokens in an edit too');
+  t.equal((await cli('edit', other.body.data.id, '--tags', 'market maker, otc', '--note', 'added otc')).code, 0, 'explorer admin edit');
+  await until('the CLI edit shows in the API', async () => (await addressOf(eoa)).public_tags.length === 2);
+  t.equal((await cli('decisions', other.body.data.id)).json[0].note, 'added otc', 'explorer admin decisions');
+
   // A revoked admin is a stranger again.
   t.equal((await cli('revoke', operator.userId)).code, 0);
   t.equal((await call('GET', '/admin/public-names', operator.token)).status, 404);

@@ -58,6 +58,8 @@ export function submissionMessage(instance: string, address: string, name: strin
 }
 
 const ANGLE = /[<>]/;
+/** Ids of submissions and decisions (bigint identities). */
+const RECORD_ID = /^[1-9][0-9]{0,17}$/;
 const HEX_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 
 function httpUrl(f: Fields, key: string, v: unknown, max: number): string | undefined {
@@ -283,7 +285,7 @@ export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instanc
      * its decisions.
      */
     async review(id: string) {
-      const s = await getSubmission(pg, id);
+      const s = RECORD_ID.test(id) ? await getSubmission(pg, id) : null;
       if (!s) throw notFound('Submission not found');
       const standing = await addressStanding(pg, s.address);
       let owner: string | null = null;
@@ -307,6 +309,7 @@ export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instanc
     /** approve / reject / edit, by `actor` ('account:<id>' or 'cli:<user>'). */
     async decide(id: string, action: 'approve' | 'reject' | 'edit', actor: string, body: Record<string, unknown> = {}) {
       const allowed = action === 'edit' ? ['name', 'tags', 'website', 'description', 'links', 'note'] : ['note'];
+      if (!RECORD_ID.test(id)) throw notFound('Submission not found');
       const f = new Fields(body, allowed);
       const note = optionalText(f, 'note', 1000);
       const edit: Partial<NameFields> = {};
@@ -315,11 +318,10 @@ export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instanc
         if (f.has('tags')) edit.tags = tagsField(f);
         if (f.has('website')) edit.website = f.body.website === null ? null : (httpUrl(f, 'website', f.body.website, PUBLIC_NAME_LIMITS.website) ?? null);
         if (f.has('description')) edit.description = optionalText(f, 'description', PUBLIC_NAME_LIMITS.description);
-        if (f.has('links')) edit.links = linksField(f, true);
+        if (f.has('links')) edit.links = linksField(f, (await getSubmission(pg, id))?.kind === 'token');
         if (!Object.keys(edit).length) f.fail('an edit names at least one of name, tags, website, description, links');
       }
       f.done();
-      if (!/^[1-9][0-9]{0,17}$/.test(id)) throw notFound('Submission not found');
       const r = await decide(pg, { submissionId: id, action, actor, note, edit, at: new Date(clock()) }).catch(refused);
       changed(r.address);
       return decisionJson(r.decision);
@@ -329,14 +331,14 @@ export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instanc
       const f = new Fields(body, ['note']);
       const note = optionalText(f, 'note', 1000);
       f.done();
-      if (!/^[1-9][0-9]{0,17}$/.test(decisionId)) throw notFound('Decision not found');
+      if (!RECORD_ID.test(decisionId)) throw notFound('Decision not found');
       const r = await revertDecision(pg, { decisionId, actor, note, at: new Date(clock()) }).catch(refused);
       changed(r.address);
       return decisionJson(r.decision);
     },
 
     async decisions(submissionId: string | null) {
-      if (submissionId !== null && !/^[1-9][0-9]{0,17}$/.test(submissionId)) throw badRequest('submission_id must be a submission id');
+      if (submissionId !== null && !RECORD_ID.test(submissionId)) throw badRequest('submission_id must be a submission id');
       return (await listDecisions(pg, submissionId, 1000)).map(decisionJson);
     },
   };
