@@ -23,6 +23,7 @@ import { createCsvExport } from './routes/csv-export.js';
 import { verificationConfigRoutes, verificationPost } from './routes/verification.js';
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
+import { DEFAULT_READY_MAX_LAG_BLOCKS, HEALTH_PATH, healthReply } from './health.js';
 import { getIcon } from '../storage/postgres/public-names.js';
 import { PUBLIC_ICONS_PATH } from './serializers/address.js';
 
@@ -47,6 +48,8 @@ export interface ApiAppOptions extends ApiDeps {
   routes?: readonly RouteDef[];
   /** Rows per ClickHouse read of a CSV export (default 10,000; tests use small ones). */
   csvChunkRows?: number;
+  /** Readiness fails when the index is more blocks than this behind the node (src/api/health.ts). */
+  readyMaxLagBlocks?: number;
 }
 
 export interface ApiApp {
@@ -116,6 +119,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     const inApi = rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
     // The stats service's paths: only its own routes; anything else under /api/v1 stays a 404.
     const statsMatch = inApi || !rawPath.startsWith(STATS_SERVICE_PREFIX + '/') ? null : statsRouter.match(rawPath.slice(STATS_SERVICE_PREFIX.length).split('/').filter(Boolean));
+    const health = method === 'GET' || method === 'HEAD' ? HEALTH_PATH.exec(rawPath) : null;
+    if (health) return healthReply(ctx, health[1], opts.readyMaxLagBlocks ?? DEFAULT_READY_MAX_LAG_BLOCKS, method === 'HEAD');
     if (!inApi && !statsMatch) return reply(404, json(NOT_FOUND_BODY));
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
     const head = method === 'HEAD';

@@ -34,6 +34,8 @@ export interface ApiOptions {
   port: number;
   /** CACHE_MAX_MB */
   cacheMaxMb: number;
+  /** READY_MAX_LAG_BLOCKS (src/api/health.ts; default there). */
+  readyMaxLagBlocks?: number;
   log: Logger;
   /**
    * The indexer (its 'block' and 'reorg' events) and the derived-data lanes ('derived'), when
@@ -103,7 +105,7 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);
