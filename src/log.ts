@@ -1,5 +1,7 @@
-// A small structured logger: one line per event, "time level [scope] message key=value ...".
-import { LOG_LEVELS } from './config/settings.js';
+// A small structured logger: one line per event, "time level [scope] message key=value ...", or
+// with LOG_FORMAT=json one JSON object per line ({time, level, scope, msg, ...fields}) for log
+// collectors.
+import { LOG_FORMATS, LOG_LEVELS } from './config/settings.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -8,6 +10,32 @@ let threshold: number = ORDER[(process.env.LOG_LEVEL as LogLevel) ?? 'info'] ?? 
 
 export function setLogLevel(level: LogLevel): void {
   threshold = ORDER[level];
+}
+
+export type LogFormat = (typeof LOG_FORMATS)[number];
+let format: LogFormat = process.env.LOG_FORMAT === 'json' ? 'json' : 'text';
+
+export function setLogFormat(f: LogFormat): void {
+  format = f;
+}
+
+/** A field's value in a JSON line: what JSON cannot hold (bigint, Error) as a string. */
+function jsonField(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Error) return v.message;
+  return v;
+}
+
+function jsonLine(level: LogLevel, scope: string, msg: string, fields?: Record<string, unknown>): string {
+  const out: Record<string, unknown> = { time: new Date().toISOString(), level, scope, msg };
+  // A field never overwrites the line's own keys.
+  if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k in out)) out[k] = jsonField(v);
+  try {
+    return JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  } catch {
+    // A cycle in a field: the line is still written, without the fields.
+    return JSON.stringify({ time: out.time, level, scope, msg });
+  }
 }
 
 export interface Logger {
@@ -28,8 +56,12 @@ function fmt(v: unknown): string {
 export function createLogger(scope: string): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < threshold) return;
-    let line = `${new Date().toISOString()} ${level.padEnd(5)} [${scope}] ${msg}`;
-    if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${fmt(v)}`;
+    let line: string;
+    if (format === 'json') line = jsonLine(level, scope, msg, fields);
+    else {
+      line = `${new Date().toISOString()} ${level.padEnd(5)} [${scope}] ${msg}`;
+      if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${fmt(v)}`;
+    }
     (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
   };
   return {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `explorer` command: one entry point, a role per sub-command.
 import { ConfigError, loadConfig, settingsTable, type Config } from '../config/settings.js';
-import { createLogger, setLogLevel } from '../log.js';
+import { createLogger, setLogFormat, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/stores.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
@@ -199,6 +199,7 @@ export async function main(argv: string[]): Promise<number> {
     throw e;
   }
   setLogLevel(cfg.logLevel);
+  setLogFormat(cfg.logFormat);
   return cmd.run(cfg, rest);
 }
 

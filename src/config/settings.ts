@@ -23,6 +23,7 @@ const NonNegInt = Type.Integer({ minimum: 0 });
 
 export const VARIANTS = ['geth', 'erigon', 'nethermind', 'besu', 'anvil'] as const;
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export const LOG_FORMATS = ['text', 'json'] as const;
 
 export const ConfigSchema = Type.Object({
   rpcUrl: Type.Optional(HttpUrl),
@@ -64,6 +65,7 @@ export const ConfigSchema = Type.Object({
   ),
   trustedProxies: Type.Array(Type.String({ pattern: '^[0-9a-fA-F:.]+$' })),
   logLevel: Type.Union(LOG_LEVELS.map((v) => Type.Literal(v))),
+  logFormat: Type.Union(LOG_FORMATS.map((v) => Type.Literal(v))),
   solcCacheDir: Type.Optional(Type.String({ pattern: '^[^\\u0000-\\u001f]+$' })),
   solcListUrl: HttpUrl,
   verifyMaxInputMb: PosInt,
@@ -144,6 +146,8 @@ export const SETTINGS: readonly SettingDef[] = [
   def('TRUSTED_PROXIES', 'trustedProxies', 'list', 'comma-separated IP addresses',
     'Proxies whose X-Forwarded-For names the client IP for rate limits.', []),
   def('LOG_LEVEL', 'logLevel', 'enum', `one of ${LOG_LEVELS.join(', ')}`, 'Log verbosity.', 'info'),
+  def('LOG_FORMAT', 'logFormat', 'enum', `one of ${LOG_FORMATS.join(', ')}`,
+    'Log lines as text ("time level [scope] message key=value"), or one JSON object per line ({time, level, scope, msg, ...fields}) for log collectors.', 'text'),
   def('SOLC_CACHE_DIR', 'solcCacheDir', 'string', 'a directory path without control characters',
     'Compiler builds (soljson-v<version>.js) for contract verification; the solc-js builds installed from npm are copied in. Unset: DATA_DIR/solc.'),
   def('SOLC_LIST_URL', 'solcListUrl', 'url', 'an http(s) URL',
