@@ -38,7 +38,10 @@ export async function cappedGet(raw: string, o: CappedGetOptions): Promise<{ bod
   if (!o.allowPrivate && net.isIP(host) && isPrivateAddress(host)) throw new FetchRefused(`${host} is a private address`);
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    // The whole exchange, not only the socket's idle time: a server dripping bytes is cut off too.
+    const timer = setTimeout(() => fail(new FetchRefused(`no complete answer within ${o.timeoutMs} ms`)), o.timeoutMs);
     const fail = (e: FetchRefused) => {
+      clearTimeout(timer);
       req.destroy();
       reject(e);
     };
@@ -60,12 +63,14 @@ export async function cappedGet(raw: string, o: CappedGetOptions): Promise<{ bod
           if (size > o.maxBytes) return fail(new FetchRefused(`larger than ${o.maxBytes} bytes`, true));
           chunks.push(c);
         });
-        res.on('end', () => resolve({ body: Buffer.concat(chunks), contentType: typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null }));
-        res.on('error', (e) => reject(new FetchRefused(e.message)));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ body: Buffer.concat(chunks), contentType: typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null });
+        });
+        res.on('error', (e) => fail(new FetchRefused(e.message)));
       },
     );
-    req.setTimeout(o.timeoutMs, () => fail(new FetchRefused(`no answer within ${o.timeoutMs} ms`)));
-    req.on('error', (e: NodeJS.ErrnoException) => reject(new FetchRefused(e.code === 'EPRIVATE' ? e.message.replace(/^refused: /, '') : e.message)));
+    req.on('error', (e: NodeJS.ErrnoException) => fail(new FetchRefused(e.code === 'EPRIVATE' ? e.message.replace(/^refused: /, '') : e.message)));
     req.end();
   });
 }
