@@ -22,7 +22,7 @@ export const ADMIN_DETAILS = [
   '  explorer admin edit <id> [--name N] [--tags a,b] [--website U] [--description D] [--note N]',
   '  explorer admin revert <decision-id> [--note N]   undo a decision (the latest one of its submission)',
   '  explorer admin decisions [<id>]         every decision (of one submission): who, when, before and after',
-  'Decisions are recorded with the actor cli:<user> (ADMIN_ACTOR or the OS user). A running API shows',
+  'Decisions are recorded with the actor cli:<the OS user>. A running API shows',
   'them within a second. Exits 0 on success, 1 when refused (not found, conflict), 2 on a usage error.',
   'Opens the stores of the settings (DATABASE_URL, or the embedded ones under DATA_DIR, which no other',
   'process may hold: while `explorer start` runs on them, review through the admin API instead).',
@@ -98,7 +98,7 @@ export async function runAdmin(
     o.err(`explorer admin: ${e.message}\nUsage: ${ADMIN_USAGE}\n`);
     return 2;
   }
-  const actor = o.actor ?? `cli:${process.env.ADMIN_ACTOR || os.userInfo().username}`;
+  const actor = o.actor ?? `cli:${os.userInfo().username}`;
   const names = createPublicNames(pg, { ...o.publicNames, instance: o.instance ?? 'this explorer', origin: o.origin });
   const print = (v: unknown) => o.out(JSON.stringify(v, null, 2) + '\n');
   const id = p.positional[0]!;
