@@ -55,8 +55,13 @@ export interface ServerOptions {
   clientOf?(socketIp: string, headers: Readonly<Record<string, string>>): string;
   /** The Phoenix websocket endpoint (/socket/v2/websocket), when served. */
   socket?: SocketEndpoint;
+  /** How long close() waits for requests in progress (default DRAIN_MS). */
+  drainMs?: number;
   log: Logger;
 }
+
+/** How long a stopping server lets requests in progress finish. */
+const DRAIN_MS = 10_000;
 
 export interface RunningServer {
   readonly port: number;
@@ -119,6 +124,8 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
   let closing = false;
   /** Requests in progress per client. */
   const inFlight = new Map<string, number>();
+  /** Requests in progress in all (close() waits for them). */
+  let active = 0;
   /**
    * Socket addresses whose request was refused for its framing, until the current batch of
    * socket reads is done. uWS parses every request in a read at once, so what follows such a
@@ -254,10 +261,12 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     inFlight.set(client, count + 1);
+    active++;
     let released = false;
     release = () => {
       if (released) return;
       released = true;
+      active--;
       const n = (inFlight.get(client) ?? 1) - 1;
       if (n > 0) inFlight.set(client, n);
       else inFlight.delete(client);
@@ -370,6 +379,11 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
           uWS.us_listen_socket_close(token);
           // Open websockets would keep the process (and their clients) waiting: say goodbye.
           for (const ws of [...openSockets]) ws.end(1001, 'server shutting down');
+          // Requests already taken are answered (with Connection: close) before the caller goes
+          // on to close the stores they read, up to drainMs; a longer one is cut.
+          const until = Date.now() + (opts.drainMs ?? DRAIN_MS);
+          while (active > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+          if (active > 0) opts.log.warn('stopped with requests still in progress', { requests: active });
         },
       });
     });

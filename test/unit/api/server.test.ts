@@ -54,3 +54,36 @@ t.test('server around a stub handler', async (t) => {
     await server.close();
   }
 });
+
+t.test('stopping: requests in progress are answered first, at most drainMs', async (t) => {
+  const handle = async (req: ApiRequest): Promise<ApiReply> => {
+    await new Promise((r) => setTimeout(r, req.path === '/long' ? 2000 : 300));
+    return { status: 200, headers: { 'content-type': 'text/plain' }, body: `done ${req.path}` };
+  };
+  const get = (port: number, path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        })
+        .on('error', reject);
+    });
+  const server = await startServer({ handle, host: '127.0.0.1', port: 0, log: createLogger('test-server') });
+  const pending = get(server.port, '/slow');
+  await new Promise((r) => setTimeout(r, 50));
+  const started = Date.now();
+  await server.close();
+  t.ok(Date.now() - started >= 200, 'close() waited for the request in progress');
+  t.same(await pending, { status: 200, body: 'done /slow' }, 'which was answered whole');
+  await t.rejects(get(server.port, '/after'), 'no new connection is taken');
+
+  const cut = await startServer({ handle, host: '127.0.0.1', port: 0, drainMs: 100, log: createLogger('test-server') });
+  const long = get(cut.port, '/long').catch((e) => e);
+  await new Promise((r) => setTimeout(r, 50));
+  const at = Date.now();
+  await cut.close();
+  t.ok(Date.now() - at < 1000, 'a request longer than drainMs does not hold the stop');
+  await long;
+});
