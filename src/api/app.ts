@@ -6,7 +6,7 @@ import type { EventEmitter } from 'node:events';
 import { ResponseCache, type CachedResponse } from '../cache/response-cache.js';
 import { ApiContext, type ApiDeps } from './context.js';
 import { ApiError, INTERNAL_ERROR_BODY, NOT_FOUND_BODY, NotFoundError, UNKNOWN_ACTION_BODY } from './errors.js';
-import { CORS_HEADERS, JSON_TYPE, type ApiReply, type ApiRequest } from './http.js';
+import { CORS_HEADERS, JSON_TYPE, sentCredential, type ApiReply, type ApiRequest } from './http.js';
 import { canonicalParams, castParams } from './params.js';
 import { Router, type RouteDef } from './router.js';
 import { blockRoutes } from './routes/blocks.js';
@@ -24,6 +24,7 @@ import { verificationConfigRoutes, verificationPost } from './routes/verificatio
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
 import { DEFAULT_READY_MAX_LAG_BLOCKS, HEALTH_PATH, healthReply } from './health.js';
+import { CACHE_CONTROL, VARY, etagOf, notModified } from './http-caching.js';
 import { getIcon } from '../storage/postgres/public-names.js';
 import { PUBLIC_ICONS_PATH } from './serializers/address.js';
 
@@ -157,7 +158,17 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       const run = () => compute(match.def, params.path as Record<string, never>, params.query as Record<string, never>);
       const key = `${statsMatch ? STATS_SERVICE_PREFIX : ''}${match.def.pattern} ${canonicalParams(params)}`;
       const r = cache ? await cache.get(key, run) : await run();
-      return reply(r.status, r.body, head);
+      const out = reply(r.status, r.body, head);
+      // An answer is kept by browsers and edges as long as the response cache keeps it (http-caching.ts).
+      out.headers['cache-control'] = CACHE_CONTROL[r.policy];
+      out.headers.vary = VARY;
+      if (r.status === 200) {
+        const etag = etagOf(r.body);
+        out.headers.etag = etag;
+        // Credentials may personalise the answer after this (the gateway), so only anonymous requests get a 304 here.
+        if (!sentCredential(req) && notModified(req.headers['if-none-match'], etag)) return { ...out, status: 304, body: '' };
+      }
+      return out;
     } catch (e) {
       if (e instanceof ApiError) return reply(e.status, json(e.body), head);
       log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });

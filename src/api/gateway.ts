@@ -17,7 +17,7 @@
 //   before its body is read (the body may hold a key), then to the key's or the IP's bucket.
 import crypto from 'node:crypto';
 import type { ApiReply, ApiRequest } from './http.js';
-import { JSON_TYPE, CORS_HEADERS } from './http.js';
+import { JSON_TYPE, CORS_HEADERS, sentCredential } from './http.js';
 import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decision } from '../ratelimit/rate-limiter.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
@@ -64,11 +64,6 @@ const ACCOUNT_PREFIX = '/account/api/v1';
 const SIGN_IN_PREFIX = ACCOUNT_PREFIX + '/auth/';
 /** Credentials remembered as valid (each entry is a few hundred bytes). */
 const VERIFIED_MAX = 10_000;
-
-function sentCredential(req: ApiRequest): boolean {
-  const auth = req.headers['authorization'];
-  return (typeof auth === 'string' && /^bearer\s+\S/i.test(auth)) || !!req.headers['x-api-key'] || req.query.has('apikey');
-}
 
 /**
  * What identifies the credential of a request for the memory of valid ones: a digest of every
@@ -176,6 +171,12 @@ export function createGateway(o: GatewayOptions): Gateway {
     return { finish: (body) => publicReply({ ...req, body }, path, viewer, decision) };
   }
 
+  /** A viewer's own answer: never stored, and without the shared answer's ETag (its bytes differ). */
+  function privateHeaders(headers: Record<string, string>, decision: Decision): Record<string, string> {
+    const { etag: _shared, ...rest } = headers;
+    return { ...rest, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' };
+  }
+
   async function publicReply(req: ApiRequest, path: string, viewer: string | undefined, decision: Decision): Promise<ApiReply> {
     // Only the Etherscan-compatible API and contract verification read a body (their answers
     // carry no address objects to personalize).
@@ -191,14 +192,14 @@ export function createGateway(o: GatewayOptions): Gateway {
         if (q !== null && (path === '/api/v2/search' || path === '/api/v2/search/quick') && !req.query.has('next_page_params_type')) {
           body = await personalizeSearch(body, viewer, q, o.pg, path.endsWith('/quick'));
         }
-        return { ...reply, body, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
+        return { ...reply, body, headers: privateHeaders(reply.headers, decision) };
       } catch (e) {
         // The shared response is still right, only without the owner's extras: better than a 500.
         o.log?.error('personalization failed; the shared response is served', {
           path: path.slice(0, 200),
           error: e instanceof Error ? e.message : String(e),
         });
-        return { ...reply, headers: { ...reply.headers, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' } };
+        return { ...reply, headers: privateHeaders(reply.headers, decision) };
       }
     }
     // Replies are built per request, so their headers can take the rate-limit headers in place.

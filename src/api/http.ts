@@ -34,6 +34,12 @@ export interface ApiReply {
   stream?: AsyncIterable<Uint8Array>;
 }
 
+/** Whether the request carries an account credential (Bearer token, x-api-key, or apikey in the query). */
+export function sentCredential(req: ApiRequest): boolean {
+  const auth = req.headers['authorization'];
+  return (typeof auth === 'string' && /^bearer\s+\S/i.test(auth)) || !!req.headers['x-api-key'] || req.query.has('apikey');
+}
+
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
