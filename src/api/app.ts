@@ -221,16 +221,24 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       ctx.onDerivedChange();
       cache?.invalidate('derived');
     };
+    // A verification in another API process (src/bin/event-bridge.ts), as this process's own below.
+    const onVerified = (e?: { ok?: boolean }) => {
+      if (e?.ok === false) return;
+      ctx.onVerified();
+      cache?.clear();
+    };
     for (const events of sources) {
       events.on('block', onBlock);
       events.on('reorg', onReorg);
       events.on('derived', onDerived);
+      events.on('verified', onVerified);
     }
     return () => {
       for (const events of sources) {
         events.off('block', onBlock);
         events.off('reorg', onReorg);
         events.off('derived', onDerived);
+        events.off('verified', onVerified);
       }
       cache?.setVolatileTtl(UNATTACHED_VOLATILE_TTL_MS);
       ctx.setAttached(false);

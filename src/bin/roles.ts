@@ -13,6 +13,7 @@ import { createAccountApp } from '../account/app.js';
 import { createRpcClient } from '../rpc/client.js';
 import { createUi } from '../ui/ui-server.js';
 import { httpClient, inProcessClient } from '../ui/api-client.js';
+import { publishEvents, subscribeEvents } from './event-bridge.js';
 import { startServer } from '../api/server.js';
 import type { ApiReply, ApiRequest } from '../api/http.js';
 import { createMailer } from '../mail.js';
@@ -77,6 +78,8 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   await matcher.start();
   matcher.attach(indexer);
   life.add({ name: 'watchlist matcher', stop: () => matcher.stop() });
+  // API processes of split roles follow the chain through these (src/bin/event-bridge.ts).
+  life.add({ name: 'event publisher', stop: publishEvents(stores.pg, [indexer, derived], createLogger('events')) });
   await indexer.start();
   derived.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });
@@ -132,6 +135,13 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
       return undefined;
     });
   }
+  // Without the indexer in this process (split roles), its events arrive through PostgreSQL.
+  let sources = events;
+  if (!events.length) {
+    const listener = await subscribeEvents(stores.pg, createLogger('events'));
+    life.add({ name: 'event listener', stop: () => listener.close() });
+    sources = [listener];
+  }
   const api = await startApi({
     ch: stores.ch,
     pg: stores.pg,
@@ -140,7 +150,7 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     cacheMaxMb: cfg.cacheMaxMb,
     readyMaxLagBlocks: cfg.readyMaxLagBlocks,
     log: createLogger('api'),
-    events,
+    events: sources,
     account,
     publicUrl: cfg.publicUrl,
     rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
@@ -163,6 +173,9 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
         : undefined,
   });
   life.add({ name: 'API server', stop: () => api.close() });
+  // Other API processes learn of this one's verifications (their caches name and decode with them).
+  const verification = api.app.ctx.verification?.service;
+  if (verification) life.add({ name: 'verification events', stop: publishEvents(stores.pg, [verification], createLogger('events')) });
   // The chain id goes with it: a web UI in this process shows it to the wallet forms.
   return Object.assign(api, { chainId: verifyChainId });
 }
