@@ -59,6 +59,8 @@ export async function apiWithDerived(
     verify?: { solcCacheDir?: string; solcListUrl?: string | null; timeoutMs?: number; maxInputBytes?: number };
     /** How anvil is started (e.g. another chainId than 31337, which some tools refuse as local). */
     devnet?: StartAnvilOptions;
+    /** With serve: rate limits (requests/second; default off) and TRUSTED_PROXIES of the gateway. */
+    gateway?: { rateLimits?: { anonymous: number; key: number }; trustedProxies?: string[] };
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t, opts.devnet);
@@ -142,6 +144,8 @@ export async function apiWithDerived(
       log: createLogger('api'),
       events: [indexer, derived],
       rpc: node,
+      rateLimits: opts.gateway?.rateLimits,
+      trustedProxies: opts.gateway?.trustedProxies,
       verify: opts.verify
         ? {
             solcCacheDir: opts.verify.solcCacheDir ?? tmpDir(t, 'explorer-solc-'),
