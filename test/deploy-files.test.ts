@@ -217,8 +217,10 @@ t.test('nginx -t accepts deploy/nginx.conf', { skip: nginx ? false : 'nginx is n
   fs.writeFileSync(conf, testConfig(nginxConf, dir, 8080, { api: [4000, 4001], ui: 3000 }));
   const r = nginxTest(nginx!, dir, conf);
   t.equal(r.status, 0, `nginx -t: ${r.output}`);
-  t.match(nginxConf, /client_max_body_size 12m;/, 'bodies up to 12 MiB (a verification, VERIFY_MAX_INPUT_MB=10, and its framing)');
   const verifyMb = SETTINGS.find((d) => d.env === 'VERIFY_MAX_INPUT_MB')!.default as number;
-  t.ok(verifyMb < 12, `VERIFY_MAX_INPUT_MB's default (${verifyMb}) fits under the proxy's limit`);
+  t.match(nginxConf, new RegExp(`^  client_max_body_size ${verifyMb}m;`, 'm'), `bodies up to VERIFY_MAX_INPUT_MB's default (${verifyMb} MiB), the API's own limit`);
+  const iconBytes = SETTINGS.find((d) => d.env === 'PUBLIC_ICON_MAX_BYTES')!.default as number;
+  t.match(nginxConf, /location \/account\/api\/ \{\n\s+client_max_body_size 1m;/, 'the Account API: 1 MiB');
+  t.ok(iconBytes <= 1024 * 1024, `an icon upload (PUBLIC_ICON_MAX_BYTES=${iconBytes}) fits`);
   t.notMatch(nginxConf, /\$proxy_add_x_forwarded_for/, 'X-Forwarded-For is replaced, never appended to what the client sent');
 });
