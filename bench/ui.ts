@@ -64,6 +64,7 @@ function timedClient(inner: ApiClient) {
         }
       },
       send: (m, p, b, c) => inner.send(m, p, b, c),
+      upload: (p, bytes, type, c) => inner.upload(p, bytes, type, c),
       raw: (req) => inner.raw(req),
     } satisfies ApiClient,
     take(): number {

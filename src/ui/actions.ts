@@ -27,6 +27,8 @@ export interface ActionsOptions {
   clientIp(req: ApiRequest): string;
   /** Security headers every answer carries. */
   headers: Record<string, string>;
+  /** Drops the cached pages (an action changed what everyone sees: a public-name decision). */
+  pagesChanged?: () => void;
 }
 
 const actionMatcher = new PathMatcher(ACTIONS.map((a) => ({ pattern: a.pattern, value: a })));
@@ -37,18 +39,26 @@ export function actionBodyLimit(path: string): number {
   return m ? m.value.maxBytes ?? MAX_FORM_BYTES : 0;
 }
 
+/** A file of a multipart form, as sent (the public-name form's icon). */
+export interface FormFile {
+  bytes: Buffer;
+  type: string;
+  name: string;
+}
+
 /**
  * The fields of a form or JSON body, as strings (nested JSON values stay JSON text; a multipart
- * form's files as their text: the contract verification form sends its standard JSON input so).
+ * form's files as their text: the contract verification form sends its standard JSON input so),
+ * and a multipart form's non-empty files as bytes (an image must not go through text).
  */
-export async function formFields(req: ApiRequest): Promise<Record<string, string> | null> {
+export async function formParts(req: ApiRequest): Promise<{ fields: Record<string, string>; files: Record<string, FormFile> } | null> {
   const body = req.body?.toString('utf8') ?? '';
   const type = req.headers['content-type'] ?? '';
   if (/^application\/json\b/i.test(type)) {
     try {
       const v = JSON.parse(body || '{}') as unknown;
       if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)]));
+      return { fields: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)])), files: {} };
     } catch {
       return null;
     }
@@ -58,14 +68,29 @@ export async function formFields(req: ApiRequest): Promise<Record<string, string
       // The platform's own multipart parser (undici's, behind Response), as the API reads its forms.
       const form = await new Response(new Uint8Array(req.body ?? Buffer.alloc(0)), { headers: { 'content-type': type } }).formData();
       const out: Record<string, string> = {};
-      for (const [k, v] of form as unknown as Iterable<[string, string | Blob]>) if (!(k in out)) out[k] = typeof v === 'string' ? v : await v.text();
-      return out;
+      const files: Record<string, FormFile> = {};
+      for (const [k, v] of form as unknown as Iterable<[string, string | File]>) {
+        if (k in out) continue;
+        if (typeof v === 'string') {
+          out[k] = v;
+          continue;
+        }
+        const bytes = Buffer.from(await v.arrayBuffer());
+        out[k] = bytes.toString('utf8');
+        if (bytes.length) files[k] = { bytes, type: v.type || 'application/octet-stream', name: v.name ?? '' };
+      }
+      return { fields: out, files };
     } catch {
       return null;
     }
   }
   if (type && !/^application\/x-www-form-urlencoded\b/i.test(type)) return null;
-  return Object.fromEntries(new URLSearchParams(body));
+  return { fields: Object.fromEntries(new URLSearchParams(body)), files: {} };
+}
+
+/** The fields of a form or JSON body, as strings (formParts without the files' bytes). */
+export async function formFields(req: ApiRequest): Promise<Record<string, string> | null> {
+  return (await formParts(req))?.fields ?? null;
 }
 
 export function createActions(o: ActionsOptions) {
@@ -84,8 +109,9 @@ export function createActions(o: ActionsOptions) {
     if (!m) return answer(req, { page: errorPage(404, 'Nothing to send here', `There is no form at ${path.slice(0, 200)}.`) }, undefined);
     const limit = m.value.maxBytes ?? MAX_FORM_BYTES;
     if ((req.body?.length ?? 0) > limit) return answer(req, { page: errorPage(413, 'Too much sent', `This form may send at most ${Math.floor(limit / 1024)} KiB.`) }, undefined);
-    const form = await formFields(req);
-    if (!form) return answer(req, { page: errorPage(400, 'Unreadable form', 'The form could not be read (send it from its page).') }, undefined);
+    const parts = await formParts(req);
+    const form = parts?.fields;
+    if (!parts || !form) return answer(req, { page: errorPage(400, 'Unreadable form', 'The form could not be read (send it from its page).') }, undefined);
     const session = sessionOf(req);
     const refused = refuseCrossSite(req, form, session);
     if (refused) return answer(req, { page: errorPage(403, 'Refused', `${refused}.`) }, undefined);
@@ -93,7 +119,7 @@ export function createActions(o: ActionsOptions) {
     if (action.signedIn && !session) return answer(req, { redirect: `/account/sign-in?next=${encodeURIComponent(path)}` }, undefined);
     const ip = o.clientIp(req);
     const viewer: Viewer | undefined = session ? { name: 'Account', csrf: csrfToken(session) } : undefined;
-    const ctx: PageCtx & { form: Record<string, string>; session: string | null } = {
+    const ctx: PageCtx & { form: Record<string, string>; files: Record<string, FormFile>; session: string | null } = {
       api: session ? asCaller(o.api, { token: session, ip }) : asCaller(o.api, { ip }),
       url: new URL(`http://ui${path}`),
       params: m.params,
@@ -101,10 +127,12 @@ export function createActions(o: ActionsOptions) {
       now: o.clock(),
       viewer,
       form,
+      files: parts.files,
       session,
     };
     try {
       const result = await action.run(ctx);
+      if ('redirect' in result && result.pagesChanged) o.pagesChanged?.();
       // A page answered in place (a refusal, a secret shown once) names the visitor in its header
       // like every other page; a redirect needs no name.
       if (viewer && 'page' in result && !result.session) {

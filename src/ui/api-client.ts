@@ -24,6 +24,8 @@ export interface ApiClient {
   get<T = any>(pathAndQuery: string, caller?: Caller): Promise<ApiResponse<T>>;
   /** A request with a JSON body (the Account API's changes); any status is returned. */
   send<T = any>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, caller?: Caller): Promise<ApiResponse<T>>;
+  /** A POST whose body is `bytes` as they are (the public-name icon upload takes the image itself); any status is returned. */
+  upload<T = any>(path: string, bytes: Buffer, contentType: string, caller?: Caller): Promise<ApiResponse<T>>;
   /**
    * The API's reply to `req` as it is (status, headers, body or stream), for what the UI passes
    * through unchanged on its own origin: the CSV exports, streamed.
@@ -42,18 +44,19 @@ function parse(status: number, text: string, headers?: Record<string, string>): 
   }
 }
 
-function requestOf(method: string, pathAndQuery: string, caller: Caller | undefined, body?: unknown): ApiRequest {
+function requestOf(method: string, pathAndQuery: string, caller: Caller | undefined, body?: unknown, raw?: { bytes: Buffer; type: string }): ApiRequest {
   const q = pathAndQuery.indexOf('?');
   const headers: Record<string, string> = {};
   if (caller?.token) headers.authorization = `Bearer ${caller.token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (raw) headers['content-type'] = raw.type;
+  else if (body !== undefined) headers['content-type'] = 'application/json';
   return {
     method,
     path: q < 0 ? pathAndQuery : pathAndQuery.slice(0, q),
     query: new URLSearchParams(q < 0 ? '' : pathAndQuery.slice(q + 1)),
     headers,
     ip: caller?.ip ?? '127.0.0.1',
-    body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+    body: raw ? raw.bytes : body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
   };
 }
 
@@ -77,6 +80,7 @@ export function inProcessClient(publicHandle: (req: ApiRequest) => Promise<ApiRe
   return {
     get: (pathAndQuery, caller) => call(requestOf('GET', pathAndQuery, caller)),
     send: (method, path, body, caller) => call(requestOf(method, path, caller, body)),
+    upload: (path, bytes, type, caller) => call(requestOf('POST', path, caller, undefined, { bytes, type })),
     raw: (req) => publicHandle(req),
   };
 }
@@ -84,14 +88,16 @@ export function inProcessClient(publicHandle: (req: ApiRequest) => Promise<ApiRe
 /** Requests to an API server at `baseUrl` (API_URL), each within `timeoutMs`. */
 export function httpClient(baseUrl: string, timeoutMs = 10_000): ApiClient {
   const base = baseUrl.replace(/\/+$/, '');
-  const call = async (method: string, pathAndQuery: string, caller: Caller | undefined, body?: unknown): Promise<ApiResponse<any>> => {
+  const call = async (method: string, pathAndQuery: string, caller: Caller | undefined, body?: unknown, raw?: { bytes: Buffer; type: string }): Promise<ApiResponse<any>> => {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (caller?.token) headers.authorization = `Bearer ${caller.token}`;
     if (caller?.ip) headers['x-forwarded-for'] = caller.ip;
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (raw) headers['content-type'] = raw.type;
+    else if (body !== undefined) headers['content-type'] = 'application/json';
+    const sent = raw ? new Uint8Array(raw.bytes) : body === undefined ? undefined : JSON.stringify(body);
     let res: Response;
     try {
-      res = await fetch(base + pathAndQuery, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(base + pathAndQuery, { method, headers, body: sent, signal: AbortSignal.timeout(timeoutMs) });
     } catch (e) {
       throw new ApiUnavailable(`the API at ${base} did not answer (${e instanceof Error ? e.message : String(e)})`);
     }
@@ -105,6 +111,7 @@ export function httpClient(baseUrl: string, timeoutMs = 10_000): ApiClient {
   return {
     get: (pathAndQuery, caller) => call('GET', pathAndQuery, caller),
     send: (method, path, body, caller) => call(method, path, caller, body),
+    upload: (path, bytes, type, caller) => call('POST', path, caller, undefined, { bytes, type }),
     async raw(req) {
       const q = req.query.toString();
       let res: Response;
@@ -131,6 +138,7 @@ export function asCaller(api: ApiClient, caller: Caller): ApiClient {
   return {
     get: (p, c) => api.get(p, c ?? caller),
     send: (m, p, b, c) => api.send(m, p, b, c ?? caller),
+    upload: (p, bytes, type, c) => api.upload(p, bytes, type, c ?? caller),
     raw: (req) => api.raw(req),
   };
 }

@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import { defaultAssetsDir } from './assets.js';
 
 /** The islands, each one script; `app` is on every page. */
-export const ISLANDS = ['app', 'live', 'chart', 'wallet', 'account', 'verify', 'contract-write'] as const;
+export const ISLANDS = ['app', 'live', 'chart', 'wallet', 'account', 'verify', 'contract-write', 'public-name'] as const;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** build/src/ui → the project root. */

@@ -2,6 +2,7 @@
 // a page is given and gives back.
 import type { VNode } from 'preact';
 import type { ApiClient } from './api-client.js';
+import type { FormFile } from './actions.js';
 import { API_KEY_ACTIONS, apiKeyRevokePage, apiKeysPage } from './pages/account/api-keys.js';
 import { TAG_ACTIONS, tagEditPage, tagRemovePage, tagsPage } from './pages/account/tags.js';
 import { CUSTOM_ABI_ACTIONS, customAbiEditPage, customAbiRemovePage, customAbisPage } from './pages/account/custom-abis.js';
@@ -20,6 +21,7 @@ import { csvPage } from './pages/csv.js';
 import { SIGN_IN_ACTIONS, codePage, signInPage } from './pages/account/sign-in.js';
 import { PROFILE_ACTIONS, profilePage } from './pages/account/profile.js';
 import { WATCHLIST_ACTIONS, watchlistEditPage, watchlistPage, watchlistRemovePage } from './pages/account/watchlist.js';
+import { PUBLIC_NAME_ACTIONS, editPublicNamePage, publicNamesPage, reviewPublicNamesPage } from './pages/account/public-names.js';
 import { NOTIFICATION_ACTIONS, notificationLogPage, notificationsPage, webhookRemovePage, webhookRotatePage } from './pages/account/notifications.js';
 
 export interface PageCtx {
@@ -57,7 +59,7 @@ export interface PageResult {
   section?: 'home' | 'blocks' | 'txs' | 'tokens' | 'stats' | 'accounts' | 'contracts';
   body?: VNode;
   /** Islands besides `app` (on every page). */
-  islands?: ('live' | 'chart' | 'wallet' | 'account' | 'verify' | 'contract-write')[];
+  islands?: ('live' | 'chart' | 'wallet' | 'account' | 'verify' | 'contract-write' | 'public-name')[];
   /** Send the browser here instead (search hits). */
   redirect?: string;
   /** The indexing banner's text, when catch-up is behind. */
@@ -78,10 +80,11 @@ export type SessionChange = { token: string; expiresAt: string } | null;
 
 /**
  * What a POST leads to: another page (303 See Other), a page (a form with its errors), or JSON
- * (an island's request); each may set or clear the session cookie.
+ * (an island's request); each may set or clear the session cookie. `pagesChanged`: what everyone
+ * sees changed (a public name approved): cached pages are dropped.
  */
 export type ActionResult =
-  | { redirect: string; session?: SessionChange }
+  | { redirect: string; session?: SessionChange; pagesChanged?: boolean }
   | { page: PageResult; session?: SessionChange }
   | { json: unknown; status?: number; session?: SessionChange };
 
@@ -92,10 +95,10 @@ export interface ActionDef {
   signedIn: boolean;
   /** The largest body it takes (default MAX_FORM_BYTES of src/ui/actions.ts). */
   maxBytes?: number;
-  run(ctx: PageCtx & { form: Record<string, string>; session: string | null }): Promise<ActionResult>;
+  run(ctx: PageCtx & { form: Record<string, string>; files?: Record<string, FormFile>; session: string | null }): Promise<ActionResult>;
 }
 
-export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...API_KEY_ACTIONS, ...TAG_ACTIONS, ...CUSTOM_ABI_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS, ...VERIFY_ACTIONS];
+export const ACTIONS: ActionDef[] = [...SIGN_IN_ACTIONS, ...PROFILE_ACTIONS, ...API_KEY_ACTIONS, ...TAG_ACTIONS, ...CUSTOM_ABI_ACTIONS, ...WATCHLIST_ACTIONS, ...NOTIFICATION_ACTIONS, ...VERIFY_ACTIONS, ...PUBLIC_NAME_ACTIONS];
 
 export const PAGES: PageDef[] = [
   { pattern: '/', render: homePage },
@@ -131,4 +134,7 @@ export const PAGES: PageDef[] = [
   { pattern: '/account/custom-abis', render: customAbisPage },
   { pattern: '/account/custom-abis/:id/edit', render: customAbiEditPage },
   { pattern: '/account/custom-abis/:id/remove', render: customAbiRemovePage },
+  { pattern: '/account/public-names', render: publicNamesPage },
+  { pattern: '/account/admin/public-names', render: reviewPublicNamesPage },
+  { pattern: '/account/admin/public-names/:id/edit', render: editPublicNamePage },
 ];

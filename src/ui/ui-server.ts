@@ -62,6 +62,13 @@ const PAGE_TTL_MS = 2_000;
 const HTML = 'text/html; charset=utf-8';
 /** The API's CSV exports, passed through so that the UI's download forms stay on its origin. */
 const CSV_PATH = /^\/api\/v2\/addresses\/[^/]+\/(transactions|token-transfers|internal-transactions|logs)\/csv$/;
+/**
+ * Approved public-name icons (#19), passed through from the API: their URLs are absolute under
+ * PUBLIC_URL, which `explorer start` on its devnet sets to this UI's own origin, so the UI must
+ * answer them there as the shipped reverse proxy does (the API's own headers: its content type,
+ * nosniff, `default-src 'none'`, immutable caching).
+ */
+const ICON_PATH = /^\/api\/v2\/public-icons\/[0-9a-f]{64}\.(png|jpg|webp|gif)$/;
 
 interface Cached {
   status: number;
@@ -79,7 +86,11 @@ function csp(): string {
     "default-src 'self'",
     `script-src 'self' 'sha256-${themeHash}'`,
     "style-src 'self'",
-    // NFT images live wherever their metadata points (https, ipfs gateways, data: URIs).
+    // NFT images live wherever their metadata points (https, ipfs gateways, data: URIs). Public-name
+    // icons (#19) are absolute URLs under PUBLIC_URL ('self' behind the shipped proxy, or this UI's
+    // origin under `explorer start`: passed through, ICON_PATH) or, without PUBLIC_URL, under
+    // http://localhost:<API_PORT>, another origin: the http: and https: sources already admit
+    // both, so the icons need no source of their own here.
     "img-src 'self' data: https: http:",
     "media-src 'self' data: https: http:",
     // The live updates' websocket may be on the API's port.
@@ -181,6 +192,11 @@ export function createUi(o: UiOptions): Ui {
     render: (r, viewer) => renderPage(r, undefined, viewer),
     clientIp: (req) => clientIp(req.ip, req.headers['x-forwarded-for'], trusted),
     headers: securityHeaders,
+    // A public-name decision taken here shows on the pages anyone sees at once (not at the next block).
+    pagesChanged: () => {
+      generation++;
+      cache?.clear();
+    },
   });
 
   /**
@@ -216,8 +232,9 @@ export function createUi(o: UiOptions): Ui {
       return { status: 200, headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }, body: FAVICON };
     }
     if (path === '/search/suggest') return suggest(req);
-    // CSV exports on the UI's own origin (the download forms post here), streamed from the API.
-    if (CSV_PATH.test(path)) {
+    // CSV exports on the UI's own origin (the download forms post here), streamed from the API;
+    // public-name icons (ICON_PATH).
+    if (CSV_PATH.test(path) || ICON_PATH.test(path)) {
       const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
       const decision = limiter.check(ip);
       if (!decision.allowed) return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };

@@ -14,7 +14,12 @@ export function OwnActions({ a, ctx }: { a: AddressLike & { token?: { name?: str
   if (!ctx.viewer) {
     return (
       <p class="own-actions muted">
-        <a href={`/account/sign-in?next=${encodeURIComponent(here)}`}>Sign in</a> to tag this address privately or watch it.
+        <span>
+          <a href={`/account/sign-in?next=${encodeURIComponent(here)}`}>Sign in</a> to tag this address privately or watch it.
+        </span>{' '}
+        <span>
+          <a href={`/account/public-names?address=${a.hash}#submit`}>Submit a public name</a> for it.
+        </span>
       </p>
     );
   }
@@ -56,6 +61,7 @@ export function OwnActions({ a, ctx }: { a: AddressLike & { token?: { name?: str
           </button>
         </form>
       )}
+      <a href={`/account/public-names?address=${a.hash}#submit`}>Submit a public name</a>
     </div>
   );
 }

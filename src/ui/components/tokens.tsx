@@ -2,6 +2,7 @@
 // column every row would repeat), its holders with their exact shares, and NFT images from
 // untrusted metadata (only http(s) or data:image URLs, in <img>/<video>, never inline markup).
 import { AddressLink, Amount, BlockLink, Identicon, Table, Time, TxLink } from './common.js';
+import { PublicIcon } from './public-icon.js';
 import { formatUnits, groupDigits, shortHash } from '../format.js';
 import { imageSrc, sharePercent, text, videoSrc } from '../token-values.js';
 
@@ -14,6 +15,8 @@ export interface TokenJson {
   decimals: string | null;
   holders_count: string | null;
   total_supply: string | null;
+  /** An approved public name's icon (#19), served by the API; null without one. */
+  icon_url?: string | null;
 }
 
 /** A token's name for people: its name, else its symbol, else its shortened address. */
@@ -39,7 +42,7 @@ export function TokenListTable({ items }: { items: TokenJson[] }) {
         <tr>
           <td>
             <span class="token-cell">
-              <Identicon address={t.address_hash} size={24} />
+              {t.icon_url ? <PublicIcon src={t.icon_url} alt={`Icon of ${tokenLabel(t, 32)}`} size={24} /> : <Identicon address={t.address_hash} size={24} />}
               <span class="token-cell-text">
                 <span>
                   <a href={`/token/${t.address_hash}`} title={t.name ?? t.address_hash}>

@@ -26,6 +26,7 @@ import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
 import { OwnActions } from '../components/own-actions.js';
+import { PublicIcon } from '../components/public-icon.js';
 import { ContractSummary, JsonBlock, ProxyOf, SourceFiles, type SmartContract } from '../components/contract-source.js';
 import { WriteMethods, type AbiMethod, type MethodTarget } from '../components/contract-methods.js';
 
@@ -136,6 +137,7 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     apiGetOptional<TabsCounters>(ctx, `${v2}/tabs-counters`),
     apiGetOptional<HoldingItem[]>(ctx, `${v2}/token-balances`),
   ]);
+  const publicName = await approvedName(ctx, a);
   const base = `/address/${a.hash}`;
   const isContract = a.is_contract === true;
   const tabs = visibleTabs(tabsCounters, isContract, tab);
@@ -148,7 +150,7 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     cache: panel.cache,
     body: (
       <>
-        <Header a={a} kind={kind} />
+        <Header a={a} kind={kind} publicName={publicName} />
         <OwnActions a={a} ctx={ctx} />
         {a.coin_balance === null && counters?.transactions_count === '0' && counters?.token_transfers_count === '0' && !holdings?.length ? (
           <p class="muted">Nothing is indexed for this address yet: no balance, transactions or tokens.</p>
@@ -203,15 +205,45 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
   };
 }
 
-function Header({ a, kind }: { a: any; kind: string }) {
+/**
+ * Whether the address's `name` and `public_tags` come from a project's submission the operator
+ * approved (#19), not from a verified contract: tags are only ever approved ones, and a name of an
+ * address that is not a verified contract can only be one; a verified contract's name without tags
+ * is told apart by search, whose items say is_verified_via_admin_panel.
+ */
+async function approvedName(ctx: PageCtx, a: any): Promise<boolean> {
+  if (a.public_tags?.length) return true;
+  if (!a.name) return false;
+  if (a.is_verified !== true) return true;
+  const r = await apiGetOptional<{ items?: { address_hash?: string; is_verified_via_admin_panel?: boolean }[] }>(ctx, `/api/v2/search?q=${a.hash}`);
+  return !!r?.items?.some((i) => i.address_hash?.toLowerCase() === String(a.hash).toLowerCase() && i.is_verified_via_admin_panel === true);
+}
+
+/** The mark of a name and tags this instance's operator approved (#19), said in words to screen readers. */
+export function VerifiedMark() {
+  return (
+    <span class="verified-mark" title="Public name verified by this explorer's operator">
+      <span aria-hidden="true">✓</span> Verified<span class="sr-only"> public name: approved by this explorer's operator</span>
+    </span>
+  );
+}
+
+function Header({ a, kind, publicName }: { a: any; kind: string; publicName: boolean }) {
   const own = ownLabel(a);
+  const icon: string | null = a.token?.icon_url ?? null;
   return (
     <div class="addr-head">
       <h1>
-        <Identicon address={a.hash} size={28} /> {kind}
-        {own ? <span class="own-label"> {own.text}</span> : a.name ? <span class="muted"> {a.name}</span> : null}
+        {icon ? <PublicIcon src={icon} alt={`Icon of ${a.name ?? a.token?.name ?? 'the token'}`} size={28} /> : <Identicon address={a.hash} size={28} />} {kind}
+        {own ? <span class="own-label"> {own.text}</span> : a.name ? <span class={publicName ? 'public-name' : 'muted'}> {a.name}</span> : null}
         {own ? <OwnMark kind={own.kind} /> : null}
+        {publicName && !own ? <VerifiedMark /> : null}
       </h1>
+      {publicName && own && a.name ? (
+        <p class="public-name-line">
+          Public name: <span class="public-name">{a.name}</span> <VerifiedMark />
+        </p>
+      ) : null}
       <p class="addr-hash">
         <span class="mono">{a.hash}</span> <Copy text={a.hash} label="address" />
       </p>
@@ -223,6 +255,11 @@ function Header({ a, kind }: { a: any; kind: string }) {
           </span>
         ) : null}
         {a.creation_status === 'selfdestructed' ? <span class="tag">Self-destructed</span> : null}
+        {(a.public_tags ?? []).map((t: { display_name: string; label: string }) => (
+          <span class="tag public-tag" title="Public tag approved by this explorer's operator">
+            {t.display_name}
+          </span>
+        ))}
       </p>
     </div>
   );

@@ -4,6 +4,7 @@
 import { AddressLink, Empty, HashLink, Identicon, Pager, Row, Tabs } from '../components/common.js';
 import { HolderTable, NftGrid, Supply, TokenListTable, TokenTransferTable, tokenLabel, type HolderJson, type InstanceJson, type TokenJson, type TokenTransferJson } from '../components/tokens.js';
 import { groupDigits } from '../format.js';
+import { PublicIcon } from '../components/public-icon.js';
 import { text } from '../token-values.js';
 import type { PageCtx, PageResult } from '../routes.js';
 import { PageError, apiGet, apiGetOptional } from './errors.js';
@@ -146,7 +147,7 @@ export async function tokenPage(ctx: PageCtx): Promise<PageResult> {
       <>
         <div class="title-row token-title">
           <h1>
-            <Identicon address={addr} size={32} />
+            {token.icon_url ? <PublicIcon src={token.icon_url} alt={`Icon of ${label}`} size={32} /> : <Identicon address={addr} size={32} />}
             <span>
               {label}
               {token.symbol && token.name ? <span class="muted"> ({text(token.symbol, 16)})</span> : null}

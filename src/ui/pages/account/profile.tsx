@@ -19,6 +19,7 @@ export const ACCOUNT_SECTIONS = [
   { href: '/account/tags', label: 'Private tags' },
   { href: '/account/custom-abis', label: 'Custom ABIs' },
   { href: '/account/notifications', label: 'Notifications' },
+  { href: '/account/public-names', label: 'Public names' },
 ];
 
 /** The account's navigation, the current section marked. */
