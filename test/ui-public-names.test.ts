@@ -225,6 +225,9 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     t.equal(await img!.getAttribute('referrerpolicy'), 'no-referrer');
     t.equal(await img!.getAttribute('width'), '28', 'a fixed size');
     t.equal(await img!.evaluate((i) => (i as HTMLImageElement).naturalWidth), 32, 'loaded under the CSP');
+    const iconRes = await page.request.get(String(await img!.getAttribute('src')));
+    t.equal(iconRes.status(), 200, 'the icon is served on the UI\'s origin (PUBLIC_URL here)');
+    t.match(iconRes.headers(), { 'content-type': 'image/png', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'" }, 'as an image only');
     await look(t, null, `/address/${token}`, 'public-names-address');
 
     await page.goto(`${f.base}/token/${token}`, { waitUntil: 'networkidle' });

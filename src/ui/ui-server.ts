@@ -65,8 +65,8 @@ const CSV_PATH = /^\/api\/v2\/addresses\/[^/]+\/(transactions|token-transfers|in
 /**
  * Approved public-name icons (#19), passed through from the API: their URLs are absolute under
  * PUBLIC_URL, which `explorer start` on its devnet sets to this UI's own origin, so the UI must
- * answer them there as the shipped reverse proxy does (the API's own headers: its content type,
- * nosniff, `default-src 'none'`, immutable caching).
+ * answer them there as the shipped reverse proxy does (its content type and immutable caching,
+ * with nosniff and `default-src 'none'`).
  */
 const ICON_PATH = /^\/api\/v2\/public-icons\/[0-9a-f]{64}\.(png|jpg|webp|gif)$/;
 
@@ -238,7 +238,9 @@ export function createUi(o: UiOptions): Ui {
       const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
       const decision = limiter.check(ip);
       if (!decision.allowed) return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
-      return o.api.raw({ ...req, ip, headers: {} });
+      const r = await o.api.raw({ ...req, ip, headers: {} });
+      // An image is never read as anything else, nor run (an API over HTTP passes on only its type and caching).
+      return ICON_PATH.test(path) ? { ...r, headers: { ...r.headers, 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'" } } : r;
     }
     if (limited) {
       const decision = limiter.check(clientIp(req.ip, req.headers['x-forwarded-for'], trusted));
