@@ -15,7 +15,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log.js';
 import type { PgStore } from '../storage/postgres/store.js';
-import { MAX_PAYLOAD_BYTES, listenEvents, notifyEvent, type Listening } from '../storage/postgres/events.js';
+import { EVENTS_CHANNEL, MAX_PAYLOAD_BYTES, notifyEvent } from '../storage/postgres/events.js';
+import { listen } from '../storage/postgres/listen.js';
 import { CHAIN_LANE, getCheckpoint } from '../storage/postgres/indexer.js';
 
 /** How often a listener compares the checkpoint with what it was told. */
@@ -95,9 +96,7 @@ export async function subscribeEvents(pg: PgStore, log: Logger, opts: { checkMs?
   let touched: string[] = [];
   /** The checkpoint as last announced or seen: what a missed notification is measured against. */
   let seen = await getCheckpoint(pg, CHAIN_LANE);
-  let listening: Listening | null = null;
   let closed = false;
-
   const onPayload = (payload: string) => {
     let m: Wire;
     try {
@@ -143,24 +142,30 @@ export async function subscribeEvents(pg: PgStore, log: Logger, opts: { checkMs?
     }
   };
 
-  const listen = async (): Promise<void> => {
-    listening = await listenEvents(pg, onPayload, (e) => {
-      log.warn('event listener connection lost; reconnecting', { error: e.message });
-      const lost = listening;
-      listening = null;
-      void lost?.close();
-      // What was missed is unknown: everything cached goes.
+  // listen.ts re-opens a lost connection itself; what was missed meanwhile is unknown, so a loss
+  // counts as a reorg (everything cached goes).
+  let opened: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (opened = resolve));
+  const listener = listen(pg, {
+    channels: [EVENTS_CHANNEL],
+    onNotify: (_channel, payload) => onPayload(payload),
+    onState: (up) => {
+      if (up) return opened();
+      if (closed) return;
       out.emit('reorg', { ancestor: null, orphanedTo: seen?.blockNumber ?? 0 });
       created = [];
       touched = [];
-    });
-  };
-  await listen();
+    },
+    applicationName: 'explorer-events',
+    log,
+    name: 'event listener',
+  });
+  // The first connection, before the caller relies on it (a slow database: the checkpoint covers it).
+  await Promise.race([ready, new Promise((r) => setTimeout(r, 10_000).unref())]);
 
   const check = async () => {
     if (closed) return;
     try {
-      if (!listening) await listen();
       const now = await getCheckpoint(pg, CHAIN_LANE);
       if (!now || (seen && now.blockNumber === seen.blockNumber && now.blockHash === seen.blockHash)) return;
       if (seen && now.blockNumber > seen.blockNumber) {
@@ -184,7 +189,7 @@ export async function subscribeEvents(pg: PgStore, log: Logger, opts: { checkMs?
   out.close = async () => {
     closed = true;
     clearInterval(timer);
-    await listening?.close();
+    await listener.close();
   };
   return out;
 }
