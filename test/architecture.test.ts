@@ -28,6 +28,7 @@ export const RULES: Rule[] = [
   { files: /^(src\/chain|src\/rpc|workers)\//, forbidden: /^src\/(storage\/(postgres|clickhouse\/(store|reads|chain|derived))|api|account|notify|indexer|derived|bin)\b/, why: 'the ingest path runs downhill: workers -> rpc -> chain' },
   { files: /^(src|workers)\//, except: /^src\/mail\.ts$/, forbidden: /^nodemailer$/, why: 'one mailer: src/mail.ts' },
   { files: /^src\/notify\//, forbidden: /^src\/derived\//, why: 'the notifier takes the SSRF guard from src/net, not from the derived lanes' },
+  { files: /^(src|workers)\//, except: /^src\/metrics\//, forbidden: /^prom-client$/, why: 'metrics are made and served in src/metrics only' },
 ];
 
 /** Import specifiers of a TypeScript source (static, dynamic and re-exports). */

@@ -51,6 +51,8 @@ export interface ApiAppOptions extends ApiDeps {
   csvChunkRows?: number;
   /** Readiness fails when the index is more blocks than this behind the node (src/api/health.ts). */
   readyMaxLagBlocks?: number;
+  /** Told of every answer: its route pattern (or kind of path), status and time (the metrics). */
+  observe?: (route: string, status: number, seconds: number) => void;
 }
 
 export interface ApiApp {
@@ -113,14 +115,28 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     }
   }
 
+  /** Answers, and tells `observe` how long it took under its route's pattern (or kind of path). */
   async function handle(req: ApiRequest): Promise<ApiReply> {
+    if (!opts.observe) return answer(req, { route: '' });
+    const started = performance.now();
+    const label = { route: 'other' };
+    const r = await answer(req, label);
+    opts.observe(label.route, r.status, (performance.now() - started) / 1000);
+    return r;
+  }
+
+  async function answer(req: ApiRequest, label: { route: string }): Promise<ApiReply> {
     const method = req.method.toUpperCase();
     const rawPath = req.path || '/';
-    if (isEtherscanPath(rawPath)) return etherscan.handle(req);
+    if (isEtherscanPath(rawPath)) {
+      label.route = '/api (etherscan)';
+      return etherscan.handle(req);
+    }
     const inApi = rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
     // The stats service's paths: only its own routes; anything else under /api/v1 stays a 404.
     const statsMatch = inApi || !rawPath.startsWith(STATS_SERVICE_PREFIX + '/') ? null : statsRouter.match(rawPath.slice(STATS_SERVICE_PREFIX.length).split('/').filter(Boolean));
     const health = method === 'GET' || method === 'HEAD' ? HEALTH_PATH.exec(rawPath) : null;
+    if (health) label.route = '/api/health';
     if (health) return healthReply(ctx, health[1], opts.readyMaxLagBlocks ?? DEFAULT_READY_MAX_LAG_BLOCKS, method === 'HEAD');
     if (!inApi && !statsMatch) return reply(404, json(NOT_FOUND_BODY));
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
@@ -138,10 +154,12 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     }
     if (method !== 'GET' && !head) return reply(400, json(UNKNOWN_ACTION_BODY));
     const icon = inApi ? ICON_PATH.exec(rawPath) : null;
+    if (icon) label.route = PUBLIC_ICONS_PATH;
     if (icon) return serveIcon(icon[1]!, icon[2]!, head);
     if (inApi) {
       try {
         const exported = await csv.handle(req, rawPath, head);
+        if (exported) label.route = 'csv export';
         if (exported) return exported;
       } catch (e) {
         log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
@@ -151,6 +169,7 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     const segments = rawPath.slice(API_PREFIX.length).split('/').filter(Boolean);
     const match = statsMatch ?? router.match(segments);
     if (!match) return reply(400, json(UNKNOWN_ACTION_BODY), head);
+    label.route = `${statsMatch ? STATS_SERVICE_PREFIX : API_PREFIX}${match.def.pattern}`;
     try {
       // A public name approved elsewhere (`explorer admin`) changes responses cached here.
       if (await ctx.refreshPublicNames()) cache?.clear();

@@ -36,6 +36,8 @@ export interface ApiOptions {
   cacheMaxMb: number;
   /** READY_MAX_LAG_BLOCKS (src/api/health.ts; default there). */
   readyMaxLagBlocks?: number;
+  /** Told of every public API answer (route, status, seconds): the metrics. */
+  observe?: (route: string, status: number, seconds: number) => void;
   log: Logger;
   /**
    * The indexer (its 'block' and 'reorg' events) and the derived-data lanes ('derived'), when
@@ -105,7 +107,7 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);

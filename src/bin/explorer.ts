@@ -5,7 +5,7 @@ import { createLogger, setLogFormat, setLogLevel } from '../log.js';
 import { migrateAll, openStores } from '../storage/stores.js';
 import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
-import { nodeOwnerOf, openMigratedStores, startApiRole, startIndexerRole, startNotifierRole, startUiRole } from './roles.js';
+import { nodeOwnerOf, openMigratedStores, startApiRole, startIndexerRole, startMetrics, startNotifierRole, startUiRole } from './roles.js';
 import { ACCOUNT_DETAILS, ACCOUNT_USAGE, runAccountCommand } from '../account/cli.js';
 import { ADMIN_DETAILS, ADMIN_USAGE, runAdminCommand } from '../account/admin-cli.js';
 
@@ -114,6 +114,7 @@ async function runIndexer(cfg: Config): Promise<number> {
   try {
     const stores = await openMigratedStores(cfg, life);
     await startIndexerRole(cfg, stores, { url: cfg.rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life);
+    await startMetrics(cfg, life);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;
@@ -126,6 +127,7 @@ async function runNotifier(cfg: Config): Promise<number> {
   try {
     const stores = await openMigratedStores(cfg, life);
     startNotifierRole(cfg, stores, life);
+    await startMetrics(cfg, life);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;
@@ -149,6 +151,7 @@ async function runApi(cfg: Config): Promise<number> {
   try {
     const stores = await openMigratedStores(cfg, life);
     await startApiRole(cfg, stores, life);
+    await startMetrics(cfg, life);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;

@@ -14,6 +14,18 @@ import { createRpcClient } from '../rpc/client.js';
 import { createUi } from '../ui/ui-server.js';
 import { httpClient, inProcessClient } from '../ui/api-client.js';
 import { publishEvents, subscribeEvents } from './event-bridge.js';
+import { createMetrics, serveMetrics } from '../metrics/metrics.js';
+import { pendingNotifications } from '../storage/postgres/events.js';
+
+/** This process's metrics: each role registers what it runs; served when METRICS_PORT is set. */
+const metrics = createMetrics();
+
+/** Serves this process's metrics on METRICS_PORT, when set. */
+export async function startMetrics(cfg: Config, life: Lifecycle): Promise<void> {
+  if (cfg.metricsPort === undefined) return;
+  const server = await serveMetrics(metrics, cfg.host, cfg.metricsPort, createLogger('metrics'));
+  life.add({ name: 'metrics server', stop: () => server.close() });
+}
 import { startServer } from '../api/server.js';
 import type { ApiReply, ApiRequest } from '../api/http.js';
 import { createMailer } from '../mail.js';
@@ -78,6 +90,18 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   await matcher.start();
   matcher.attach(indexer);
   life.add({ name: 'watchlist matcher', stop: () => matcher.stop() });
+  const s = indexer.stats;
+  metrics.counter('explorer_indexed_blocks_total', 'Blocks committed by the indexer since this process started.', () => s.blocks);
+  metrics.counter('explorer_indexed_transactions_total', 'Transactions committed by the indexer since this process started.', () => s.txs);
+  metrics.counter('explorer_reorgs_total', 'Reorgs rewound by the indexer since this process started.', () => s.reorgs);
+  metrics.gauge('explorer_node_head_block', "The node's head block as the indexer last saw it.", () => s.head);
+  metrics.gauge('explorer_indexed_block', 'The highest block committed (the checkpoint).', () => s.committed);
+  metrics.gauge('explorer_head_lag_blocks', "Blocks between the node's head and the checkpoint.", () => (s.head === null ? null : s.head - (s.committed ?? -1)));
+  const rpc = indexer.rpc;
+  metrics.counter('explorer_rpc_calls_total', 'JSON-RPC calls made to the node by the indexer and lanes.', () => rpc.stats().calls);
+  metrics.counter('explorer_rpc_http_requests_total', 'HTTP requests (single calls or batches) made to the node.', () => rpc.stats().httpRequests);
+  metrics.counter('explorer_rpc_retries_total', 'JSON-RPC requests retried after a failure (timeouts, network and server errors).', () => rpc.stats().retries);
+  metrics.gauge('explorer_rpc_in_flight', 'JSON-RPC HTTP requests in progress now.', () => rpc.stats().inFlight);
   // API processes of split roles follow the chain through these (src/bin/event-bridge.ts).
   life.add({ name: 'event publisher', stop: publishEvents(stores.pg, [indexer, derived], createLogger('events')) });
   await indexer.start();
@@ -98,6 +122,11 @@ export function startNotifierRole(cfg: Config, stores: Stores, life: Lifecycle):
   });
   notifier.start();
   life.add({ name: 'notifier', stop: () => notifier.stop() });
+  const n = notifier.stats;
+  metrics.counter('explorer_notifications_sent_total', 'Watchlist notifications delivered since this process started.', () => n.sent);
+  metrics.counter('explorer_notifications_retried_total', 'Notification attempts that failed and were rescheduled.', () => n.retried);
+  metrics.counter('explorer_notifications_failed_total', 'Notifications given up after their last attempt.', () => n.failed);
+  metrics.gauge('explorer_notifications_pending', 'Notifications waiting to be delivered (all notifiers).', () => pendingNotifications(stores.pg));
   if (!cfg.smtpUrl) log.warn('SMTP_URL is not set: e-mail notifications and e-mailed sign-in codes are off');
   return notifier;
 }
@@ -151,6 +180,7 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     readyMaxLagBlocks: cfg.readyMaxLagBlocks,
     log: createLogger('api'),
     events: sources,
+    observe: (route, status, seconds) => metrics.observeRequest(route, status, seconds),
     account,
     publicUrl: cfg.publicUrl,
     rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
@@ -173,6 +203,12 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
         : undefined,
   });
   life.add({ name: 'API server', stop: () => api.close() });
+  const cache = api.app.cache;
+  if (cache) {
+    metrics.counter('explorer_api_cache_hits_total', 'API answers served from the response cache.', () => cache.stats.hits + cache.stats.shared);
+    metrics.counter('explorer_api_cache_misses_total', 'API answers computed (not in the response cache).', () => cache.stats.misses);
+  }
+  metrics.gauge('explorer_websocket_connections', 'Open /socket/v2 websockets.', () => api.sockets().open);
   // Other API processes learn of this one's verifications (their caches name and decode with them).
   const verification = api.app.ctx.verification?.service;
   if (verification) life.add({ name: 'verification events', stop: publishEvents(stores.pg, [verification], createLogger('events')) });

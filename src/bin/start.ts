@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { Config } from '../config/settings.js';
 import { createLogger } from '../log.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, redact, startApiRole, startIndexerRole, startNotifierRole, startUiRole, type NodeEndpoint } from './roles.js';
+import { openMigratedStores, redact, startApiRole, startIndexerRole, startMetrics, startNotifierRole, startUiRole, type NodeEndpoint } from './roles.js';
 
 const log = createLogger('start');
 
@@ -38,6 +38,7 @@ export async function runStart(cfg: Config): Promise<number> {
     const verification = api.app.ctx.verification?.service;
     await startUiRole(cfg, life, { handle: api.app.handle, gateway: api.handle, events: [indexer, derived, ...(verification ? [verification] : [])], apiPort: api.port, chainId: api.chainId });
     startNotifierRole(cfg, stores, life);
+    await startMetrics(cfg, life);
     log.info('running; press Ctrl-C to stop');
   } catch (e) {
     await life.stopAll('start failed');
