@@ -223,7 +223,8 @@ async function approvedName(ctx: PageCtx, a: any): Promise<boolean> {
 export function VerifiedMark() {
   return (
     <span class="verified-mark" title="Public name verified by this explorer's operator">
-      <span aria-hidden="true">✓</span> Verified<span class="sr-only"> public name: approved by this explorer's operator</span>
+      {/* "Verified name", not "Verified": beside a contract it must not read as verified source code. */}
+      <span aria-hidden="true">✓</span> Verified name<span class="sr-only">: approved by this explorer's operator</span>
     </span>
   );
 }
