@@ -10,7 +10,7 @@
 import t from 'tap';
 import { getAddress, encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { apiWithDerived } from './helpers/api-derived.js';
-import { deployProxies, proxiesInput, storeCall } from './helpers/proxies.js';
+import { deployProxies, proxiesInput, storeCall, verificationResults } from './helpers/proxies.js';
 
 t.test('proxies: detected, named, decoded through their implementation', async (t) => {
   const f = await apiWithDerived(t, { serve: true, verify: {} });
@@ -51,8 +51,7 @@ t.test('proxies: detected, named, decoded through their implementation', async (
   // Verification of the implementation (and later of a proxy) through the API v2.
   const config = (await f.get('/api/v2/smart-contracts/verification/config')).body;
   const version: string = config.solidity_compiler_versions[0];
-  const results: { address: string; ok: boolean; message?: string }[] = [];
-  f.server!.app.ctx.verification!.service.on('verified', (e) => results.push(e));
+  const { results, finished } = verificationResults(f.server!.app.ctx.verification!.service);
   const verify = async (address: string, name: string) => {
     const from = results.length;
     const form = new FormData();
@@ -61,13 +60,7 @@ t.test('proxies: detected, named, decoded through their implementation', async (
     form.append('files[0]', new Blob([JSON.stringify(input)], { type: 'application/json' }), 'input.json');
     const res = await fetch(`${base}/api/v2/smart-contracts/${address}/verification/via/standard-input`, { method: 'POST', body: form });
     t.equal(res.status, 200, `verification of ${name} started`);
-    const end = Date.now() + 120_000;
-    while (Date.now() < end) {
-      const r = results.slice(from).find((x) => x.address === address);
-      if (r) return r;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`no verification result for ${address}`);
+    return finished(address, from);
   };
 
   await t.test('with the implementation verified, proxies decode and read through it', async (t) => {

@@ -19,6 +19,7 @@ import { tmpDir } from './helpers/tmp.js';
 import { compileContracts } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { encodeAbiParameters } from 'viem';
+import { verificationResults } from './helpers/proxies.js';
 
 t.test('verification via standard JSON input', async (t) => {
   const f = await apiWithDerived(t, { serve: true, verify: {} });
@@ -39,17 +40,7 @@ t.test('verification via standard JSON input', async (t) => {
     const res = await fetch(`${base}/api/v2/smart-contracts/${address}/verification/via/${kind}`, { method: 'POST', body: form });
     return { status: res.status, body: await res.json() };
   };
-  const results: { address: string; ok: boolean; message?: string; guid: string }[] = [];
-  f.server!.app.ctx.verification!.service.on('verified', (e) => results.push(e));
-  const finished = async (address: string, from: number) => {
-    const end = Date.now() + 120_000;
-    while (Date.now() < end) {
-      const r = results.slice(from).find((x) => x.address === address);
-      if (r) return r;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`no verification result for ${address}`);
-  };
+  const { results, finished } = verificationResults(f.server!.app.ctx.verification!.service);
 
   await t.test('the token verifies as a full match; the websocket says so', async (t) => {
     const socket = phoenix(f.server!.port);

@@ -14,6 +14,7 @@ import { encodeFunctionData, getAddress, parseAbi } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
 import { devnetStandardInput } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
+import { forwardToNode, nodeWallet } from './helpers/ui-account.js';
 import { BROKEN_TEXT, SCREENSHOTS, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -67,30 +68,20 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
   const wallet = { mode: 'ok' as Mode, requests: [] as string[], sent: [] as string[] };
   async function walletContext(opts: Parameters<typeof browser.newContext>[0]): Promise<BrowserContext> {
     const ctx = await browser.newContext({ bypassCSP: true, ...opts });
-    await ctx.exposeFunction('__walletRpc', async (method: string, params: unknown[]) => {
+    await nodeWallet(ctx, async (method, params) => {
       wallet.requests.push(method);
-      if (method === 'eth_requestAccounts' && wallet.mode === 'reject-account') return JSON.stringify({ error: { code: 4001, message: 'User rejected the request.' } });
-      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return JSON.stringify({ result: [alice] });
-      if (method === 'eth_chainId' && wallet.mode === 'wrong-chain') return JSON.stringify({ result: '0x1' });
+      const rejected = { error: { code: 4001, message: 'User rejected the request.' } };
+      if (method === 'eth_requestAccounts' && wallet.mode === 'reject-account') return rejected;
+      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return { result: [alice] };
+      if (method === 'eth_chainId' && wallet.mode === 'wrong-chain') return { result: '0x1' };
       if (method === 'wallet_switchEthereumChain') {
         wallet.mode = 'ok';
-        return JSON.stringify({ result: null });
+        return { result: null };
       }
-      if (method === 'eth_sendTransaction' && wallet.mode === 'reject') return JSON.stringify({ error: { code: 4001, message: 'User rejected the request.' } });
-      const res = await fetch(node, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-      const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-      if (method === 'eth_sendTransaction' && body.result) wallet.sent.push(body.result as string);
-      return JSON.stringify(body.error ? { error: body.error } : { result: body.result });
-    });
-    await ctx.addInitScript(() => {
-      const call = (window as unknown as { __walletRpc(m: string, p: unknown[]): Promise<string> }).__walletRpc;
-      (window as unknown as { ethereum: unknown }).ethereum = {
-        async request({ method, params }: { method: string; params?: unknown[] }) {
-          const r = JSON.parse(await call(method, params ?? []));
-          if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code, data: r.error.data });
-          return r.result;
-        },
-      };
+      if (method === 'eth_sendTransaction' && wallet.mode === 'reject') return rejected;
+      const r = await forwardToNode(node, method, params);
+      if (method === 'eth_sendTransaction' && r.result) wallet.sent.push(r.result as string);
+      return r;
     });
     return ctx;
   }

@@ -11,6 +11,7 @@ import { getAddress } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
 import { deployProxies, proxiesInput, storeCall, verifyThroughApi } from './helpers/proxies.js';
 import { minedIn } from './helpers/rpc.js';
+import { forwardToNode, nodeWallet } from './helpers/ui-account.js';
 import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -44,22 +45,11 @@ t.test('proxies in the web UI', { skip: browserMissing() ?? false }, async (t) =
   await t.test('read and write as proxy once the implementation is verified', async (t) => {
     const ctx = await browser.newContext({ viewport: VIEWPORTS.desktop, colorScheme: 'light', bypassCSP: true });
     const sent: string[] = [];
-    await ctx.exposeFunction('__walletRpc', async (method: string, params: unknown[]) => {
-      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return JSON.stringify({ result: [alice] });
-      const res = await fetch(node, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-      const body = (await res.json()) as { result?: unknown; error?: unknown };
-      if (method === 'eth_sendTransaction' && body.result) sent.push(body.result as string);
-      return JSON.stringify(body);
-    });
-    await ctx.addInitScript(() => {
-      const call = (window as unknown as { __walletRpc(m: string, p: unknown[]): Promise<string> }).__walletRpc;
-      (window as unknown as { ethereum: unknown }).ethereum = {
-        async request({ method, params }: { method: string; params?: unknown[] }) {
-          const r = JSON.parse(await call(method, params ?? []));
-          if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code, data: r.error.data });
-          return r.result;
-        },
-      };
+    await nodeWallet(ctx, async (method, params) => {
+      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return { result: [alice] };
+      const r = await forwardToNode(node, method, params);
+      if (method === 'eth_sendTransaction' && r.result) sent.push(r.result as string);
+      return r;
     });
     const w = await watchedPage(ctx);
     const page = w.page;

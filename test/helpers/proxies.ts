@@ -3,7 +3,7 @@
 // TransparentUpgradeableProxy, an UpgradeableBeacon with its BeaconProxy, proxies keeping the
 // implementation in the EIP-1822 and zos slots, and an EIP-1167 minimal proxy (OpenZeppelin 5's
 // proxies want an initializing call: store(1)). The standard JSON input is the one a developer's
-// tool would send to verify any of them.
+// tool would send to verify any of them; verificationResults() and verifyThroughApi() verify them.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { encodeAbiParameters, encodeFunctionData, parseAbi, type Hex } from 'viem';
@@ -125,6 +125,31 @@ export async function deployProxies(node: string, owner: string, input: Standard
   // EIP-1167's creation code: copy the 45-byte runtime (implementation inside) and return it.
   const minimal = (await send({ data: `0x3d602d80600a3d3981f3363d3d373d3d3d363d73${box.slice(2)}5af43d82803e903d91602b57fd5bf3` })).address;
   return { box, box2, erc1967, transparent, beacon, beaconProxy, eip1822, zos, minimal, send };
+}
+
+export interface VerificationResult {
+  address: string;
+  ok: boolean;
+  message?: string;
+  guid: string;
+}
+
+/**
+ * The verification service's results as they come ('verified' events), and a wait for the first
+ * one about `address` after the `from`-th (a test notes `results.length` before it posts).
+ */
+export function verificationResults(service: { on(event: 'verified', fn: (e: VerificationResult) => void): unknown }) {
+  const results: VerificationResult[] = [];
+  service.on('verified', (e) => results.push(e));
+  const finished = async (address: string, from: number): Promise<VerificationResult> => {
+    for (const end = Date.now() + 120_000; Date.now() < end; ) {
+      const r = results.slice(from).find((x) => x.address === address);
+      if (r) return r;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no verification result for ${address}`);
+  };
+  return { results, finished };
 }
 
 /**

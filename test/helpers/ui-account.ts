@@ -29,6 +29,34 @@ export async function injectWallet(page: Page, wallet: PrivateKeyAccount): Promi
   return { signed };
 }
 
+/** What a wallet answers a request: its result, or an EIP-1193 error. */
+export type WalletAnswer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
+/**
+ * window.ethereum in every page of `ctx`, each request answered in Node by `answer` (a test
+ * forwards to anvil, refuses on purpose, or plays another chain).
+ */
+export async function nodeWallet(ctx: BrowserContext, answer: (method: string, params: unknown[]) => Promise<WalletAnswer>): Promise<void> {
+  await ctx.exposeFunction('__walletRpc', async (method: string, params: unknown[]) => JSON.stringify(await answer(method, params)));
+  await ctx.addInitScript(() => {
+    const call = (window as unknown as { __walletRpc(m: string, p: unknown[]): Promise<string> }).__walletRpc;
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      async request({ method, params }: { method: string; params?: unknown[] }) {
+        const r = JSON.parse(await call(method, params ?? []));
+        if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code, data: r.error.data });
+        return r.result;
+      },
+    };
+  });
+}
+
+/** A JSON-RPC call to the node as a wallet passes it on: its result or its error. */
+export async function forwardToNode(node: string, method: string, params: unknown[]): Promise<WalletAnswer> {
+  const res = await fetch(node, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as WalletAnswer;
+  return body.error ? { error: body.error } : { result: body.result };
+}
+
 export interface SignedIn extends Watched {
   context: BrowserContext;
   /** The session token in the cookie (the Account API's Bearer token). */
