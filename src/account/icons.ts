@@ -1,7 +1,8 @@
-// Icons of public-name submissions: an uploaded or fetched image is accepted only as PNG, JPEG,
-// WebP or GIF by its magic bytes AND a header that parses to sane dimensions; PNG and JPEG are
-// decoded and re-encoded (pure JS: pngjs, jpeg-js), so nothing but pixels survives. SVG is refused
-// outright (it can carry scripts), and so is anything else.
+// Icons of public-name submissions: an uploaded or fetched image is accepted only as PNG or JPEG,
+// by its magic bytes AND a header that parses to sane dimensions, and is decoded and re-encoded
+// (pure JS: pngjs, jpeg-js), so nothing but pixels is stored. WebP and GIF are recognised only to
+// say why they are refused (no pure-JS encoder here: stored as sent, they would be neither
+// re-encoded nor refused); SVG is refused outright (it can carry scripts), and so is anything else.
 import crypto from 'node:crypto';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
@@ -102,8 +103,9 @@ export function checkIcon(input: Buffer, maxBytes: number): CheckedIcon {
   if (input.length === 0) throw new IconError('the icon is empty');
   if (input.length > maxBytes) throw new IconError(`the icon is larger than ${maxBytes} bytes`, 413);
   const kind = sniff(input);
-  if (kind === 'svg') throw new IconError('SVG icons are refused (an SVG can carry scripts): send a PNG, JPEG, WebP or GIF');
-  if (!kind) throw new IconError('the icon is not a PNG, JPEG, WebP or GIF image');
+  if (kind === 'svg') throw new IconError('SVG icons are refused (an SVG can carry scripts): send a PNG or JPEG');
+  if (kind === 'webp' || kind === 'gif') throw new IconError(`${FORMAT[kind]} icons are refused (only PNG and JPEG are re-encoded here, so that nothing but pixels is stored): send a PNG or JPEG`);
+  if (!kind) throw new IconError('the icon is not a PNG or JPEG image');
   const size = headerSize(kind, input);
   if (!size) throw new IconError(`the icon is not a valid ${FORMAT[kind]} image (its header does not parse)`);
   if (size.width < 1 || size.height < 1 || size.width > ICON_MAX_SIDE || size.height > ICON_MAX_SIDE) {

@@ -51,8 +51,6 @@ t.test('accepted formats', async (t) => {
   const raw = { width: 4, height: 4, data: Buffer.alloc(4 * 4 * 4, 128) };
   const j = checkIcon(jpeg.encode(raw, 80).data, MAX);
   t.match(j, { ext: 'jpg', contentType: 'image/jpeg', width: 4, height: 4 });
-  t.match(checkIcon(gif(32, 32), MAX), { ext: 'gif', contentType: 'image/gif', width: 32, height: 32 });
-  t.match(checkIcon(webpLossless(48, 24), MAX), { ext: 'webp', contentType: 'image/webp', width: 48, height: 24 });
 });
 
 t.test('refusals', async (t) => {
@@ -66,15 +64,13 @@ t.test('refusals', async (t) => {
   };
   refused(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), /SVG/, 'SVG');
   refused(Buffer.from('\uFEFF  <?xml version="1.0"?>\n<svg/>'), /SVG/, 'SVG behind a BOM and an XML declaration');
-  refused(Buffer.from('hello, not an image'), /not a PNG, JPEG, WebP or GIF/, 'text');
-  refused(Buffer.from('<html><script>x</script></html>'), /not a PNG, JPEG, WebP or GIF/, 'HTML');
+  refused(Buffer.from('hello, not an image'), /not a PNG or JPEG/, 'text');
+  refused(Buffer.from('<html><script>x</script></html>'), /not a PNG or JPEG/, 'HTML');
+  refused(gif(32, 32), /GIF icons are refused \(only PNG and JPEG are re-encoded/, 'a GIF: it cannot be re-encoded here');
+  refused(webpLossless(48, 24), /WebP icons are refused/, 'a WebP: likewise');
   refused(Buffer.alloc(0), /empty/, 'empty');
   refused(Buffer.alloc(MAX + 1), /larger than/, 'too large', 413);
   refused(png(1025, 4), /1x1 to 1024x1024/, 'too wide');
-  refused(gif(0, 10), /1x1 to 1024x1024/, 'zero width');
   refused(Buffer.concat([png(4, 4).subarray(0, 40)]), /does not decode/, 'a truncated PNG');
   refused(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]), /header does not parse/, 'a JPEG without a frame header');
-  const webp = webpLossless(8, 8);
-  webp.writeUInt32LE(999, 4);
-  refused(webp, /header does not parse/, 'a WebP whose RIFF size lies');
 });
