@@ -105,7 +105,8 @@ t.test('the composed stack through deploy/nginx.conf', { skip: nginx ? false : '
     const accountApi = await get(port, '/account/api/v1/user/info', '127.0.0.16');
     t.match(accountApi.headers['content-type'], /json/, `/account/api/* is the API's (${accountApi.status})`);
     t.match(upstreamBytes(), /GET \/account\/api\/v1\/user\/info /, 'it went to an API replica');
-    for (let i = 0; i < 6; i++) t.equal((await get(port, '/api/v2/stats', `127.0.1.${i + 1}`)).status, 200);
+    // Six different requests (the same one would be answered from nginx's cache after the first).
+    for (let i = 0; i < 6; i++) t.equal((await get(port, `/api/v2/blocks?items_count=${10 + i}`, `127.0.1.${i + 1}`)).status, 200);
     t.ok(replicas.every((r) => r.connections() > 0), `both API replicas took requests (${replicas.map((r) => r.connections()).join(' and ')} connections)`);
   });
 
@@ -141,8 +142,9 @@ t.test('the composed stack through deploy/nginx.conf', { skip: nginx ? false : '
   t.test('the API counts the client nginx saw, whatever X-Forwarded-For it sends', async (t) => {
     // Four requests from one client, each naming another address: one bucket (a burst of two).
     const forged = [];
-    for (const xff of ['198.51.100.1', '198.51.100.2', '198.51.100.3, 198.51.100.4', '203.0.113.9']) {
-      forged.push((await get(port, '/api/v2/stats', '127.0.0.21', { 'x-forwarded-for': xff, 'x-real-ip': xff })).status);
+    // Each a different URL: a cached answer would be served by nginx without reaching the API's limits.
+    for (const [i, xff] of ['198.51.100.1', '198.51.100.2', '198.51.100.3, 198.51.100.4', '203.0.113.9'].entries()) {
+      forged.push((await get(port, `/api/v2/blocks?items_count=${20 + i}`, '127.0.0.21', { 'x-forwarded-for': xff, 'x-real-ip': xff })).status);
     }
     t.same(forged.slice(0, 2), [200, 200], 'the burst passes');
     t.ok(forged.slice(2).every((s) => s === 429), `then 429 for the same client under any forged address (${forged.join(', ')})`);
@@ -150,6 +152,22 @@ t.test('the composed stack through deploy/nginx.conf', { skip: nginx ? false : '
     t.notMatch(upstreamBytes(), /198\.51\.100|203\.0\.113/, "and the client's forged addresses never reach the API");
     // Another client has a bucket of its own.
     t.equal((await get(port, '/api/v2/stats', '127.0.0.22')).status, 200, 'another client is not limited by the first one');
+  });
+
+  t.test("nginx keeps public answers as their Cache-Control says, and never a credential's", async (t) => {
+    const count = (path: string) => upstreamBytes().split(`GET ${path} `).length - 1;
+    const first = await get(port, '/api/v2/blocks/1', '127.0.0.31');
+    t.equal(first.status, 200);
+    t.equal(first.headers['x-cache-status'], 'MISS', 'the first request goes to the API');
+    const second = await get(port, '/api/v2/blocks/1', '127.0.0.32');
+    t.equal(second.headers['x-cache-status'], 'HIT', 'the second is served by nginx');
+    t.equal(second.body, first.body, 'the same bytes');
+    t.equal(count('/api/v2/blocks/1'), 1, 'the API answered it once');
+    const keyed = await get(port, '/api/v2/blocks/2', '127.0.0.33', { authorization: 'Bearer not-a-session' });
+    t.equal(keyed.headers['x-cache-status'], 'BYPASS', 'a request with a credential is never answered from the cache');
+    const after = await get(port, '/api/v2/blocks/2', '127.0.0.34');
+    t.equal(after.headers['x-cache-status'], 'MISS', 'nor is its answer stored for others');
+    t.equal((await get(port, '/api/v2/blocks/2?apikey=x', '127.0.0.35')).headers['x-cache-status'], 'BYPASS', 'an apikey in the query likewise');
   });
 
   t.test('bodies over the limit get 413 from nginx', async (t) => {

@@ -41,6 +41,7 @@ export function testConfig(shipped: string, dir: string, listen: number, up: Ups
   c = replace(c, /^pid [^;]+;/m, `pid ${dir}/nginx.pid;`);
   c = replace(c, /access_log [^;]+;/, `access_log ${dir}/access.log;`);
   c = replace(c, /error_log [^;]+;/, `error_log ${dir}/error.log;`);
+  c = replace(c, /proxy_cache_path \S+/, `proxy_cache_path ${dir}/api-cache`);
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${dir}/${k};`).join('\n');
   return replace(c, /^http \{$/m, `http {\n${temp}`);
 }
