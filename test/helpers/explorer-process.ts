@@ -1,0 +1,102 @@
+// An `explorer` command run as its own process (any build of it: this checkout's or an older
+// release's), in its own process group so that a test's teardown ends it and every child it
+// started (embedded PostgreSQL) even when the test fails half-way.
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+
+/** This build's CLI, beside the compiled tests (build/, build-up/...: whichever runs the test). */
+export const THIS_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/bin/explorer.js');
+
+/** A minimal environment: nothing of the caller's settings leaks into the explorer's. */
+export function explorerEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...extra };
+}
+
+/** Runs a short command (migrate, account create) to its end. */
+export function runExplorer(cli: string, args: string[], env: Record<string, string>, timeoutMs = 120_000) {
+  return spawnSync(process.execPath, [cli, ...args], { env: explorerEnv(env), encoding: 'utf8', timeout: timeoutMs });
+}
+
+export interface ExplorerProcess {
+  /** Resolves once the process logged `readyLine`; rejects if it exits first or after the timeout. */
+  ready: Promise<void>;
+  /** Everything it printed so far (stdout and stderr). */
+  log(): string;
+  /** SIGTERM, then its exit code (a clean stop is 0). */
+  stop(): Promise<number | null>;
+  pid: number;
+}
+
+export function startExplorerProcess(
+  t: Test,
+  cli: string,
+  args: string[],
+  env: Record<string, string>,
+  opts: { readyLine?: string; timeoutMs?: number } = {},
+): ExplorerProcess {
+  const readyLine = opts.readyLine ?? 'running; press Ctrl-C to stop';
+  const child = spawn(process.execPath, [cli, ...args], { env: explorerEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const pid = child.pid!;
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    // The whole group: the explorer and the embedded PostgreSQL it started.
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`explorer ${args.join(' ')} not ready in time:\n${out}`)), opts.timeoutMs ?? 180_000);
+    const check = () => {
+      if (out.includes(readyLine)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`explorer ${args.join(' ')} exited (${code}) before it was ready:\n${out}`));
+    });
+  });
+  ready.catch(() => undefined);
+  return {
+    ready,
+    log: () => out,
+    pid,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** GET a JSON answer of a running explorer's API; throws on any status but 200. */
+export async function getJson<T = any>(base: string, pathAndQuery: string, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(`${base}${pathAndQuery}`, { headers });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${pathAndQuery}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** Polls `fn` until it returns true (errors count as false), at most `timeoutMs`. */
+export async function waitFor(what: string, fn: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      if (await fn()) return;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
