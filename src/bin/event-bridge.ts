@@ -6,8 +6,12 @@
 //
 // What crosses: a block event's range, its last blocks, its transaction count, the contracts it
 // created and the addresses it touched (those two in chunks before the block itself, whatever
-// their number: NOTIFY payloads stay under 8,000 bytes); not its value transfers (the websocket's
-// per-address token-transfer and internal-transaction notices stay with the indexer's process).
+// their number: NOTIFY payloads stay under 8,000 bytes). Its value transfers do not (there may be
+// thousands): the re-emitted event says so (valueTransfers null), and the websocket feed reads
+// the range's token transfers and internal transactions from the store itself, only for the
+// touched addresses and the tokens someone is subscribed to (src/api/socket/feed.ts), so the
+// per-address notices (token_transfer, internal_transaction, a token's transfer count) are sent
+// by every API process.
 // A notification missed while the listening connection was down is caught by the checkpoint: it
 // is read every CHECK_MS, and a move no notification announced is re-emitted as a block (or, when
 // the head went back or its hash changed, as a reorg); a lost connection is re-opened and treated
@@ -123,7 +127,8 @@ export async function subscribeEvents(pg: PgStore, log: Logger, opts: { checkMs?
           touchedAddresses: touched,
           tokenContracts: [],
           createdContracts: created.map((address) => ({ address, txHash: '', blockNumber: m.to })),
-          valueTransfers: [],
+          // Not carried: the websocket feed reads them from the store when someone follows them.
+          valueTransfers: null,
         };
         created = [];
         touched = [];
@@ -174,7 +179,7 @@ export async function subscribeEvents(pg: PgStore, log: Logger, opts: { checkMs?
           from: seen.blockNumber + 1,
           to: now.blockNumber,
           blocks: [{ number: now.blockNumber, hash: now.blockHash, parentHash: '', timestamp: 0, txCount: 0 }],
-          summary: { txs: 0, logs: 0, tokenTransfers: 0, internalTxs: 0, rows: {}, touchedAddresses: [], tokenContracts: [], createdContracts: [], valueTransfers: [] },
+          summary: { txs: 0, logs: 0, tokenTransfers: 0, internalTxs: 0, rows: {}, touchedAddresses: [], tokenContracts: [], createdContracts: [], valueTransfers: null },
         });
       } else if (seen) {
         out.emit('reorg', { ancestor: null, orphanedTo: seen.blockNumber });

@@ -19,7 +19,18 @@
 // - addresses:new_address: `count` {count} when the derived lanes' address counter moves.
 //
 // Payloads are read through the public API's own handler (the same bytes and cache as HTTP) and
-// the existing storage reads; nothing is read or serialized for a topic without subscribers. The
+// the existing storage reads; nothing is read or serialized for a topic without subscribers.
+//
+// Which subscribed addresses and tokens had token transfers or internal transactions comes from
+// the event's value transfers when the indexer runs in this process. An event that crossed
+// processes (split roles, src/bin/event-bridge.ts) has none (null: NOTIFY payloads stay small);
+// for those the feed reads the range's transfers from the store itself, when it processes the
+// event, and only those of the touched subscribed addresses and of subscribed tokens. It is read
+// here rather than in the bridge because only the feed knows who is subscribed, a burst of events
+// is merged into one read, and the read is ordered with the reorgs it processes: a reorg cuts the
+// range back to its ancestor, and rows of a block stored under another hash than the event's are
+// dropped, so an orphaned block's transfers are never announced (the new branch's come with its
+// own event). The
 // work waiting is bounded whatever the event rate: events that arrive while one is processed are
 // merged (ranges joined, only subscribed addresses kept), and every per-address pass is capped.
 import type { EventEmitter } from 'node:events';
@@ -31,6 +42,7 @@ import { recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { tokensByAddress } from '../../storage/postgres/reads/tokens.js';
 import { liveBalances } from '../../storage/postgres/reads/live-balances.js';
+import { transfersInBlocks } from '../../storage/clickhouse/reads/block-transfers.js';
 import type { Hub } from './hub.js';
 import { TOPIC } from './topics.js';
 
@@ -43,8 +55,21 @@ export interface FeedBlockEvent {
     txs: number;
     touchedAddresses: string[];
     tokenContracts: { address: string }[];
-    valueTransfers: { kind: string; from: string; to: string; tokenAddress: string | null; traceIndex: number | null; blockNumber: number }[];
+    /** null: not carried (an event from another process); the feed reads them from the store. */
+    valueTransfers: FeedTransfer[] | null;
   };
+}
+
+/** A value transfer of a block event (src/chain/bundle.ts ValueTransfer), as the feed reads it. */
+export interface FeedTransfer {
+  kind: string;
+  from: string;
+  to: string;
+  tokenAddress: string | null;
+  traceIndex: number | null;
+  blockNumber: number;
+  /** Transfers it stands for (1 unless read grouped from the store). */
+  count?: number;
 }
 
 export interface FeedOptions {
@@ -85,6 +110,8 @@ interface BlockWork {
   internal: Set<string>;
   /** Subscribed tokens: transfers in the blocks, and the highest block. */
   tokens: Map<string, { count: number; block: number }>;
+  /** Blocks of events that did not carry their value transfers (read when processed), with the hashes they announced. */
+  unread?: { from: number; to: number; hashes: Map<number, string> };
 }
 
 interface Pending {
@@ -192,22 +219,13 @@ export class Feed {
       }
     }
     if (addresses.size || tokens.size) {
-      for (const v of e.summary.valueTransfers) {
-        if (v.kind === 'native') {
-          if (v.traceIndex === null) continue;
-          if (addresses.has(v.from)) w.internal.add(v.from);
-          if (addresses.has(v.to)) w.internal.add(v.to);
-          continue;
-        }
-        if (addresses.has(v.from)) w.tokenTransfers.add(v.from);
-        if (addresses.has(v.to)) w.tokenTransfers.add(v.to);
-        const t = v.tokenAddress;
-        if (t && tokens.has(t)) {
-          const c = w.tokens.get(t) ?? { count: 0, block: -1 };
-          c.count++;
-          c.block = Math.max(c.block, v.blockNumber);
-          w.tokens.set(t, c);
-        }
+      if (e.summary.valueTransfers) addTransfers(w, e.summary.valueTransfers, addresses, tokens);
+      else {
+        const u = w.unread ?? { from: e.from, to: e.to, hashes: new Map<number, string>() };
+        u.from = Math.min(u.from, e.from);
+        u.to = Math.max(u.to, e.to);
+        for (const b of e.blocks) u.hashes.set(b.number, b.hash.toLowerCase());
+        w.unread = u;
       }
     }
     this.pending.block = w;
@@ -219,6 +237,13 @@ export class Feed {
     // Blocks of the old branch not yet announced are not announced at all.
     const w = this.pending.block;
     if (w) w.blocks = w.blocks.filter((b) => b.number <= ancestor);
+    // Transfers not yet read are read only below the ancestor: the new branch's come with its own event.
+    const u = w?.unread;
+    if (u) {
+      u.to = Math.min(u.to, ancestor);
+      for (const n of u.hashes.keys()) if (n > ancestor) u.hashes.delete(n);
+      if (u.to < u.from) w!.unread = undefined;
+    }
     this.kick();
   }
 
@@ -274,6 +299,7 @@ export class Feed {
 
   private async block(w: BlockWork): Promise<void> {
     const hub = this.o.hub;
+    if (w.unread) await this.readTransfers(w, w.unread);
     if (w.blocks.length && (hub.has(TOPIC.newBlock) || hub.subscribed('miner').size)) await this.newBlocks(w.blocks);
     if (w.txs > 0) hub.broadcast(TOPIC.newTransaction, 'transaction', `{"transaction":${w.txs}}`);
     const now = Date.now();
@@ -304,6 +330,26 @@ export class Feed {
       if (it.length) hub.broadcast(topic, 'internal_transaction', JSON.stringify({ internal_transactions: it }));
     });
     for (const [a, b] of w.touched) this.watchBalance(a, b, now);
+  }
+
+  /**
+   * The value transfers of blocks whose events did not carry them: every party of a transfer is
+   * among the event's touched addresses, so only the touched subscribed addresses are asked for
+   * (an event found from the checkpoint names none: only subscribed tokens are), and tokens only
+   * when subscribed. Rows of a block the events announced under another hash are of a branch
+   * that replaced it since (its own event follows) and are left out.
+   */
+  private async readTransfers(w: BlockWork, u: NonNullable<BlockWork['unread']>): Promise<void> {
+    const hub = this.o.hub;
+    const addresses = [...w.touched.keys()].filter((a) => hub.has(TOPIC.address(a)));
+    const tokens = [...hub.subscribed('token')];
+    if (!addresses.length && !tokens.length) return;
+    const rows = await transfersInBlocks(this.o.ch, { from: u.from, to: u.to, addresses, tokens });
+    const current = rows.filter((r) => {
+      const hash = u.hashes.get(r.blockNumber);
+      return hash === undefined || hash === r.blockHash.toLowerCase();
+    });
+    addTransfers(w, current, hub.subscribed('address'), hub.subscribed('token'));
   }
 
   private async newBlocks(blocks: { number: number; hash: string }[]): Promise<void> {
@@ -466,6 +512,27 @@ export class Feed {
       this.o.log.error('websocket feed failed', { step: 'pending', error: e instanceof Error ? e.message : String(e) });
     } finally {
       this.pendingPolling = false;
+    }
+  }
+}
+
+/** Notes the subscribed addresses with token transfers or internal value transfers, and the subscribed tokens' transfers. */
+function addTransfers(w: BlockWork, transfers: readonly FeedTransfer[], addresses: ReadonlySet<string>, tokens: ReadonlySet<string>): void {
+  for (const v of transfers) {
+    if (v.kind === 'native') {
+      if (v.traceIndex === null) continue;
+      if (addresses.has(v.from)) w.internal.add(v.from);
+      if (addresses.has(v.to)) w.internal.add(v.to);
+      continue;
+    }
+    if (addresses.has(v.from)) w.tokenTransfers.add(v.from);
+    if (addresses.has(v.to)) w.tokenTransfers.add(v.to);
+    const t = v.tokenAddress;
+    if (t && tokens.has(t)) {
+      const c = w.tokens.get(t) ?? { count: 0, block: -1 };
+      c.count += v.count ?? 1;
+      c.block = Math.max(c.block, v.blockNumber);
+      w.tokens.set(t, c);
     }
   }
 }
