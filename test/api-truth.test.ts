@@ -38,6 +38,7 @@ function gate() {
         variant: rpc.variant,
         options: rpc.options,
         stats: () => rpc.stats(),
+        methods: () => rpc.methods(),
         async request(method, params, opts) {
           await wait([method]);
           return rpc.request(method, params, opts);

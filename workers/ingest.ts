@@ -7,12 +7,13 @@
 // into a plain Uint8Array); use `Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength)` for a
 // Buffer view. Every table's bytes own their ArrayBuffer (never Node's shared pool).
 
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import type { TableName } from '../src/chain/clickhouse-rows.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
-import { createRpcClient, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
+import { createRpcClient, type MethodStats, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
 import { fetchBlockRange } from '../src/rpc/fetch.js';
 
 export interface IngestRpcConfig {
@@ -35,6 +36,19 @@ export interface IngestTask {
   traces: 'callTracer' | 'parity' | 'parity-replay' | 'off';
   /** 'block' = eth_getBlockReceipts, falling back to per-tx receipts when the node lacks it. */
   receipts: 'block' | 'transaction';
+  /**
+   * A BroadcastChannel the indexer listens on: after each task this thread's client posts its
+   * node-call figures there (RpcReport), so the indexer's metrics count the calls its workers make.
+   */
+  statsChannel?: string;
+}
+
+/** A worker client's figures since it was made (cumulative: a lost or repeated report does no harm). */
+export interface RpcReport {
+  /** The client: thread and configuration. */
+  id: string;
+  stats: { calls: number; httpRequests: number; retries: number };
+  methods: Record<string, MethodStats>;
 }
 
 export interface IngestResult {
@@ -49,10 +63,15 @@ export interface IngestResult {
   receiptsFellBack: boolean;
 }
 
-// One client per RPC config per thread: keeps HTTP connections alive between tasks.
+// One client per RPC config (and stats channel: one indexer's figures are its own) per thread:
+// keeps HTTP connections alive between tasks.
 const clients = new Map<string, RpcClient>();
-function clientFor(cfg: IngestRpcConfig): RpcClient {
-  const key = JSON.stringify([cfg.url, cfg.traceUrl, cfg.variant, cfg.timeoutMs, cfg.maxRetries, cfg.batchSize, cfg.concurrency]);
+const channels = new Map<string, BroadcastChannel>();
+function keyOf(cfg: IngestRpcConfig, statsChannel: string | undefined): string {
+  return JSON.stringify([cfg.url, cfg.traceUrl, cfg.variant, cfg.timeoutMs, cfg.maxRetries, cfg.batchSize, cfg.concurrency, statsChannel]);
+}
+function clientFor(cfg: IngestRpcConfig, statsChannel: string | undefined): RpcClient {
+  const key = keyOf(cfg, statsChannel);
   let c = clients.get(key);
   if (!c) {
     c = createRpcClient({
@@ -76,11 +95,18 @@ function clientFor(cfg: IngestRpcConfig): RpcClient {
  */
 export async function ingest(task: IngestTask): Promise<IngestResult> {
   const t0 = performance.now();
-  const client = clientFor(task.rpc);
-  const { bundles, receiptsFellBack } = await fetchBlockRange(client, task.from, task.to, {
-    receipts: task.receipts,
-    traces: task.traces,
-  });
+  const client = clientFor(task.rpc, task.statsChannel);
+  let fetched;
+  try {
+    fetched = await fetchBlockRange(client, task.from, task.to, {
+      receipts: task.receipts,
+      traces: task.traces,
+    });
+  } finally {
+    // Failed ranges too: their errors are what an operator looks for.
+    if (task.statsChannel) report(task.statsChannel, `${threadId}:${keyOf(task.rpc, task.statsChannel)}`, client);
+  }
+  const { bundles, receiptsFellBack } = fetched;
   const t1 = performance.now();
   const writer = new TableWriter();
   try {
@@ -103,6 +129,18 @@ export async function ingest(task: IngestTask): Promise<IngestResult> {
     // The table bytes were copied out: the writer's scratch buffers serve the next range.
     writer.release();
   }
+}
+
+function report(name: string, id: string, client: RpcClient): void {
+  let ch = channels.get(name);
+  if (!ch) {
+    ch = new BroadcastChannel(name);
+    // Never what keeps a worker alive.
+    ch.unref();
+    channels.set(name, ch);
+  }
+  const { calls, httpRequests, retries } = client.stats();
+  ch.postMessage({ id, stats: { calls, httpRequests, retries }, methods: client.methods() } satisfies RpcReport);
 }
 
 /** The ArrayBuffers of a result's tables, for a transfer list. */

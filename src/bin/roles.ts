@@ -98,10 +98,26 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   metrics.gauge('explorer_indexed_block', 'The highest block committed (the checkpoint).', () => s.committed);
   metrics.gauge('explorer_head_lag_blocks', "Blocks between the node's head and the checkpoint.", () => (s.head === null ? null : s.head - (s.committed ?? -1)));
   const rpc = indexer.rpc;
-  metrics.counter('explorer_rpc_calls_total', 'JSON-RPC calls made to the node by the indexer and lanes.', () => rpc.stats().calls);
-  metrics.counter('explorer_rpc_http_requests_total', 'HTTP requests (single calls or batches) made to the node.', () => rpc.stats().httpRequests);
-  metrics.counter('explorer_rpc_retries_total', 'JSON-RPC requests retried after a failure (timeouts, network and server errors).', () => rpc.stats().retries);
-  metrics.gauge('explorer_rpc_in_flight', 'JSON-RPC HTTP requests in progress now.', () => rpc.stats().inFlight);
+  // The ingest workers' calls included (indexer.nodeCalls): they make most of them.
+  metrics.counter('explorer_rpc_calls_total', 'JSON-RPC calls made to the node by the indexer, its ingest workers and the lanes.', () => indexer.nodeCalls().calls);
+  metrics.counter('explorer_rpc_http_requests_total', 'HTTP requests (single calls or batches) made to the node.', () => indexer.nodeCalls().httpRequests);
+  metrics.counter('explorer_rpc_retries_total', 'JSON-RPC requests retried after a failure (timeouts, network and server errors).', () => indexer.nodeCalls().retries);
+  metrics.gauge('explorer_rpc_in_flight', "JSON-RPC HTTP requests in progress now (the indexer's own and the lanes', not the ingest workers').", () => rpc.stats().inFlight);
+  metrics.labelledCounter('explorer_rpc_method_calls_total', 'JSON-RPC calls made to the node, by method (each attempt counts, as in explorer_rpc_calls_total).', ['method'], () =>
+    Object.entries(indexer.nodeCalls().methods).map(([method, m]) => ({ labels: { method }, value: m.calls })),
+  );
+  metrics.labelledCounter(
+    'explorer_rpc_method_errors_total',
+    'JSON-RPC calls that failed for good (after their retries), by method and kind: rpc (an error object), http, timeout, network, parse, size.',
+    ['method', 'kind'],
+    () => Object.entries(indexer.nodeCalls().methods).flatMap(([method, m]) => Object.entries(m.errors).map(([kind, n]) => ({ labels: { method, kind }, value: n ?? 0 }))),
+  );
+  metrics.labelledGauge('explorer_derived_lane_backlog_blocks', "Blocks between the chain checkpoint and a derived lane's own cursor (lanes that follow the chain: accounting).", ['lane'], async () =>
+    (await derived.backlog()).filter((l) => l.unit === 'blocks').map((l) => ({ labels: { lane: l.lane }, value: l.due })),
+  );
+  metrics.labelledGauge('explorer_derived_lane_queued_items', 'Items queued and due in a derived lane (token and NFT metadata, supplies, coin balances, contract code, balance checks).', ['lane'], async () =>
+    (await derived.backlog()).filter((l) => l.unit === 'items').map((l) => ({ labels: { lane: l.lane }, value: l.due })),
+  );
   // API processes of split roles follow the chain through these (src/bin/event-bridge.ts).
   life.add({ name: 'event publisher', stop: publishEvents(stores.pg, [indexer, derived], createLogger('events')) });
   await indexer.start();

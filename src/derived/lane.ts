@@ -37,6 +37,8 @@ export interface Lane {
   readonly name: string;
   /** Items due now; the lanes are at rest when every lane says 0. */
   due(): Promise<number>;
+  /** What `due` counts: 'blocks' for a lane that follows the chain checkpoint with a cursor of its own; queued items otherwise. */
+  readonly dueUnit?: 'blocks';
   /** One batch of work; the number of items it handled (0: nothing was due, the lane sleeps). */
   run(): Promise<number>;
   /** In the indexer's rewind transaction: forget what this lane derived above block `above`. */

@@ -196,6 +196,14 @@ export class Derived extends EventEmitter {
     this.sleeper.wake();
   }
 
+  /**
+   * Each lane's backlog now (metrics): blocks between the chain checkpoint and its cursor for a
+   * lane that follows the chain, queued items due for the others.
+   */
+  async backlog(): Promise<{ lane: string; due: number; unit: 'blocks' | 'items' }[]> {
+    return Promise.all(this.lanes.map(async (l) => ({ lane: l.name, due: await l.due(), unit: l.dueUnit ?? ('items' as const) })));
+  }
+
   /** Resolves once every lane has nothing due (for tests and tools). */
   async settle(timeoutMs = 60_000): Promise<void> {
     const end = Date.now() + timeoutMs;

@@ -5,6 +5,8 @@
 // and no duplicate. Head following compares parent hashes; a mismatch rewinds to the common
 // ancestor (reorg). A node that is behind is reported, not treated as a reorg.
 import { EventEmitter } from 'node:events';
+import crypto from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore, PgTx } from '../storage/postgres/store.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
@@ -16,10 +18,10 @@ import {
   setFact,
   type Checkpoint,
 } from '../storage/postgres/indexer.js';
-import { createRpcClient, type RpcClient, type RpcVariant } from '../rpc/client.js';
+import { createRpcClient, sumMethodStats, type MethodStats, type RpcClient, type RpcVariant } from '../rpc/client.js';
 import { detectCapabilities, type Capabilities } from '../rpc/capabilities.js';
 import { createLogger, type Logger } from '../log.js';
-import type { IngestResult, IngestTask } from '../../workers/ingest.js';
+import type { IngestResult, IngestTask, RpcReport } from '../../workers/ingest.js';
 import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
 import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
@@ -135,6 +137,10 @@ export class Indexer extends EventEmitter {
   readonly ch: ClickHouseStore;
   readonly pg: PgStore;
   readonly rpc: RpcClient;
+  /** The ingest workers' node-call figures, by client (workers/ingest.ts posts them on statsChannel). */
+  private readonly workerCalls = new Map<string, RpcReport>();
+  private readonly statsChannel = `explorer-rpc-stats-${crypto.randomUUID()}`;
+  private readonly statsListener: BroadcastChannel;
   readonly firstBlock: number;
   readonly batchBlocks: number;
   readonly pollMs: number;
@@ -179,6 +185,31 @@ export class Indexer extends EventEmitter {
     });
     this.pool = opts.pool;
     this.ownsPool = !opts.pool;
+    this.statsListener = new BroadcastChannel(this.statsChannel);
+    this.statsListener.onmessage = (m) => {
+      const r = (m as { data: RpcReport }).data;
+      if (r && typeof r.id === 'string') this.workerCalls.set(r.id, r);
+    };
+    this.statsListener.unref();
+  }
+
+  /**
+   * Node calls made for this indexer, its ingest workers' (most of them: blocks, receipts, traces)
+   * with its own (head, reorg checks, capabilities, pending pool, and the derived lanes sharing
+   * `rpc`): calls, HTTP requests, retries and the figures per JSON-RPC method.
+   */
+  nodeCalls(): { calls: number; httpRequests: number; retries: number; methods: Record<string, MethodStats> } {
+    const own = this.rpc.stats();
+    const out = { calls: own.calls, httpRequests: own.httpRequests, retries: own.retries, methods: {} as Record<string, MethodStats> };
+    const methods = [this.rpc.methods()];
+    for (const r of this.workerCalls.values()) {
+      out.calls += r.stats.calls;
+      out.httpRequests += r.stats.httpRequests;
+      out.retries += r.stats.retries;
+      methods.push(r.methods);
+    }
+    out.methods = sumMethodStats(methods);
+    return out;
   }
 
   /**
@@ -218,6 +249,7 @@ export class Indexer extends EventEmitter {
     await this.pendingFollower?.stop();
     if (this.ownsPool) await this.pool?.destroy();
     this.pool = undefined;
+    this.statsListener.close();
   }
 
   /** Resolves when the committed height reaches `height` (for tests and tools). */
@@ -334,6 +366,7 @@ export class Indexer extends EventEmitter {
       rpc: this.opts.rpc,
       traces: caps.traces,
       receipts: caps.receipts,
+      statsChannel: this.statsChannel,
     };
   }
 

@@ -1,7 +1,7 @@
 // Prometheus metrics of one explorer process (prom-client), served at /metrics on METRICS_PORT, a
 // port of its own (off when unset: the figures are for the operator, not the public). Each role
-// registers what it runs (src/bin/roles.ts): the indexer's ingest, head lag, reorgs and node
-// calls; the API's latency by route, response cache and websockets; the notifier's deliveries and
+// registers what it runs (src/bin/roles.ts): the indexer's ingest, head lag, reorgs, node calls
+// (by JSON-RPC method, with errors by kind) and the derived lanes' backlog; the API's latency by route, response cache and websockets; the notifier's deliveries and
 // queue. Figures the parts already count are read at scrape time, so nothing is counted twice.
 import http from 'node:http';
 import client from 'prom-client';
@@ -15,6 +15,16 @@ export interface Metrics {
   gauge(name: string, help: string, read: () => number | null | Promise<number | null>): void;
   /** A total a part keeps growing (its own counter), read at scrape time. */
   counter(name: string, help: string, read: () => number): void;
+  /** Totals a part keeps per label values (e.g. per JSON-RPC method), read at scrape time. */
+  labelledCounter(name: string, help: string, labelNames: readonly string[], read: () => Labelled[]): void;
+  /** Values per label values (e.g. per lane), read at scrape time. */
+  labelledGauge(name: string, help: string, labelNames: readonly string[], read: () => Labelled[] | Promise<Labelled[]>): void;
+}
+
+/** One series of a labelled metric. */
+export interface Labelled {
+  labels: Record<string, string>;
+  value: number;
 }
 
 export function createMetrics(): Metrics {
@@ -61,6 +71,33 @@ export function createMetrics(): Metrics {
         collect() {
           this.reset();
           this.inc(read());
+        },
+      });
+    },
+    labelledCounter(name, help, labelNames, read) {
+      if (!once(name)) return;
+      new client.Counter({
+        name,
+        help,
+        labelNames: [...labelNames],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of read()) this.inc(s.labels, s.value);
+        },
+      });
+    },
+    labelledGauge(name, help, labelNames, read) {
+      if (!once(name)) return;
+      new client.Gauge({
+        name,
+        help,
+        labelNames: [...labelNames],
+        registers: [registry],
+        async collect() {
+          const series = await read();
+          this.reset();
+          for (const s of series) this.set(s.labels, s.value);
         },
       });
     },

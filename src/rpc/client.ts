@@ -60,6 +60,25 @@ export interface RpcStats {
   maxInFlight: number;
 }
 
+/** One JSON-RPC method's figures: calls sent (every attempt, as RpcStats.calls) and calls that failed for good, by kind. */
+export interface MethodStats {
+  calls: number;
+  errors: Partial<Record<RpcErrorKind, number>>;
+}
+
+/** The sum of several clients' per-method figures (the indexer's and its ingest workers'). */
+export function sumMethodStats(all: readonly Record<string, MethodStats>[]): Record<string, MethodStats> {
+  const out: Record<string, MethodStats> = {};
+  for (const one of all) {
+    for (const [method, s] of Object.entries(one)) {
+      const o = (out[method] ??= { calls: 0, errors: {} });
+      o.calls += s.calls;
+      for (const [kind, n] of Object.entries(s.errors) as [RpcErrorKind, number][]) o.errors[kind] = (o.errors[kind] ?? 0) + n;
+    }
+  }
+  return out;
+}
+
 export interface RpcClient {
   /** Main URL, redacted. */
   readonly url: string;
@@ -74,6 +93,8 @@ export interface RpcClient {
   /** Like `batch`, but throws the first call's error. */
   batchOrThrow<T = unknown>(calls: readonly RpcCall[], opts?: CallOptions): Promise<T[]>;
   stats(): RpcStats;
+  /** Per JSON-RPC method since the client was made (a copy). */
+  methods(): Record<string, MethodStats>;
 }
 
 interface Wire {
@@ -190,6 +211,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const variant = options.variant ?? 'geth';
   const stats: RpcStats = { httpRequests: 0, calls: 0, retries: 0, inFlight: 0, maxInFlight: 0 };
   const limit = createLimiter(concurrency, stats);
+  // Method names come from this code (a fixed set), never from a request: a bounded label set.
+  const byMethod = new Map<string, MethodStats>();
+  const tally = (method: string): MethodStats => {
+    let m = byMethod.get(method);
+    if (!m) byMethod.set(method, (m = { calls: 0, errors: {} }));
+    return m;
+  };
   let nextId = 1;
 
   // node:http under viem's client (src/rpc/http.ts), which applies the body size limit itself.
@@ -215,6 +243,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   ): Promise<void> {
     let pending: number[] = calls.map((_, i) => i);
     let lastErrors = new Map<number, RpcError>();
+    /** A call's final outcome is an error. */
+    const fail = (i: number, error: RpcError) => {
+      out[offset + i] = { ok: false, error };
+      const e = tally(calls[i]!.method).errors;
+      e[error.kind] = (e[error.kind] ?? 0) + 1;
+    };
     for (let attempt = 1; ; attempt++) {
       const reqs: Wire[] = pending.map((i) => ({
         jsonrpc: '2.0',
@@ -226,6 +260,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       let retryAfter: number | undefined;
       let reason = '';
       stats.calls += reqs.length;
+      for (const r of reqs) tally(r.method).calls++;
       try {
         stats.httpRequests++;
         const single = reqs.length === 1;
@@ -255,7 +290,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
               retry.push(i);
               reason = `JSON-RPC error ${code}: ${message}`;
               lastErrors.set(i, e);
-            } else out[offset + i] = { ok: false, error: e };
+            } else fail(i, e);
           } else if ('result' in d) {
             out[offset + i] = { ok: true, result: d.result };
           } else {
@@ -282,14 +317,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           if (c.retryable) {
             retry.push(i);
             lastErrors.set(i, e);
-          } else out[offset + i] = { ok: false, error: e };
+          } else fail(i, e);
         }
         retryAfter = c.retryAfter;
         reason = c.kind === 'http' ? `HTTP ${c.status}` : c.message;
       }
       if (retry.length === 0) return;
       if (attempt > maxRetries) {
-        for (const i of retry) out[offset + i] = { ok: false, error: lastErrors.get(i)! };
+        for (const i of retry) fail(i, lastErrors.get(i)!);
         return;
       }
       let delay = backoffMs(attempt, { baseMs: retryBaseMs, maxMs: retryMaxMs });
@@ -334,5 +369,6 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       return res;
     },
     stats: () => ({ ...stats }),
+    methods: () => sumMethodStats([Object.fromEntries(byMethod)]),
   };
 }

@@ -14,6 +14,8 @@ const CATCH_UP_RANGE = 10;
 
 export const accountingLane: LaneFactory = (env) => ({
   name: 'accounting',
+  // Blocks between the chain checkpoint and this lane's cursor.
+  dueUnit: 'blocks',
 
   async due() {
     const [cp, cur] = await Promise.all([getCheckpoint(env.pg, CHAIN_LANE), getLaneCursor(env.pg.pool, ACCOUNTING)]);
