@@ -13,6 +13,7 @@ import { createAccountApp } from '../account/app.js';
 import { createRpcClient } from '../rpc/client.js';
 import { createUi } from '../ui/ui-server.js';
 import { httpClient, inProcessClient } from '../ui/api-client.js';
+import { followApiSocket, type ApiSocketFollower } from '../ui/api-socket.js';
 import { publishEvents, subscribeEvents } from './event-bridge.js';
 import { createMetrics, serveMetrics } from '../metrics/metrics.js';
 import { pendingNotifications } from '../storage/postgres/events.js';
@@ -263,8 +264,8 @@ export function redact(url: string): string {
 
 /**
  * The web UI on UI_PORT. With `inProcess` (explorer start) it hands its API requests to the API
- * of this process and follows the chain's events; on its own it reads API_URL over HTTP and keeps
- * pages a couple of seconds.
+ * of this process and follows the chain's events; on its own it reads API_URL over HTTP and
+ * follows new blocks on the API's websocket (pages kept a couple of seconds while it is down).
  */
 export async function startUiRole(
   cfg: Config,
@@ -272,7 +273,8 @@ export async function startUiRole(
   inProcess?: { handle(req: ApiRequest): Promise<ApiReply>; gateway(req: ApiRequest): Promise<ApiReply>; events: EventEmitter[]; apiPort: number; chainId?: number },
 ) {
   const uiLog = createLogger('ui');
-  const api = inProcess ? inProcessClient(inProcess.handle, inProcess.gateway) : httpClient(cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}`);
+  const apiUrl = cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}`;
+  const api = inProcess ? inProcessClient(inProcess.handle, inProcess.gateway) : httpClient(apiUrl);
   const ui = createUi({
     api,
     coin: cfg.coin,
@@ -284,7 +286,17 @@ export async function startUiRole(
     trustedProxies: cfg.trustedProxies,
     publicUrl: cfg.publicUrl,
   });
-  const detach = inProcess ? ui.attach(...inProcess.events) : () => undefined;
+  let detach: () => void;
+  let following: ApiSocketFollower | undefined;
+  if (inProcess) detach = ui.attach(...inProcess.events);
+  else {
+    const socket = (following = followApiSocket(apiUrl, uiLog));
+    const unfollow = ui.follow(socket);
+    detach = () => {
+      unfollow();
+      socket.close();
+    };
+  }
   const server = await startServer({ front: ui.front, host: cfg.host, port: cfg.uiPort, log: uiLog, maxRequestsPerClient: cfg.maxRequestsPerClient });
   life.add({
     name: 'web UI',
@@ -293,6 +305,7 @@ export async function startUiRole(
       await server.close();
     },
   });
-  uiLog.info('web UI listening', { host: cfg.host, port: server.port, api: inProcess ? 'in process' : cfg.apiUrl ?? `http://127.0.0.1:${cfg.apiPort}` });
-  return server;
+  uiLog.info('web UI listening', { host: cfg.host, port: server.port, api: inProcess ? 'in process' : apiUrl });
+  // What it follows on the API's websocket when on its own (tests watch it).
+  return Object.assign(server, { following });
 }

@@ -1,7 +1,8 @@
 // The web UI's server: routes a page request to its page (src/ui/pages), renders it to complete
 // HTML on the server (Preact to string), and keeps anonymous pages as rendered (and gzipped) bytes
-// until the chain changes (block, reorg, derived-lane events) or, without events in this process,
-// for PAGE_TTL_MS. Responses carry Cache-Control and a strong ETag (304 on If-None-Match). Assets
+// until the chain changes: on the events of this process (block, reorg, derived-lane events;
+// `explorer start`), or on the API websocket's new blocks (`explorer ui` on its own, `follow`,
+// src/ui/api-socket.ts), then at most FOLLOWING_TTL_MS, or for PAGE_TTL_MS while neither reaches it. Responses carry Cache-Control and a strong ETag (304 on If-None-Match). Assets
 // (hashed names) are immutable. Chain data comes only from the public API (src/ui/api-client.ts).
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
@@ -15,6 +16,7 @@ import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
 import { MAX_FORM_BYTES, actionBodyLimit, createActions } from './actions.js';
 import type { Front } from '../api/server.js';
+import type { ApiSocketFollower } from './api-socket.js';
 import { clearSessionCookie, csrfToken, secure, sessionOf, viewerName } from './session.js';
 import { loadAssets, type Assets } from './assets.js';
 import { Layout, THEME_SCRIPT } from './components/layout.js';
@@ -48,6 +50,8 @@ export interface Ui {
   readonly front: Front;
   /** Follows the chain's events (indexer 'block'/'reorg', derived lanes 'derived'); returns a detach function. */
   attach(...sources: EventEmitter[]): () => void;
+  /** Follows the API's websocket (new blocks, and the connection coming and going); returns a detach function. */
+  follow(socket: Pick<ApiSocketFollower, 'connected' | 'on' | 'off'>): () => void;
   readonly stats: { hits: number; misses: number };
 }
 
@@ -59,6 +63,13 @@ const PAGE_EVENTS = ['block', 'reorg', 'derived', 'verified'] as const;
 
 /** How long a cached page lives when no chain events reach this process. */
 const PAGE_TTL_MS = 2_000;
+/**
+ * How long a cached page lives at most when following the API's websocket: it is dropped on each
+ * new block, but the websocket says nothing of the derived lanes, which store balances, counters
+ * and token data shortly after a block; this bounds how long a page shows those from before it
+ * (on an idle chain, for ever without a bound).
+ */
+const FOLLOWING_TTL_MS = 10_000;
 const HTML = 'text/html; charset=utf-8';
 /** The API's CSV exports, passed through so that the UI's download forms stay on its origin. */
 const CSV_PATH = /^\/api\/v2\/addresses\/[^/]+\/(transactions|token-transfers|internal-transactions|logs)\/csv$/;
@@ -113,6 +124,7 @@ export function createUi(o: UiOptions): Ui {
   const cache =
     maxBytes > 0 ? new LRUCache<string, Cached>({ maxSize: maxBytes, sizeCalculation: (c, k) => c.html.length + c.gz.length + k.length + 128 }) : null;
   let attached = false;
+  let following: Pick<ApiSocketFollower, 'connected'> | undefined;
   let generation = 0;
   const limiter = new RateLimiter({ anonymousPerSecond: o.ratePerSecond ?? 0, keyPerSecond: 0 });
   const limited = (o.ratePerSecond ?? 0) > 0;
@@ -284,7 +296,7 @@ export function createUi(o: UiOptions): Ui {
     // Pages change with every block: a short life in browsers and edge caches, revalidated by ETag.
     const c = cached(status, html, cacheable && status < 500 ? 'public, max-age=5, stale-while-revalidate=30' : 'no-store');
     if (cache && cacheable && status < 500 && gen === generation) {
-      const ttl = attached ? undefined : { ttl: PAGE_TTL_MS };
+      const ttl = attached ? undefined : { ttl: following?.connected ? FOLLOWING_TTL_MS : PAGE_TTL_MS };
       cache.set(key, c, ttl);
       if (sentKey !== key) cache.set(sentKey, c, ttl);
     }
@@ -333,10 +345,26 @@ export function createUi(o: UiOptions): Ui {
     };
   }
 
+  function follow(socket: Pick<ApiSocketFollower, 'connected' | 'on' | 'off'>): () => void {
+    following = socket;
+    const drop = () => {
+      generation++;
+      cache?.clear();
+    };
+    drop();
+    // 'reorg' also when the connection goes or comes back: pages kept while following must not outlive it.
+    for (const e of ['block', 'reorg'] as const) socket.on(e, drop);
+    return () => {
+      for (const e of ['block', 'reorg'] as const) socket.off(e, drop);
+      following = undefined;
+      drop();
+    };
+  }
+
   const front: Front = {
     // Only POSTs carry a body, each at most what its form's action takes (one to no form gets its 404 page).
     bodyLimit: (req) => (req.method.toUpperCase() === 'POST' ? actionBodyLimit(req.path) || MAX_FORM_BYTES : 0),
     admit: async (req) => ({ finish: (body) => handle({ ...req, body }) }),
   };
-  return { handle, front, attach, stats };
+  return { handle, front, attach, follow, stats };
 }
