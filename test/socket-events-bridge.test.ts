@@ -3,7 +3,8 @@
 // (src/bin/event-bridge.ts), sends a websocket client subscribed to an address the token transfer
 // and the internal transaction a devnet transaction gave it, and the token's topic its transfer
 // count, though the events that crossed carry no transfers (the feed reads them from the store);
-// a block announced under another hash than the one stored (an orphaned branch) gets no notice.
+// a block announced under another hash than the one stored (an orphaned branch) gets no notice,
+// nor does a block a reorg orphaned before the feed read its transfers.
 import t from 'tap';
 import { EventEmitter } from 'node:events';
 import { encodeFunctionData, parseAbi } from 'viem';
@@ -82,7 +83,7 @@ t.test('per-address notices in an API process fed by the bridge', async (t) => {
     t.match(it.internal_transactions[0], { transaction_hash: hash, block_number: block, from: { hash: new RegExp(s.contracts.ForwarderHop, 'i') }, to: { hash: new RegExp(target, 'i') }, value: '42' });
   });
 
-  await t.test('a block announced under another hash than the one stored gets no notice', async (t) => {
+  await t.test('orphaned blocks get no notice: announced under another hash than the one stored, or reorged before the read', async (t) => {
     const fake = new EventEmitter();
     const stop = publishEvents(f.stores.pg, [fake], log);
     t.teardown(() => stop());
@@ -104,5 +105,19 @@ t.test('per-address notices in an API process fed by the bridge', async (t) => {
     await follow('blocks:new_block', []);
     t.equal(count(`addresses:${target}`), addressBefore + 1, 'one token_transfer notice: for the stored block only');
     t.equal(count(`tokens:${token}`), tokenBefore + 1, "one count on the token's topic: for the stored block only");
+
+    // A block event, then a reorg to below it before the feed got to it (both handed to the feed
+    // in one turn, as the listener does when their notifications arrive together): nothing of
+    // the block is read, so nothing is announced; without the reorg it is.
+    const feed = replica.socket!.feed;
+    const event = { from: mint.block, to: mint.block, blocks: [{ number: mint.block, hash: stored.hash }], summary: { txs: 0, touchedAddresses: [target], tokenContracts: [], valueTransfers: null } };
+    const before = count(`addresses:${target}`);
+    feed.onBlock(event);
+    feed.onReorg(mint.block - 1);
+    await feed.idle();
+    feed.onBlock(event);
+    await feed.idle();
+    await follow('transactions:new_transaction', []);
+    t.equal(count(`addresses:${target}`), before + 1, 'announced once: for the event no reorg followed');
   });
 });
