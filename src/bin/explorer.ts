@@ -79,6 +79,25 @@ const COMMANDS: Record<string, Command> = {
       return runAdminCommand(cfg, args, cfg.rpcUrl ? nodeOwnerOf(cfg.rpcUrl) : undefined);
     },
   },
+  backup: {
+    summary: 'back up the embedded stores under DATA_DIR into a new directory (the explorer stopped)',
+    usage: 'explorer backup <directory>',
+    details:
+      'With every explorer on DATA_DIR stopped: ClickHouse with its BACKUP DATABASE (into\n' +
+      '<directory>/clickhouse), PostgreSQL as a copy of its stopped cluster with its password, and the\n' +
+      "local devnet's chain when there is one. For store servers (CLICKHOUSE_URL, DATABASE_URL) use\n" +
+      "their own tools: deploy/README.md, \"Backups and upgrades\".",
+    run: (cfg, args) => runBackup('backup', cfg, args),
+  },
+  restore: {
+    summary: 'restore a backup of the embedded stores into DATA_DIR, which must hold no stores yet',
+    usage: 'explorer restore <directory>',
+    details:
+      'Reads a directory written by "explorer backup" into a new DATA_DIR (an existing ClickHouse or\n' +
+      'PostgreSQL there is refused). Then "explorer start" opens it; migrations newer than the backup\n' +
+      'are applied then.',
+    run: (cfg, args) => runBackup('restore', cfg, args),
+  },
   migrate: {
     summary: 'apply pending ClickHouse and PostgreSQL migrations, then exit',
     usage: 'explorer migrate',
@@ -98,6 +117,25 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+async function runBackup(what: 'backup' | 'restore', cfg: Config, args: string[]): Promise<number> {
+  if (args.length !== 1 || args[0]!.startsWith('-')) {
+    process.stderr.write(`explorer ${what}: name one directory\nUsage: ${COMMANDS[what]!.usage}\n`);
+    return 2;
+  }
+  if (cfg.clickhouseUrl || cfg.databaseUrl) {
+    process.stderr.write(
+      `explorer ${what}: for the embedded stores only; with CLICKHOUSE_URL or DATABASE_URL set, use the servers' BACKUP and pg_dump (deploy/README.md, "Backups and upgrades")\n`,
+    );
+    return 2;
+  }
+  const { backupEmbedded, restoreEmbedded } = await import('../storage/backup.js');
+  const m = what === 'backup'
+    ? await backupEmbedded(cfg.dataDir, cfg.clickhouseDatabase, args[0]!)
+    : await restoreEmbedded(args[0]!, cfg.dataDir, cfg.clickhouseDatabase);
+  log.info(what === 'backup' ? 'backup written' : 'backup restored', { directory: args[0], data_dir: cfg.dataDir, ...m });
+  return 0;
+}
 
 async function runAccount(cfg: Config, args: string[]): Promise<number> {
   // stdout carries only the token: info lines (which go to stdout) are held back.

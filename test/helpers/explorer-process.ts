@@ -1,7 +1,8 @@
 // An `explorer` command run as its own process (any build of it: this checkout's or an older
-// release's), in its own process group so that a test's teardown ends it and every child it
-// started (embedded PostgreSQL) even when the test fails half-way.
+// release's), in its own process group, so that a test's teardown ends it, its children and the
+// embedded PostgreSQL it started even when the test fails half-way.
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
@@ -43,18 +44,33 @@ export function startExplorerProcess(
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    // The whole group: the explorer and the embedded PostgreSQL it started.
+  // The embedded PostgreSQL runs in a process group of its own: its pid is taken from the data
+  // directory while it exists (a temporary directory may be gone by the time teardowns run).
+  const postgresPids = new Set<number>();
+  const notePostgres = () => {
+    if (!env.DATA_DIR) return;
     try {
-      process.kill(-pid, 'SIGKILL');
+      const owner = JSON.parse(fs.readFileSync(path.join(env.DATA_DIR, 'postgres.owner'), 'utf8')) as { postgresPid?: number };
+      if (owner.postgresPid) postgresPids.add(owner.postgresPid);
     } catch {
-      /* already gone */
+      /* not started yet, or stopped */
+    }
+  };
+  t.teardown(() => {
+    notePostgres();
+    for (const p of [-pid, ...postgresPids]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
   });
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`explorer ${args.join(' ')} not ready in time:\n${out}`)), opts.timeoutMs ?? 180_000);
     const check = () => {
       if (out.includes(readyLine)) {
+        notePostgres();
         clearTimeout(timer);
         resolve();
       }
