@@ -16,7 +16,10 @@ async function refresh(): Promise<void> {
   refreshing = true;
   try {
     for (const el of document.querySelectorAll<HTMLElement>('[data-live]')) {
-      const r = await fetch(el.dataset.live!, { headers: { accept: 'text/html' } });
+      // Revalidated, never taken from the browser's cache: the section is cacheable for a few
+      // seconds (max-age with stale-while-revalidate), and a copy from before this block would
+      // keep the page behind the chain while every new block asks for it again.
+      const r = await fetch(el.dataset.live!, { headers: { accept: 'text/html' }, cache: 'no-cache' });
       if (!r.ok) continue;
       const html = await r.text();
       const tpl = document.createElement('template');

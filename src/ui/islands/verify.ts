@@ -137,7 +137,7 @@ function waitOnTab(): void {
     if (!ok) return;
     if (hint) hint.textContent = 'This page reloads by itself when it is done.';
     // A compile that finished before the join told nobody: the tab itself says whether it did.
-    const r = await fetch(location.href, { headers: { accept: 'text/html' } });
+    const r = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-cache' });
     if (r.ok && !(await r.text()).includes('data-verify-wait')) location.replace(tabUrl(address));
   });
 }
