@@ -147,7 +147,12 @@ t.test('compose.yml: health checks ask real routes on the service\'s own port', 
   t.match(fs.readFileSync(path.join(PROJECT_ROOT, 'src/ui/ui-server.ts'), 'utf8'), /'\/favicon\.svg'/, 'the UI serves /favicon.svg');
   const viaNginx = services.nginx.healthcheck.test.find((a: string) => a.startsWith('http://'));
   t.ok(HEALTH_PATH.test(new URL(viaNginx).pathname), 'nginx: the API health through the proxy');
-  for (const name of ['indexer', 'notifier', 'migrate']) t.equal(services[name].healthcheck?.disable, true, `${name}: no HTTP port, the image's API check is off`);
+  for (const name of ['indexer', 'notifier']) {
+    const metrics = fetchedUrl(services[name].healthcheck.test);
+    t.equal(metrics?.pathname, '/metrics', `${name}: its metrics answer (it has no other HTTP port)`);
+    t.equal(metrics?.port, services[name].environment.METRICS_PORT, `${name}: on its METRICS_PORT`);
+  }
+  t.equal(services.migrate.healthcheck?.disable, true, "migrate: runs once, the image's API check is off");
   for (const name of ['postgres', 'clickhouse']) t.ok(services[name].healthcheck?.test, `${name} has a health check`);
 });
 
