@@ -1,10 +1,10 @@
 // HTTP caching of /api/v2 answers over HTTP on an indexed devnet: Cache-Control by kind (a block's
-// own data a minute, head lists 2 s, an answer that must not be kept no-store), a strong ETag and
+// own data a minute once SETTLED_DEPTH blocks deep and seconds before, head lists 2 s, an answer that must not be kept no-store), a strong ETag and
 // 304 for an anonymous client that has the bytes, Vary on the credential headers; a signed-in
 // viewer's personalised answer is private, never stored, and has no ETag to revalidate against.
 import t from 'tap';
 import { apiWithDerived } from './helpers/api-derived.js';
-import { CACHE_CONTROL, VARY, etagOf, notModified } from '../src/api/http-caching.js';
+import { CACHE_CONTROL, SETTLED_DEPTH, VARY, etagOf, notModified } from '../src/api/http-caching.js';
 import { newAccount } from './helpers/account.js';
 
 t.test('validators and freshness', async (t) => {
@@ -29,7 +29,7 @@ t.test('over HTTP', async (t) => {
   };
   const block = await get('/api/v2/blocks/1');
   t.equal(block.status, 200);
-  t.equal(block.headers.get('cache-control'), CACHE_CONTROL.stable, "a block's own data: a minute, then revalidated");
+  t.equal(block.headers.get('cache-control'), CACHE_CONTROL.volatile, "a recent block's own data: seconds");
   t.equal(block.headers.get('vary'), VARY);
   const etag = block.headers.get('etag')!;
   t.equal(etag, etagOf(Buffer.from(block.text)), 'the ETag is of the bytes sent');
@@ -37,8 +37,24 @@ t.test('over HTTP', async (t) => {
   t.equal(again.status, 304, 'a client with the bytes gets 304');
   t.equal(again.text, '', 'without a body');
   t.equal(again.headers.get('etag'), etag);
-  t.equal(again.headers.get('cache-control'), CACHE_CONTROL.stable, 'and the freshness again');
+  t.equal(again.headers.get('cache-control'), CACHE_CONTROL.volatile, 'and the freshness again');
   t.equal((await get('/api/v2/blocks/1', { 'if-none-match': '"other"' })).status, 200, 'another tag: the answer');
+
+  // The devnet's blocks are all recent: block 1 is settled only once SETTLED_DEPTH more are stored.
+  const head = await f.catchUp();
+  t.ok(BigInt(head) - 1n < SETTLED_DEPTH, `block 1 is ${head - 1} deep`);
+  const recent = await get('/api/v2/blocks/1');
+  t.equal(recent.headers.get('cache-control'), CACHE_CONTROL.volatile, 'a block a reorg may still replace: seconds, as a head list');
+  const tx = JSON.parse((await get('/api/v2/main-page/transactions')).text)[0].hash as string;
+  t.equal((await get(`/api/v2/transactions/${tx}/logs`)).headers.get('cache-control'), CACHE_CONTROL.volatile, "and a recent transaction's logs");
+  await f.rpc('anvil_mine', [`0x${Number(SETTLED_DEPTH).toString(16)}`]);
+  const deeper = await f.catchUp();
+  t.ok(deeper >= head + Number(SETTLED_DEPTH), `${SETTLED_DEPTH} more blocks indexed (head ${deeper})`);
+  const settled = await get('/api/v2/blocks/1');
+  t.equal(settled.headers.get('cache-control'), CACHE_CONTROL.stable, 'a settled block: a minute');
+  t.equal(settled.headers.get('etag'), etag, 'the same bytes as before');
+  t.equal((await get(`/api/v2/transactions/${tx}/logs`)).headers.get('cache-control'), CACHE_CONTROL.stable, "and a settled transaction's logs");
+  t.equal((await get(`/api/v2/blocks/${deeper}`)).headers.get('cache-control'), CACHE_CONTROL.volatile, 'the head block: seconds');
 
   const list = await get('/api/v2/blocks');
   t.equal(list.headers.get('cache-control'), CACHE_CONTROL.volatile, 'head lists: seconds');

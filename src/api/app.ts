@@ -24,7 +24,7 @@ import { verificationConfigRoutes, verificationPost } from './routes/verificatio
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
 import { DEFAULT_READY_MAX_LAG_BLOCKS, HEALTH_PATH, healthReply } from './health.js';
-import { CACHE_CONTROL, VARY, etagOf, notModified } from './http-caching.js';
+import { VARY, cacheControlOf, etagOf, notModified } from './http-caching.js';
 import { getIcon } from '../storage/postgres/public-names.js';
 import { PUBLIC_ICONS_PATH } from './serializers/address.js';
 
@@ -105,7 +105,7 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   async function compute(def: RouteDef, path: Record<string, never>, query: Record<string, never>): Promise<CachedResponse> {
     try {
       const r = await def.handler({ path, query, ctx });
-      return { status: r.status ?? 200, body: json(r.body), policy: r.policy };
+      return { status: r.status ?? 200, body: json(r.body), policy: r.policy, block: r.block === undefined ? undefined : BigInt(r.block) };
     } catch (e) {
       if (e instanceof ApiError) {
         // A missing block or transaction may appear with the next block (or sooner: see NotFoundError).
@@ -178,8 +178,9 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       const key = `${statsMatch ? STATS_SERVICE_PREFIX : ''}${match.def.pattern} ${canonicalParams(params)}`;
       const r = cache ? await cache.get(key, run) : await run();
       const out = reply(r.status, r.body, head);
-      // An answer is kept by browsers and edges as long as the response cache keeps it (http-caching.ts).
-      out.headers['cache-control'] = CACHE_CONTROL[r.policy];
+      // An answer is kept by browsers and edges as long as the response cache keeps it, a recent
+      // block's data only seconds (http-caching.ts).
+      out.headers['cache-control'] = cacheControlOf(r.policy, r.block, r.block === undefined ? null : await ctx.head());
       out.headers.vary = VARY;
       if (r.status === 200) {
         const etag = etagOf(r.body);

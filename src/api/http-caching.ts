@@ -5,7 +5,10 @@
 // By the response cache's policy (src/cache/response-cache.ts):
 //   stable    a stored block's or transaction's own data, changed only by a reorg (or by a
 //             verification or public-name decision naming what it shows): fresh a minute, then
-//             revalidated by ETag. Not `immutable`: those decisions change old blocks' answers too.
+//             revalidated by ETag, once its block is SETTLED_DEPTH deep; a newer block's data is
+//             headed as volatile, since an edge cannot be told of a reorg and would serve an
+//             orphaned block for its whole minute. Not `immutable`: those decisions change old
+//             blocks' answers too.
 //   derived   figures the derived lanes move after the block: fresh 5 s.
 //   volatile  head lists and counters, new with every block: fresh 2 s, served stale while an
 //             edge revalidates.
@@ -22,6 +25,18 @@ export const CACHE_CONTROL: Record<CachePolicy, string> = {
   volatile: 'public, max-age=2, stale-while-revalidate=10',
   none: 'no-store',
 };
+
+/**
+ * Blocks below the stored head after which a block's data is kept a minute by edges: Ethereum
+ * finalizes after two epochs (64 slots), and reorgs on the chains we index stay far shallower.
+ */
+export const SETTLED_DEPTH = 64n;
+
+/** The Cache-Control of an answer: its policy's, a stable answer on a block too new for it headed as volatile. */
+export function cacheControlOf(policy: CachePolicy, block: bigint | undefined, head: bigint | null): string {
+  if (policy === 'stable' && block !== undefined && (head === null || head - block < SETTLED_DEPTH)) return CACHE_CONTROL.volatile;
+  return CACHE_CONTROL[policy];
+}
 
 /** The request headers that make an answer someone's own (src/account/auth.ts reads them). */
 export const VARY = 'Authorization, X-Api-Key';

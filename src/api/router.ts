@@ -17,6 +17,11 @@ export interface RouteResult {
   body: unknown;
   /** How the response may be cached (see src/cache). */
   policy: CachePolicy;
+  /**
+   * The block a 'stable' answer is about: edges keep it long only once it is SETTLED_DEPTH
+   * blocks deep (src/api/http-caching.ts), since a reorg can still replace a newer one.
+   */
+  block?: bigint | number;
 }
 
 export interface RouteDef {

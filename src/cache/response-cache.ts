@@ -21,6 +21,8 @@ export interface CachedResponse {
   status: number;
   body: Buffer;
   policy: CachePolicy;
+  /** The block a 'stable' answer is about (the edges' freshness depends on its depth). */
+  block?: bigint;
 }
 
 export interface CacheResult extends CachedResponse {
@@ -94,7 +96,7 @@ export class ResponseCache {
     const hit = this.lru.get(key);
     if (hit && hit.policy !== 'none' && hit.generation === this.gens[hit.policy]) {
       this.stats.hits++;
-      return { status: hit.status, body: hit.body, policy: hit.policy, source: 'hit' };
+      return { status: hit.status, body: hit.body, policy: hit.policy, block: hit.block, source: 'hit' };
     }
     const flying = this.inflight.get(key);
     if (flying && flying.gens.volatile === this.gens.volatile) {

@@ -65,7 +65,7 @@ export const blockRoutes: RouteDef[] = [
         blockInternalCount(ctx.ch, number),
         blockRewards(ctx.ch, [number]),
       ]);
-      return { body: blockJson(b, facts, rewards.get(b.number) ?? [], { internalCount }), policy: 'stable' };
+      return { body: blockJson(b, facts, rewards.get(b.number) ?? [], { internalCount }), policy: 'stable', block: number };
     },
   },
   {

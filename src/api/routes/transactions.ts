@@ -166,7 +166,7 @@ export const transactionRoutes: RouteDef[] = [
       const k = transferKey(query);
       const block = BigInt(tx.block_number);
       // Ascending keyset: a cursor in an earlier block is before every item, a later one after all.
-      if (k && k.block > block) return { body: EMPTY_PAGE, policy: 'stable' };
+      if (k && k.block > block) return { body: EMPTY_PAGE, policy: 'stable', block };
       const rows = await transactionTokenTransfers(ctx.ch, block, tx.transaction_index, {
         after: k && k.block === block ? k : undefined,
         types: query.type as string[] | undefined,
@@ -187,7 +187,7 @@ export const transactionRoutes: RouteDef[] = [
       const size = pageSize(query);
       const after = typeof query.index === 'bigint' ? query.index : undefined;
       const rows = await transactionInternalTransactions(ctx.ch, BigInt(tx.block_number), tx.transaction_index, after, size + 1);
-      return { body: await internalTransactionsPage(ctx, rows, size), policy: 'stable' };
+      return { body: await internalTransactionsPage(ctx, rows, size), policy: 'stable', block: BigInt(tx.block_number) };
     },
   },
   {
@@ -203,7 +203,7 @@ export const transactionRoutes: RouteDef[] = [
       const rows = await transactionLogs(ctx.ch, BigInt(tx.block_number), tx.transaction_index, after, size + 1);
       const facts = await ctx.addressFacts(rows.slice(0, size).map((l) => l.address));
       const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), (l) => ({ block_number: Number(l.block_number), index: l.log_index }));
-      return { body, policy: 'stable' };
+      return { body, policy: 'stable', block: BigInt(tx.block_number) };
     },
   },
   {
@@ -216,7 +216,7 @@ export const transactionRoutes: RouteDef[] = [
       const frames = await transactionTraceFrames(ctx.ch, BigInt(found.tx.block_number), found.tx.transaction_index);
       // Rebuilt from the stored frames (docs/architecture.md); none stored (traces off) is an
       // empty list, looked at again with the next block.
-      return { body: rawTraceJson(frames), policy: frames.length ? 'stable' : 'volatile' };
+      return { body: rawTraceJson(frames), policy: frames.length ? 'stable' : 'volatile', block: BigInt(found.tx.block_number) };
     },
   },
   {
@@ -250,7 +250,7 @@ export const transactionRoutes: RouteDef[] = [
       const items = all.slice(skip, skip + PAGE_SIZE);
       const next = skip + PAGE_SIZE < all.length ? { items_count: skip + PAGE_SIZE, state_changes: null } : null;
       // Balances the node could not give for want of an answer are asked again next time.
-      return { body: { items, next_page_params: next }, policy: node.transient ? 'none' : 'stable' };
+      return { body: { items, next_page_params: next }, policy: node.transient ? 'none' : 'stable', block };
     },
   },
 ];
