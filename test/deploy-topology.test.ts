@@ -4,7 +4,8 @@
 // service of compose.yml with its command, its replicas and its environment (addresses mapped to
 // this machine), and Debian's nginx with the shipped deploy/nginx.conf in front. Through the proxy,
 // SERVICE.md's healthy instance: /api/v2/blocks within a minute of the node head, stats, indexing
-// status, search finding a transaction by hash, the UI's live counters and recent blocks, and no
+// status, search finding a transaction by hash, the UI's live counters and recent blocks, every
+// replica and the proxy fresh after a new block and after a reorg, each process's metrics, and no
 // process restarting (each one started once, still running, no error logged, and exiting 0 on
 // SIGTERM).
 import t from 'tap';
@@ -199,6 +200,30 @@ t.test('the composed topology as processes behind nginx is a healthy instance', 
         return r.body?.some?.((x: { hash: string }) => x.hash === hash) && r;
       }, 60_000);
       t.ok(r, `replica on ${port} lists the transaction of block ${block} in its (cached) latest transactions`);
+    }
+  });
+
+  await t.test('after a reorg, every replica and the proxy serve the new branch', async (t) => {
+    const snapshot = await rpcCall<string>(devnet.url, 'evm_snapshot');
+    const hash = await rpcCall<string>(devnet.url, 'eth_sendTransaction', [{ from: devAccount(0).address, to: devAccount(9).address, value: '0x7' }]);
+    const block = await minedIn(devnet.url, hash);
+    const targets = [...apiPorts.map((p) => `http://127.0.0.1:${p}`), base];
+    for (const url of targets) {
+      await until(`${url} serves the transaction`, async () => (await get(`${url}/api/v2/transactions/${hash}`)).status === 200, 60_000);
+    }
+    // Back to before the transaction; interval mining grows the new branch past the old one.
+    t.ok(await rpcCall<boolean>(devnet.url, 'evm_revert', [snapshot]), 'the node reorganised');
+    await until('the new branch outgrows the old', async () => Number(await rpcCall<string>(devnet.url, 'eth_blockNumber')) > block + 1, 30_000);
+    const nodeBlock = await rpcCall<{ hash: string }>(devnet.url, 'eth_getBlockByNumber', [`0x${block.toString(16)}`, false]);
+    const receipt = await rpcCall<{ blockHash: string } | null>(devnet.url, 'eth_getTransactionReceipt', [hash]);
+    for (const url of targets) {
+      await until(`${url} serves block ${block} of the new branch`, async () => {
+        const b = await get(`${url}/api/v2/blocks/${block}`);
+        const tx = await get(`${url}/api/v2/transactions/${hash}`);
+        const txRight = receipt ? tx.status === 200 && tx.body.block_hash === receipt.blockHash : tx.status === 404;
+        return b.status === 200 && b.body.hash === nodeBlock.hash && txRight;
+      }, 60_000);
+      t.pass(`${url === base ? 'nginx' : url}: block ${block} is the node's new one, and the orphaned transaction is ${receipt ? 'in its new block' : 'gone'}`);
     }
   });
 
