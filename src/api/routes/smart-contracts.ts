@@ -378,57 +378,55 @@ export const smartContractRoutes: RouteDef[] = [
       return { body, policy: 'volatile' };
     },
   },
-  {
-    pattern: '/smart-contracts/:address_hash_param/methods-read',
+  methodsReadRoute('/smart-contracts/:address_hash_param/methods-read', ownAbi),
+  methodsWriteRoute('/smart-contracts/:address_hash_param/methods-write', ownAbi),
+  // A proxy's own address with its implementation's methods: the proxy's storage holds the state.
+  methodsReadRoute('/smart-contracts/:address_hash_param/methods-read-proxy', proxyAbi),
+  methodsWriteRoute('/smart-contracts/:address_hash_param/methods-write-proxy', proxyAbi),
+];
+
+/** Where a method list takes its ABI from (404 for an address that is not a contract). */
+type AbiSource = (ctx: ApiContext, address: string, isCustomAbi: boolean) => Promise<AbiEntry[]>;
+
+/** The contract's own ABI, or the viewer's custom one for it (none without a signed-in viewer). */
+async function ownAbi(ctx: ApiContext, address: string, isCustomAbi: boolean): Promise<AbiEntry[]> {
+  const known = await knownContract(ctx, address);
+  const viewer: Viewer = null;
+  return isCustomAbi ? ((await abiFor(address, viewer, ctx)) ?? []) : methodsAbi(ctx, address, viewer, known);
+}
+
+/** The ABI of a proxy's implementations (the custom-ABI flag does not apply). */
+async function proxyAbi(ctx: ApiContext, address: string): Promise<AbiEntry[]> {
+  await knownContract(ctx, address);
+  return implementationAbi(ctx, address);
+}
+
+/** Read methods with their current values, called on the address itself. */
+function methodsReadRoute(pattern: string, abiOf: AbiSource): RouteDef {
+  return {
+    pattern,
     path: ADDRESS_PATH,
     query: { is_custom_abi: IS_CUSTOM_ABI, from: ADDRESS },
     async handler({ path, query, ctx }) {
       const address = path.address_hash_param as string;
-      const known = await knownContract(ctx, address);
-      const viewer: Viewer = null;
-      // A custom ABI is the viewer's own (none without a signed-in viewer).
-      const abi = query.is_custom_abi === 'true' ? ((await abiFor(address, viewer, ctx)) ?? []) : await methodsAbi(ctx, address, viewer, known);
+      const abi = await abiOf(ctx, address, query.is_custom_abi === 'true');
       const from = typeof query.from === 'string' ? query.from : undefined;
       // Current values change with every block; a node that did not answer may answer next time.
       const { methods, transient } = await readMethods(ctx, address, abi, from);
       return { body: methods, policy: transient ? 'none' : 'volatile' };
     },
-  },
-  {
-    pattern: '/smart-contracts/:address_hash_param/methods-write',
+  };
+}
+
+/** Write methods (the ABI's entries that change state), each with its selector. */
+function methodsWriteRoute(pattern: string, abiOf: AbiSource): RouteDef {
+  return {
+    pattern,
     path: ADDRESS_PATH,
     query: { is_custom_abi: IS_CUSTOM_ABI },
     async handler({ path, query, ctx }) {
-      const address = path.address_hash_param as string;
-      const known = await knownContract(ctx, address);
-      const viewer: Viewer = null;
-      const abi = query.is_custom_abi === 'true' ? ((await abiFor(address, viewer, ctx)) ?? []) : await methodsAbi(ctx, address, viewer, known);
+      const abi = await abiOf(ctx, path.address_hash_param as string, query.is_custom_abi === 'true');
       return { body: abi.filter(isWriteMethod).map(withMethodId), policy: 'volatile' };
     },
-  },
-  {
-    pattern: '/smart-contracts/:address_hash_param/methods-read-proxy',
-    path: ADDRESS_PATH,
-    query: { is_custom_abi: IS_CUSTOM_ABI, from: ADDRESS },
-    async handler({ path, query, ctx }) {
-      const address = path.address_hash_param as string;
-      await knownContract(ctx, address);
-      const abi = await implementationAbi(ctx, address);
-      const from = typeof query.from === 'string' ? query.from : undefined;
-      // The implementation's read methods, called on the proxy (its storage holds the state).
-      const { methods, transient } = await readMethods(ctx, address, abi, from);
-      return { body: methods, policy: transient ? 'none' : 'volatile' };
-    },
-  },
-  {
-    pattern: '/smart-contracts/:address_hash_param/methods-write-proxy',
-    path: ADDRESS_PATH,
-    query: { is_custom_abi: IS_CUSTOM_ABI },
-    async handler({ path, ctx }) {
-      const address = path.address_hash_param as string;
-      await knownContract(ctx, address);
-      const abi = await implementationAbi(ctx, address);
-      return { body: abi.filter(isWriteMethod).map(withMethodId), policy: 'volatile' };
-    },
-  },
-];
+  };
+}
