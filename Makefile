@@ -1,5 +1,5 @@
 # Everyday commands. `make help` lists them.
-.PHONY: help install build test start migrate bench bench-ingest bench-api bench-socket bench-ui clean ci
+.PHONY: help install build test start migrate bench bench-ingest bench-ingest-growth bench-api bench-socket bench-ui clean ci
 
 help:
 	@echo "make install      npm ci"
@@ -7,7 +7,8 @@ help:
 	@echo "make test         the whole test suite (npm test)"
 	@echo "make start        explorer start with embedded stores and a devnet"
 	@echo "make migrate      apply pending migrations"
-	@echo "make bench        ingest, API, websocket and web UI benchmarks (bench-ingest, bench-api, bench-socket, bench-ui)"
+	@echo "make bench        every benchmark (ingest + storage, API, websocket, web UI) and one report in bench-output/"
+	@echo "make bench-ingest-growth  the ingest over 300, 1,200 and 4,800 blocks (does it keep its rate?)"
 	@echo "make ci           what CI runs (.ci/run)"
 
 install:
@@ -25,7 +26,12 @@ start:
 migrate: build
 	node build/src/bin/explorer.js migrate
 
-bench: bench-ingest bench-api bench-socket bench-ui
+# One command, one report: bench/run.ts runs what bench-ingest, bench-api, bench-socket and
+# bench-ui run, each in its own process, and writes bench-output/report.md and report.json.
+# BENCH_RPC_URL=<node> BENCH_FROM=<n> BENCH_TO=<m> indexes an operator's node over that range.
+bench: build
+	node build/src/ui/build-assets.js
+	node build/bench/run.js
 
 bench-ingest: build
 	node build/bench/ingest.js
@@ -33,6 +39,11 @@ bench-ingest: build
 	BENCH_DERIVED=1 BENCH_BREAKDOWN=0 node build/bench/ingest.js
 	@echo "== watchlist matching, 100,000 watched addresses"
 	node build/bench/watchlist.js
+
+# Growth: the same ingest over 300, 1,200 and 4,800 blocks, each from empty stores; the larger
+# runs must keep the smallest's rate (printed as targets).
+bench-ingest-growth: build
+	BENCH_BLOCKS=300,1200,4800 node build/bench/ingest.js
 
 bench-api: build
 	node build/bench/api.js
@@ -42,6 +53,7 @@ bench-socket: build
 	node build/bench/socket-fanout.js
 
 bench-ui: build
+	node build/src/ui/build-assets.js
 	node build/bench/ui.js
 
 ci:

@@ -8,6 +8,7 @@
 // 3. an uncached page: its time minus the time its API requests took (the UI's own cost) ≤ 5 ms;
 // 4. Lighthouse (npm lighthouse 12, Debian chromium), mobile preset, on home, a transaction, an
 //    address and a token page: performance, accessibility and best practices ≥ 95.
+// Ends with a `json:` line of these targets for `make bench`'s report (bench/report.ts).
 // Variables: BENCH_UI_CONNECTIONS (8), BENCH_UI_SECONDS (5), BENCH_UI_LIGHTHOUSE (1; 0 skips it).
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,6 +28,7 @@ import { createLogger, setLogLevel } from '../src/log.js';
 import { runLoad } from './api-load.js';
 import { forkBareServer } from './api-bare.js';
 import { machineInfo, loadavg } from './sysinfo.js';
+import { evaluate, type Target } from './report.js';
 
 const CONNECTIONS = Number(process.env.BENCH_UI_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 5);
@@ -151,6 +153,8 @@ async function main(): Promise<void> {
     const timed = timedClient(inProcessClient(api.app.handle));
     const bare = createUi({ api: timed.client, coin: 'ETH', socket: `:${api.port}`, log, cacheBytes: 0 });
     const base = `http://127.0.0.1:${uiServer.port}`;
+    // Every target below, with its figure, for `make bench`'s report (bench/report.ts).
+    const targets: Target[] = [];
 
     // 1. Bytes per page.
     console.log('\n## Bytes per page (gzipped)\n');
@@ -173,6 +177,10 @@ async function main(): Promise<void> {
     }
     console.log(`\nJavaScript per page ≤ 60 KB gzipped: largest ${(maxJs / 1024).toFixed(1)} KB: ${met(maxJs <= 60 * 1024)}`);
     console.log(`CSS per page ≤ 25 KB gzipped: largest ${(maxCss / 1024).toFixed(1)} KB: ${met(maxCss <= 25 * 1024)}`);
+    targets.push(
+      { area: 'ui', name: 'JavaScript per page, gzipped, largest page', unit: 'KB', value: maxJs / 1024, bound: 60, kind: 'atMost', boundIs: 'target' },
+      { area: 'ui', name: 'CSS per page, gzipped, largest page', unit: 'KB', value: maxCss / 1024, bound: 25, kind: 'atMost', boundIs: 'target' },
+    );
 
     // 2. A cached page under load, against a bare uWS server answering the same bytes.
     const home = await get(base, '/');
@@ -188,6 +196,10 @@ async function main(): Promise<void> {
     console.log(`| ceiling: bare uWS, same bytes | ${ceiling.rps.toFixed(0)} | ${ceiling.p50ms.toFixed(2)} | ${ceiling.p99ms.toFixed(2)} |`);
     console.log(`\ncached p50 ≤ 5 ms: ${cached.p50ms.toFixed(2)} ms: ${met(cached.p50ms <= 5)}`);
     console.log(`cached req/s ≥ 0.5 × the bare uWS ceiling: ${(cached.rps / ceiling.rps).toFixed(2)}: ${met(cached.rps >= 0.5 * ceiling.rps)}`);
+    targets.push(
+      { area: 'ui', name: 'cached page p50', unit: 'ms', value: cached.p50ms, bound: 5, kind: 'atMost', boundIs: 'target' },
+      { area: 'ui', name: 'cached page req/s over the bare uWS ceiling', unit: 'req/s', value: cached.rps, bound: 0.5 * ceiling.rps, kind: 'atLeast', boundIs: '0.5 x bare uWS serving the same bytes, same run' },
+    );
 
     // 3. Uncached pages: the UI's own cost beside the API time the page needed.
     console.log('\n## Uncached pages: page time and the API time it needed (20 renders each)\n');
@@ -213,6 +225,7 @@ async function main(): Promise<void> {
       console.log(`| ${name} | ${pct(total, 50).toFixed(2)} | ${pct(apiMs, 50).toFixed(2)} | ${pct(cost, 50).toFixed(2)} | ${pct(cost, 99).toFixed(2)} |`);
     }
     console.log(`\nuncached page ≤ its API time + 5 ms: worst UI cost p50 ${worst.toFixed(2)} ms: ${met(worst <= 5)}`);
+    targets.push({ area: 'ui', name: 'uncached page time minus its API time, worst page p50', unit: 'ms', value: worst, bound: 5, kind: 'atMost', boundIs: 'target' });
 
     // 4. Lighthouse, mobile preset.
     if (LIGHTHOUSE && fs.existsSync(CHROMIUM)) {
@@ -227,9 +240,13 @@ async function main(): Promise<void> {
         ok &&= sc.performance >= 95 && sc.accessibility >= 95 && sc['best-practices'] >= 95;
       }
       console.log(`\nLighthouse ≥ 95 in each category on every page: ${met(ok)}`);
+      const lowest = Math.min(...Object.values(scores).flatMap((sc) => [sc.performance!, sc.accessibility!, sc['best-practices']!]));
+      targets.push({ area: 'ui', name: 'Lighthouse (mobile), lowest score of any category and page', unit: '', value: lowest, bound: 95, kind: 'atLeast', boundIs: 'target' });
     } else {
       console.log(`\nLighthouse: skipped (${LIGHTHOUSE ? `${CHROMIUM} not found` : 'BENCH_UI_LIGHTHOUSE=0'})`);
+      targets.push({ area: 'ui', name: 'Lighthouse (mobile), lowest score of any category and page', unit: '', value: null, bound: 95, kind: 'atLeast', boundIs: 'target', note: 'skipped' });
     }
+    console.log('\njson: ' + JSON.stringify({ machine: m, targets: targets.map(evaluate) }));
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await stores.close();

@@ -1,6 +1,7 @@
 // `make bench-api` run tiny as a child process (a few thousand transactions and tokens, one
 // second per scenario): it exits 0 and prints every figure line (the ceiling, the cached
-// endpoint, each uncached scenario at each concurrency, the ratio and the targets). Behaviour
+// endpoint, each uncached scenario at each concurrency, the ratio and the targets, issue #21's
+// read targets marked not measured when not run at their 8 connections). Behaviour
 // only: no timing is asserted. Also the pieces alone: the generated chain's rows are consistent
 // (what the API reads agrees with what was generated), the load generator counts what a server
 // answers, and the query mix is deterministic.
@@ -113,6 +114,12 @@ t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
     /^rate limiter cost on the cached endpoint: -?[\d.]+% .*target < 5%: (MET|NOT MET)/m,
     /^targets: cached >= 0.5 x ceiling: (MET|NOT MET) .*uncached p99 < 50 ms: .*\/search\/quick p99 < 20 ms: /m,
     /^json: \{.*"scenarios":\[/m,
+    // Issue #21's read targets are at 8 connections: run at 1 and 2 they are not measured, and say why.
+    /^target api: uncached a transaction: p99 at 8 connections: n\/a ms < 50\.0 ms .*: NOT MEASURED \[not run at 8 connections/m,
+    /^target api: uncached a transaction: req\/s at 8 connections: n\/a req\/s >= 1,000 req\/s .*: NOT MEASURED/m,
+    /^target api: uncached an address's transactions page: req\/s at 8 connections: n\/a req\/s >= 500 req\/s .*: NOT MEASURED/m,
+    /^target api: uncached a deep page: req\/s at 8 connections: n\/a req\/s >= 500 req\/s .*: NOT MEASURED/m,
+    /^target api: worst uncached p99 at 2 connections: [\d.,]+ ms < 50\.0 ms .*: (MET|NOT MET)$/m,
   ]) {
     t.match(stdout, re, `prints ${re.source.slice(0, 60)}`);
   }
