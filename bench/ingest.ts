@@ -165,8 +165,8 @@ interface RunResult {
 async function storageAfterMerges(ch: ClickHouseStore): Promise<{ table: string; rows: number; parts: number; compressed: number; uncompressed: number }[]> {
   const tables = await ch.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = '${ch.database}' AND engine LIKE '%MergeTree%'`);
   for (const t of tables) await ch.command(`OPTIMIZE TABLE ${t.name} FINAL`);
-  // The active parts must hold each table's rows exactly once; one run was seen counting about
-  // twice the bytes, so the figure is taken only once the rows agree (a few retries), else it fails.
+  // The bytes count only if the active parts hold each table's rows exactly once (no part left
+  // behind by the merge, none counted twice): checked against count(), a few retries, else it fails.
   let mismatch = '';
   for (let attempt = 0; attempt < 10; attempt++) {
     const parts = await ch.query<{ table: string; rows: string; parts: string; c: string; u: string }>(
