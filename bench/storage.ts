@@ -144,7 +144,7 @@ export async function main(): Promise<number> {
   if (upto && !/^\d{4}$/.test(upto)) throw new Error(`STORAGE_UPTO must be a migration number such as 0004, got ${JSON.stringify(upto)}`);
   const withColumns = process.env.STORAGE_COLUMNS !== '0';
   const existing = process.env.STORAGE_DIR || undefined;
-  const keep = process.env.STORAGE_KEEP === '1' || !!existing;
+  const keep = process.env.STORAGE_KEEP === '1';
   const machine = machineInfo();
   const out = (line: string) => process.stdout.write(line + '\n');
   setLogLevel('warn');
@@ -244,8 +244,9 @@ export async function main(): Promise<number> {
     );
   } finally {
     await ch?.close().catch(() => undefined);
-    if (keep) process.stderr.write(`kept ${dataDir}\n`);
-    if (!existing && !keep) fs.rmSync(tmp, { recursive: true, force: true });
+    // An existing directory is never removed; the temporary one holds nothing for it then.
+    if (keep && !existing) process.stderr.write(`kept ${dataDir}\n`);
+    else fs.rmSync(tmp, { recursive: true, force: true });
   }
   return failure ? 1 : 0;
 }
