@@ -1,5 +1,5 @@
 # Everyday commands. `make help` lists them.
-.PHONY: help install build test start migrate bench bench-ingest bench-ingest-growth bench-api bench-socket bench-ui clean ci
+.PHONY: help install build test start migrate bench bench-ingest bench-ingest-growth bench-storage bench-api bench-socket bench-ui clean ci
 
 help:
 	@echo "make install      npm ci"
@@ -9,6 +9,7 @@ help:
 	@echo "make migrate      apply pending migrations"
 	@echo "make bench        every benchmark (ingest + storage, API, websocket, web UI) and one report in bench-output/"
 	@echo "make bench-ingest-growth  the ingest over 300, 1,200 and 4,800 blocks (does it keep its rate?)"
+	@echo "make bench-storage  bytes per transaction of every table and column after merges"
 	@echo "make ci           what CI runs (.ci/run)"
 
 install:
@@ -44,6 +45,10 @@ bench-ingest: build
 # runs must keep the smallest's rate (printed as targets).
 bench-ingest-growth: build
 	BENCH_BLOCKS=300,1200,4800 node build/bench/ingest.js
+
+# Where the stored bytes go: the benchmark chain stored and merged, per table and column.
+bench-storage: build
+	node build/bench/storage.js
 
 bench-api: build
 	node build/bench/api.js
