@@ -2,10 +2,13 @@
 // server (none can be installed here) so that several explorer processes share one store through
 // the code path a real deployment uses: @clickhouse/client's HTTP transport, server-side parameter
 // binding (`param_*`), settings in the URL, streamed INSERT bodies, errors as ClickHouse words
-// them. Run as its own process (`node chdb-http-server.js --data-dir D [--user U --password P]`);
-// it prints `listening <port>` once it accepts connections. Not a ClickHouse server: no sessions
-// (`session_id`), no progress headers, no multipart parameters, no TLS; what it cannot do it
-// refuses with a 400 naming the reason, never by answering something else.
+// them. Run as its own process (`node chdb-http-server.js --data-dir D [--user U --password P]
+// [--engine-arg A]...`); it prints `listening <port>` once it accepts connections. Each
+// `--engine-arg` goes to every chDB session as a `clickhouse local` argument, e.g.
+// `--config-file=F` for a server's config.d file (deploy/clickhouse-backups.xml's backups disk):
+// what a server reads from its configuration, chDB takes only when a session opens. Not a
+// ClickHouse server: no sessions (`session_id`), no progress headers, no multipart parameters, no
+// TLS; what it cannot do it refuses with a 400 naming the reason, never by answering something else.
 import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -85,15 +88,22 @@ interface Slot {
   busy: boolean;
 }
 
-export async function serve(opts: { dataDir: string; user?: string; password?: string; sessions?: number }): Promise<http.Server> {
+export async function serve(opts: {
+  dataDir: string;
+  user?: string;
+  password?: string;
+  sessions?: number;
+  engineArgs?: readonly string[];
+}): Promise<http.Server> {
   // chdb is CommonJS; its root module holds Session (one engine per process, several sessions).
   const require = createRequire(import.meta.url);
-  const { Session } = require('chdb') as { Session: new (dir: string) => ChdbSession };
+  const { Session } = require('chdb') as { Session: new (dir: string, o?: { connectionArgs?: readonly string[] }) => ChdbSession };
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'chdb-http-insert-'));
   const slots: Slot[] = [];
   for (let i = 0; i < (opts.sessions ?? 4); i++) {
-    slots.push({ session: new Session(opts.dataDir), database: undefined, settings: new Map(), busy: false });
+    const session = opts.engineArgs?.length ? new Session(opts.dataDir, { connectionArgs: opts.engineArgs }) : new Session(opts.dataDir);
+    slots.push({ session, database: undefined, settings: new Map(), busy: false });
   }
   const waiting: ((s: Slot) => void)[] = [];
   const acquire = (): Promise<Slot> => {
@@ -246,14 +256,19 @@ function arg(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
+/** Every value of an option given several times. */
+function args(name: string): string[] {
+  return process.argv.flatMap((a, i) => (a === `--${name}` && i + 1 < process.argv.length ? [process.argv[i + 1]] : []));
+}
+
 // Run as a process: serves until SIGTERM/SIGINT, then closes its sessions.
 if (process.argv[1] && import.meta.url === new URL(`file://${path.resolve(process.argv[1])}`).href) {
   const dataDir = arg('data-dir');
   if (!dataDir) {
-    console.error('usage: chdb-http-server --data-dir DIR [--port N] [--user U --password P]');
+    console.error('usage: chdb-http-server --data-dir DIR [--port N] [--user U --password P] [--engine-arg A]...');
     process.exit(2);
   }
-  const server = await serve({ dataDir, user: arg('user'), password: arg('password') });
+  const server = await serve({ dataDir, user: arg('user'), password: arg('password'), engineArgs: args('engine-arg') });
   server.listen(Number(arg('port') ?? 0), '127.0.0.1', () => {
     console.log(`listening ${(server.address() as { port: number }).port}`);
   });

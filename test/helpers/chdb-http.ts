@@ -16,11 +16,20 @@ export interface ChdbHttp {
   stderr(): string;
 }
 
-export async function startChdbHttp(t: Test, opts: { dataDir?: string; user?: string; password?: string } = {}): Promise<ChdbHttp> {
+export interface ChdbHttpOptions {
+  dataDir?: string;
+  user?: string;
+  password?: string;
+  /** `clickhouse local` arguments for its chDB sessions, e.g. `--config-file=F` (a server's config.d file). */
+  engineArgs?: string[];
+}
+
+export async function startChdbHttp(t: Test, opts: ChdbHttpOptions = {}): Promise<ChdbHttp> {
   const dataDir = opts.dataDir ?? tmpDir(t, 'explorer-chdb-http-');
   const user = opts.user ?? 'explorer';
   const password = opts.password ?? 'test-secret';
-  const child = spawn(process.execPath, [SERVER, '--data-dir', dataDir, '--user', user, '--password', password], {
+  const engine = (opts.engineArgs ?? []).flatMap((a) => ['--engine-arg', a]);
+  const child = spawn(process.execPath, [SERVER, '--data-dir', dataDir, '--user', user, '--password', password, ...engine], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
