@@ -8,9 +8,12 @@ import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
 import { createIndexer } from '../src/indexer/indexer.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
+import { ROOT_INPUT_FROM_TX } from '../src/chain/clickhouse-rows.js';
+import { transactionTraceFrames } from '../src/storage/clickhouse/reads/raw-trace.js';
+import { etherscanTransactionInternals } from '../src/storage/clickhouse/reads/etherscan.js';
 
 
-interface NodeTx { hash: string; from: string; to: string | null; value: string; blockNumber: string; transactionIndex: string }
+interface NodeTx { hash: string; from: string; to: string | null; value: string; blockNumber: string; transactionIndex: string; input: string }
 interface NodeReceipt { transactionHash: string; status: string; gasUsed: string; effectiveGasPrice: string; logs: { logIndex: string; address: string }[]; contractAddress: string | null }
 interface ParityTrace { type: string; action: { from?: string; to?: string; value?: string; callType?: string; address?: string; refundAddress?: string; balance?: string }; result?: { address?: string } | null; traceAddress: number[]; error?: string }
 
@@ -107,6 +110,25 @@ t.test('the scenario is indexed exactly, through callTracer and through trace_bl
       internalByVariant[variant] = (await rows(stores,
         'SELECT transaction_hash, trace_index, trace_address, type, call_type, from, to, value, error, created_contract_address FROM internal_transactions ORDER BY block_number, transaction_index, trace_index',
       )).map((r) => JSON.stringify(r));
+
+      // Each top-level frame's input is its transaction's: stored as the marker, read back whole.
+      const rootInputs = await rows(stores, `SELECT countIf(input = '${ROOT_INPUT_FROM_TX}') AS marked, count() AS n FROM internal_transactions WHERE trace_index = 0`);
+      t.same(rootInputs, [{ marked: String(txs.length), n: String(txs.length) }], `${variant}: every top-level frame stores the marker, not the input again`);
+      let inputMismatches = 0;
+      for (const tx of txs) {
+        const frames = await transactionTraceFrames(stores.ch, BigInt(tx.blockNumber), Number(tx.transactionIndex));
+        if (frames[0]?.input !== tx.input || frames.some((f) => f.input === ROOT_INPUT_FROM_TX)) inputMismatches++;
+      }
+      t.equal(inputMismatches, 0, `${variant}: the raw-trace read gives every top-level frame the node's transaction input`);
+      const deployments = txs.filter((x) => x.to === null);
+      t.ok(deployments.length > 0, 'the scenario deploys contracts at the top level');
+      let creationMismatches = 0;
+      for (const tx of deployments) {
+        // txlistinternal lists a top-level creation, with its init code (the transaction's input).
+        const listed = await etherscanTransactionInternals(stores.ch, tx.hash, 100);
+        if (listed[0]?.trace_index !== 0 || listed[0].input !== tx.input) creationMismatches++;
+      }
+      t.equal(creationMismatches, 0, `${variant}: txlistinternal gives each top-level creation its init code`);
 
       const fresh = devnet.scenario.freshEoa.toLowerCase();
       const addrTx = await rows(stores, `SELECT count() AS n FROM address_transactions WHERE address = '${fresh}'`);

@@ -5,7 +5,7 @@ import t from 'tap';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import ingestTask, { ingest, type IngestResult, type IngestTask } from '../workers/ingest.js';
-import { TABLES, TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
+import { ROOT_INPUT_FROM_TX, TABLES, TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
 import { decodeTableBytes } from '../src/chain/clickhouse-encode.js';
 import { ChainDataError } from '../src/chain/errors.js';
 import { TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC } from '../src/chain/tokens.js';
@@ -274,6 +274,9 @@ t.test('traces: callTracer and parity give the same rows through the worker', as
       [1, 0, [], 'create', '', '0', 'Out of gas'],
     ],
   );
+  // A top-level frame's input equal to its transaction's (calldata, init code) is stored once, in
+  // transactions: the frame keeps the marker; frames below the top level keep theirs.
+  t.same(its.map((r) => r.input), [ROOT_INPUT_FROM_TX, '0x', '0x01', '0x', ROOT_INPUT_FROM_TX]);
   const txs = objects(geth, 'transactions');
   t.same(txs.map((x) => [x.internal_count, x.error, x.status, x.created_contract]), [
     [3, '', 1, ''],

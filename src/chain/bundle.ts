@@ -9,7 +9,7 @@ import { hexToBigInt, hexToNumber, lower } from './hex.js';
 import { decodeLog } from './logs.js';
 import { blockRewards } from './rewards.js';
 import type { RowOf, TableName, TokenTransferRow, TokenType } from './clickhouse-rows.js';
-import { TABLE_NAMES } from './clickhouse-rows.js';
+import { ROOT_INPUT_FROM_TX, TABLE_NAMES } from './clickhouse-rows.js';
 import { decodeTokenTransfers, isTokenTopic, type LogContext } from './tokens.js';
 import { flattenCallFrame, flattenParityTraces, type InternalTransaction, type TxContext } from './traces.js';
 import { decodeTransaction, methodId, type BlockContext } from './transactions.js';
@@ -266,7 +266,7 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     }
     const topError = internals.length > 0 ? internals[0]!.error : '';
     const txFailed = status === 0 || topError !== '';
-    if (internals.length > 0) addInternals(st, txIndex, txHash, txFailed);
+    if (internals.length > 0) addInternals(st, txIndex, txHash, txFailed, tx.input ?? '0x');
 
     // Logs and token transfers.
     const logs = receipt ? receipt.logs : null;
@@ -303,11 +303,13 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
 }
 
 /** Rows of a transaction's internal transactions (st.internals) and what they move. */
-function addInternals(st: BlockState, txIndex: number, txHash: string, txFailed: boolean): void {
+function addInternals(st: BlockState, txIndex: number, txHash: string, txFailed: boolean, txInput: string): void {
   const { sink, summary, number, timestamp, internals } = st;
   for (let k = 0; k < internals.length; k++) {
     const it = internals[k]!;
-    sink.add('internal_transactions', it);
+    // The top-level frame's input is the transaction's own (txInput is what its row stores):
+    // stored once, in transactions; the frame keeps a marker the reads resolve.
+    sink.add('internal_transactions', k === 0 && it.input === txInput ? { ...it, input: ROOT_INPUT_FROM_TX } : it);
     if (it.trace_index === 0) continue;
     summary.internalTxs++;
     const from = it.from;

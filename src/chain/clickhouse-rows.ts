@@ -234,6 +234,15 @@ export type TokenTransferRow = RowOf<'token_transfers'>;
 export type AddressTokenTransferRow = RowOf<'address_token_transfers'>;
 export type TokenTransferByTokenRow = RowOf<'token_transfers_by_token'>;
 export type InternalTransactionRow = RowOf<'internal_transactions'>;
+/**
+ * internal_transactions.input of a top-level frame (trace_index 0) whose input is exactly its
+ * transaction's stored input (transactions.input: calldata, or init code for a creation): the
+ * calldata is not stored twice (issue #21). Not hex and not empty, so it cannot be taken for a
+ * real input: an empty input is stored as the node sends it ('0x', or '' when a frame carries
+ * none), and rows stored before this marker keep their full input. Every read puts
+ * transactions.input back (src/storage/clickhouse/reads/root-input.ts).
+ */
+export const ROOT_INPUT_FROM_TX = '=';
 export type AddressInternalTransactionRow = RowOf<'address_internal_transactions'>;
 export type BlockRewardRow = RowOf<'block_rewards'>;
 /** Blockscout's `address_type` of a block reward (Explorer.Chain.Block.Reward). */

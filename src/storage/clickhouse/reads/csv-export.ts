@@ -4,6 +4,7 @@
 // each chunk is one key range of the per-address index table (then the rows by primary key).
 import type { ClickHouseStore } from '../store.js';
 import { U64_MAX, clampIdx, clampU64, directionSql, type Direction } from './common.js';
+import { fillRootInputs } from './root-input.js';
 
 /** Inclusive block range of an export. */
 export interface BlockRange {
@@ -194,7 +195,7 @@ export async function csvInternalTransactions(
   const after = o.after
     ? ' AND (block_number < {kb:UInt64} OR (block_number = {kb:UInt64} AND (transaction_index < {kt:Int64} OR (transaction_index = {kt:Int64} AND trace_index < {ki:Int64}))))'
     : '';
-  return ch.query<CsvInternalRead>(
+  const rows = await ch.query<CsvInternalRead>(
     `WITH page AS (
        SELECT block_number, transaction_index, trace_index FROM address_internal_transactions
        WHERE address = {a:String} AND ${IN_RANGE}${directionSql(o.direction)}${after}
@@ -212,6 +213,7 @@ export async function csvInternalTransactions(
      ORDER BY block_number DESC, transaction_index DESC, trace_index DESC`,
     { a: address, ...rangeParams(o.range), ...(o.after ? { kb: clampU64(o.after.block), kt: clampIdx(o.after.txIndex), ki: clampIdx(o.after.index) } : {}), limit: o.limit },
   );
+  return fillRootInputs(ch, rows);
 }
 
 // ---- logs (newest first) ----

@@ -8,6 +8,7 @@ import { clampU64, directionSql, type Direction } from './common.js';
 import type { InternalTransactionRead } from './internal-transactions.js';
 import type { TokenTransferRead } from './token-transfers.js';
 import { LOG_COLUMNS, type LogRead } from './logs.js';
+import { fillRootInputs } from './root-input.js';
 
 /** Etherscan paging of a chain-ordered list: block bounds (inclusive), direction, rows to skip and take. */
 export interface EtherscanRange {
@@ -127,13 +128,14 @@ const LISTED = `(trace_index > 0 OR type != 'call')`;
 
 /** A transaction's internal transactions (at most `limit`), in order. */
 export async function etherscanTransactionInternals(ch: ClickHouseStore, hash: string, limit: number): Promise<EtherscanInternalRead[]> {
-  return ch.query<EtherscanInternalRead>(
+  const rows = await ch.query<EtherscanInternalRead>(
     `SELECT ${INTERNAL_COLUMNS} FROM internal_transactions
      WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash = {h:String} AND kind = 'transaction')
        AND transaction_hash = {h:String} AND ${LISTED}
      ORDER BY trace_index LIMIT {limit:UInt32}`,
     { h: hash, limit },
   );
+  return fillRootInputs(ch, rows); // a top-level creation is listed, its input being the init code
 }
 
 /**
@@ -143,7 +145,7 @@ export async function etherscanTransactionInternals(ch: ClickHouseStore, hash: s
 export async function etherscanAddressInternals(ch: ClickHouseStore, address: string, o: EtherscanRange): Promise<EtherscanInternalRead[]> {
   const dir = o.order === 'asc' ? 'ASC' : 'DESC';
   const order = `block_number ${dir}, transaction_index ${dir}, trace_index ${dir}`;
-  return ch.query<EtherscanInternalRead>(
+  const rows = await ch.query<EtherscanInternalRead>(
     `SELECT ${INTERNAL_COLUMNS} FROM internal_transactions
      WHERE (block_number, transaction_index, trace_index) IN (
        SELECT block_number, transaction_index, trace_index FROM address_internal_transactions
@@ -152,6 +154,7 @@ export async function etherscanAddressInternals(ch: ClickHouseStore, address: st
      ORDER BY ${order}`,
     { a: address, ...rangeParams(o) },
   );
+  return fillRootInputs(ch, rows);
 }
 
 export type EtherscanTransferRead = Omit<TokenTransferRead, 'kind' | 'method_id' | 'batch_size' | 'token_meta'>;

@@ -2,6 +2,7 @@
 // to a stored transaction or block, read by its own key; a number is a point read of blocks.
 import type { ClickHouseStore } from '../store.js';
 import { U64_MAX } from './common.js';
+import { fillRootInputs } from './root-input.js';
 
 export interface HashHit {
   kind: 'transaction' | 'block';
@@ -50,17 +51,19 @@ export interface CreationCode {
  * creating transaction itself when internal transactions are not indexed.
  */
 export async function creationCode(ch: ClickHouseStore, txHash: string, address: string): Promise<CreationCode | null> {
-  const rows = await ch.query<{ pri: number; input: string; deployed: string }>(
-    `SELECT 1 AS pri, input, created_contract_code AS deployed, trace_index FROM internal_transactions
+  const rows = await ch.query<{ pri: number; block_number: string; transaction_index: number; input: string; deployed: string }>(
+    `SELECT 1 AS pri, block_number, transaction_index, input, created_contract_code AS deployed, trace_index FROM internal_transactions
      WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash = {h:String} AND kind = 'transaction')
        AND created_contract_address = {a:String}
      UNION ALL
-     SELECT 2 AS pri, input, '' AS deployed, toUInt32(0) AS trace_index FROM transactions
+     SELECT 2 AS pri, block_number, transaction_index, input, '' AS deployed, toUInt32(0) AS trace_index FROM transactions
      WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash = {h:String} AND kind = 'transaction')
        AND created_contract = {a:String}
      ORDER BY pri, trace_index
      LIMIT 1`,
     { h: txHash, a: address },
   );
-  return rows[0] ? { input: rows[0].input, deployed: rows[0].deployed } : null;
+  if (!rows[0]) return null;
+  await fillRootInputs(ch, rows); // a top-level creation's init code is its transaction's input
+  return { input: rows[0].input, deployed: rows[0].deployed };
 }
