@@ -20,7 +20,7 @@ import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/store.js';
 import type { PgStore } from '../src/storage/postgres/store.js';
@@ -38,6 +38,7 @@ import { forkBareServer, type BareServer } from './api-bare.js';
 import type { LoadJob, LoadResult } from './api-load.js';
 import { CpuAccount, listCpu, loadavg, machineInfo } from './sysinfo.js';
 import { TARGETS, evaluate, targetLine, type Target } from './report.js';
+import { runIfMain } from './run-main.js';
 
 function envInt(name: string, def: number, min = 0): number {
   const v = process.env[name];
@@ -475,12 +476,4 @@ export async function main(): Promise<number> {
   return failure ? 1 : 0;
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  main().then(
-    (code) => process.exit(code),
-    (e: Error) => {
-      process.stderr.write(`bench-api failed: ${e.stack ?? e.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, 'bench-api', main);

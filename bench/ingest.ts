@@ -24,7 +24,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { createIndexer, type BlockEvent, type Indexer } from '../src/indexer/indexer.js';
 import { createDerived, type Derived } from '../src/derived/scheduler.js';
 import { WatchlistMatcher } from '../src/notify/watchlist.js';
@@ -41,6 +40,7 @@ import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, traceMet
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
+import { runIfMain } from './run-main.js';
 
 function envInt(name: string, def: number, min = 0): number {
   const v = process.env[name];
@@ -570,12 +570,4 @@ export async function main(): Promise<number> {
   return failure ? 1 : 0;
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  main().then(
-    (code) => process.exit(code),
-    (e: Error) => {
-      process.stderr.write(`bench-ingest failed: ${e.stack ?? e.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, 'bench-ingest', main);

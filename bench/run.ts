@@ -13,9 +13,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { loadavg, machineInfo } from './sysinfo.js';
 import { num, parseBenchOutput, redactUrl, renderMarkdown, summary, writeReport, type Report, type StepResult } from './report.js';
+import { runIfMain } from './run-main.js';
 
 interface Step {
   name: string;
@@ -114,12 +115,4 @@ export async function main(): Promise<number> {
   return failed.length ? 1 : 0;
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  main().then(
-    (code) => process.exit(code),
-    (e: Error) => {
-      process.stderr.write(`make bench failed: ${e.stack ?? e.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, 'make bench', main);

@@ -19,7 +19,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { SummaryBuilder, decodeBlockBundle } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import type { TableName } from '../src/chain/clickhouse-rows.js';
@@ -32,6 +31,7 @@ import { sqlDir } from '../src/paths.js';
 import { setLogLevel } from '../src/log.js';
 import { SynthChain, addCounts, emptyCounts, type ChainCounts } from './synth.js';
 import { loadavg, machineInfo } from './sysinfo.js';
+import { runIfMain } from './run-main.js';
 
 /** Issue #21's storage target, bytes per transaction (1.5 KB). */
 export const STORAGE_TARGET_BYTES_PER_TX = 1500;
@@ -251,12 +251,4 @@ export async function main(): Promise<number> {
   return failure ? 1 : 0;
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  main().then(
-    (code) => process.exit(code),
-    (e: Error) => {
-      process.stderr.write(`bench-storage failed: ${e.stack ?? e.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, 'bench-storage', main);
