@@ -20,7 +20,7 @@ import { startChdbHttp, type ChdbHttp } from './helpers/chdb-http.js';
 import { withDevnet } from './helpers/devnet.js';
 import { rpcCall } from './helpers/api.js';
 import { tmpDir } from './helpers/tmp.js';
-import { THIS_CLI, getJson, runExplorer, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
+import { THIS_CLI, apiAnswers, runExplorer, settles, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
 
 const pgBin = debianPostgresBin();
 const skip = pgBin ? false : "Debian's postgresql is not installed (apt-get install postgresql)";
@@ -92,28 +92,8 @@ t.test('pg_dump + ClickHouse BACKUP, restored into new servers: the same answers
   const [, alice] = devnet.scenario.accounts;
 
   /** Chain data from ClickHouse and the account's rows from PostgreSQL, each answer as text. */
-  async function snapshot(auth: Record<string, string>): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const get = async (p: string, h: Record<string, string> = {}) => {
-      const body = await getJson(api, p, h);
-      out.set(p, JSON.stringify(body));
-      return body;
-    };
-    for (let n = 0; n <= head; n++) {
-      await get(`/api/v2/blocks/${n}`);
-      for (const tx of (await get(`/api/v2/blocks/${n}/transactions`)).items) {
-        await get(`/api/v2/transactions/${tx.hash}`);
-        await get(`/api/v2/transactions/${tx.hash}/token-transfers`);
-        await get(`/api/v2/transactions/${tx.hash}/logs`);
-      }
-    }
-    await get('/api/v2/blocks?type=block');
-    await get(`/api/v2/addresses/${alice}/transactions`);
-    await get(`/api/v2/addresses/${alice}/token-transfers`);
-    await get('/api/v2/token-transfers');
-    for (const p of ['/user/info', '/user/watchlist']) await get(`/account/api/v1${p}`, auth);
-    return out;
-  }
+  const snapshot = (auth: Record<string, string>) =>
+    apiAnswers(api, { head, address: alice, more: ['/api/v2/token-transfers'], accountPaths: ['/user/info', '/user/watchlist'], auth });
 
   // ---- the first stack: migrated, indexed, with an account ----
   const migrated = runExplorer(THIS_CLI, ['migrate'], env1);
@@ -132,16 +112,8 @@ t.test('pg_dump + ClickHouse BACKUP, restored into new servers: the same answers
   });
   t.equal(added.status, 201, 'POST /user/watchlist', { body: await added.text() });
   await waitFor(`block ${head} indexed`, async () => (await fetch(`${api}/api/v2/blocks/${head}`)).status === 200);
-  // The derived lanes (token metadata, holders, balances) fill in after the blocks: wait until two
-  // snapshots 3 s apart agree, then stop the indexer (and its lanes) as the docs do before a backup.
-  let settled = false;
-  for (let prev = await snapshot(auth), until = Date.now() + 120_000; !settled && Date.now() < until; ) {
-    await new Promise((r) => setTimeout(r, 3000));
-    const next = await snapshot(auth);
-    settled = [...next].every(([p, body]) => prev.get(p) === body);
-    prev = next;
-  }
-  t.ok(settled, 'the derived data settles');
+  // Once the derived data settles, the indexer (and its lanes) stops, as the docs do before a backup.
+  t.ok(await settles(() => snapshot(auth)), 'the derived data settles');
   t.equal(await indexer1.stop(), 0, 'the indexer stops cleanly');
   const before = await snapshot(auth);
   t.ok(before.size > 100, `${before.size} answers to compare`);

@@ -11,7 +11,7 @@ import { freePort } from '../src/net/local.js';
 import { withDevnet } from './helpers/devnet.js';
 import { rpcCall } from './helpers/api.js';
 import { tmpDir } from './helpers/tmp.js';
-import { THIS_CLI, getJson, runExplorer, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
+import { THIS_CLI, apiAnswers, runExplorer, settles, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
 
 t.test('explorer backup, a lost data directory, explorer restore: the same answers', async (t) => {
   const devnet = await withDevnet(t);
@@ -40,42 +40,14 @@ t.test('explorer backup, a lost data directory, explorer restore: the same answe
   const [, alice, bob] = devnet.scenario.accounts;
 
   /** Every answer the comparison covers, as text: chain data from ClickHouse, account rows from PostgreSQL. */
-  async function snapshot(): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const get = async (p: string, h: Record<string, string> = {}) => {
-      const body = await getJson(api, p, h);
-      out.set(p, JSON.stringify(body));
-      return body;
-    };
-    for (let n = 0; n <= head; n++) {
-      await get(`/api/v2/blocks/${n}`);
-      for (const tx of (await get(`/api/v2/blocks/${n}/transactions`)).items) {
-        await get(`/api/v2/transactions/${tx.hash}`);
-        await get(`/api/v2/transactions/${tx.hash}/token-transfers`);
-        await get(`/api/v2/transactions/${tx.hash}/logs`);
-      }
-    }
-    await get('/api/v2/blocks?type=block');
-    await get(`/api/v2/addresses/${alice}/transactions`);
-    await get(`/api/v2/addresses/${alice}/token-transfers`);
-    for (const p of ['/user/info', '/user/watchlist', '/user/tags/address', '/user/public-names']) await get(`/account/api/v1${p}`, auth);
-    return out;
-  }
+  const snapshot = () =>
+    apiAnswers(api, { head, address: alice, accountPaths: ['/user/info', '/user/watchlist', '/user/tags/address', '/user/public-names'], auth });
 
   // ---- an indexed explorer with account data ----
   const first = startExplorerProcess(t, THIS_CLI, ['start'], { ...base, DATA_DIR: dataDir });
   await first.ready;
   await waitFor(`block ${head} indexed`, async () => (await fetch(`${api}/api/v2/blocks/${head}`)).status === 200);
-  // The derived lanes (token metadata, holders, balances) fill in after the blocks: wait until two
-  // snapshots 3 s apart agree (a derived change clears the API's caches, so none hides it).
-  let settled = false;
-  for (let prev = await snapshot(), until = Date.now() + 120_000; !settled && Date.now() < until; ) {
-    await new Promise((r) => setTimeout(r, 3000));
-    const next = await snapshot();
-    settled = [...next].every(([p, body]) => prev.get(p) === body);
-    prev = next;
-  }
-  t.ok(settled, 'the derived data settles');
+  t.ok(await settles(snapshot), 'the derived data settles');
   await post('/user/watchlist', { address_hash: alice, name: 'alice, kept by the backup' });
   await post('/user/tags/address', { address_hash: bob, name: 'bob tag' });
   await post('/user/public-names', { address_hash: bob, name: 'Bob Project' });

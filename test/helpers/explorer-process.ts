@@ -116,3 +116,49 @@ export async function waitFor(what: string, fn: () => Promise<boolean>, timeoutM
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
+
+/**
+ * The API's answers a backup or an upgrade must keep, each as text: every block up to `head` with
+ * its transactions, their token transfers and logs, the block list, `address`'s transactions and
+ * token transfers, `more` public paths, and `accountPaths` of the Account API asked with `auth`.
+ */
+export async function apiAnswers(
+  api: string,
+  o: { head: number; address: string; more?: string[]; accountPaths: string[]; auth: Record<string, string> },
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const get = async (p: string, h: Record<string, string> = {}) => {
+    const body = await getJson(api, p, h);
+    out.set(p, JSON.stringify(body));
+    return body;
+  };
+  for (let n = 0; n <= o.head; n++) {
+    await get(`/api/v2/blocks/${n}`);
+    for (const tx of (await get(`/api/v2/blocks/${n}/transactions`)).items) {
+      await get(`/api/v2/transactions/${tx.hash}`);
+      await get(`/api/v2/transactions/${tx.hash}/token-transfers`);
+      await get(`/api/v2/transactions/${tx.hash}/logs`);
+    }
+  }
+  await get('/api/v2/blocks?type=block');
+  await get(`/api/v2/addresses/${o.address}/transactions`);
+  await get(`/api/v2/addresses/${o.address}/token-transfers`);
+  for (const p of o.more ?? []) await get(p);
+  for (const p of o.accountPaths) await get(`/account/api/v1${p}`, o.auth);
+  return out;
+}
+
+/**
+ * Waits until two readings 3 s apart agree (the derived lanes fill in token metadata, holders and
+ * balances after the blocks, and a derived change clears the API's caches, so none hides it);
+ * false when they still differ after `timeoutMs`.
+ */
+export async function settles(read: () => Promise<Map<string, string>>, timeoutMs = 120_000): Promise<boolean> {
+  for (let prev = await read(), until = Date.now() + timeoutMs; Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 3000));
+    const next = await read();
+    if ([...next].every(([p, body]) => prev.get(p) === body)) return true;
+    prev = next;
+  }
+  return false;
+}
