@@ -38,15 +38,7 @@ import { forkBareServer, type BareServer } from './api-bare.js';
 import type { LoadJob, LoadResult } from './api-load.js';
 import { CpuAccount, listCpu, loadavg, machineInfo } from './sysinfo.js';
 import { TARGETS, evaluate, targetLine, type Target } from './report.js';
-import { runIfMain } from './run-main.js';
-
-function envInt(name: string, def: number, min = 0): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-  return n;
-}
+import { envInt, runIfMain } from './run-main.js';
 
 function envList(name: string, def: number[]): number[] {
   const v = process.env[name];

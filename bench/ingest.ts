@@ -40,15 +40,7 @@ import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, traceMet
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
-import { runIfMain } from './run-main.js';
-
-function envInt(name: string, def: number, min = 0): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-  return n;
-}
+import { envInt, runIfMain } from './run-main.js';
 
 /** A comma list of integers >= 1, e.g. BENCH_BLOCKS=300,1200,4800 (kept in the given order). */
 function envList(name: string, def: number[]): number[] {

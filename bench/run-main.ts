@@ -1,6 +1,16 @@
-// Runs a benchmark's main() when its file is the process's entry point (not when a test imports
-// it), and exits with the code main() returns, or 1 with the error's stack.
+// What the runnable benchmarks share: main() run when the file is the process's entry point (not
+// when a test imports it), exiting with its code or 1 with the error's stack; integer settings read
+// from the environment.
 import { pathToFileURL } from 'node:url';
+
+/** An integer setting from the environment (`def` when unset or empty); anything else throws. */
+export function envInt(name: string, def: number, min = 0): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
 
 export function runIfMain(moduleUrl: string, name: string, main: () => Promise<number>): void {
   if (!process.argv[1] || pathToFileURL(process.argv[1]).href !== moduleUrl) return;

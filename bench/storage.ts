@@ -31,7 +31,7 @@ import { sqlDir } from '../src/paths.js';
 import { setLogLevel } from '../src/log.js';
 import { SynthChain, addCounts, emptyCounts, type ChainCounts } from './synth.js';
 import { loadavg, machineInfo } from './sysinfo.js';
-import { runIfMain } from './run-main.js';
+import { envInt, runIfMain } from './run-main.js';
 
 /** Issue #21's storage target, bytes per transaction (1.5 KB). */
 export const STORAGE_TARGET_BYTES_PER_TX = 1500;
@@ -39,14 +39,6 @@ const RANGE_BLOCKS = 20;
 const GROUP_RANGES = 8;
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-
-function envInt(name: string, def: number, min = 0): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-  return n;
-}
 
 export interface TableBytes {
   table: string;
