@@ -4,7 +4,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { uiOnDevnet } from './helpers/ui.js';
-import { VIEWPORTS, browserMissing, withBrowser } from './helpers/browser.js';
+import { browserMissing, eachLook, withBrowser } from './helpers/browser.js';
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -42,10 +42,10 @@ t.test('no serious or critical accessibility violation on any page', { skip: bro
     '/search?q=Devnet',
     '/nothing/here',
   ];
-  for (const [vp, size] of Object.entries(VIEWPORTS)) {
-    for (const scheme of ['light', 'dark'] as const) {
+  await eachLook(
+    browser,
+    async (context, { vp, scheme }) => {
       // axe is injected as a script: the page's CSP (scripts from 'self' only) is bypassed for it.
-      const context = await browser.newContext({ viewport: size, colorScheme: scheme, bypassCSP: true });
       const page = await context.newPage();
       for (const p of pages) {
         await page.goto(f.base + p, { waitUntil: 'networkidle' });
@@ -61,7 +61,7 @@ t.test('no serious or critical accessibility violation on any page', { skip: bro
           `${p} ${vp} ${scheme}: no serious or critical violation`,
         );
       }
-      await context.close();
-    }
-  }
+    },
+    { bypassCSP: true },
+  );
 });

@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
-import { BROKEN_TEXT, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { formatUnits, groupDigits } from '../src/ui/format.js';
 
 const V2 = '/api/v2';
@@ -254,11 +254,9 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
     await context.close();
   }
 
-  // The four looks load side by side (the server answers them concurrently); each its own context.
-  const looks = Object.entries(VIEWPORTS).flatMap(([vp, size]) => (['light', 'dark'] as const).map((scheme) => ({ vp, size, scheme })));
-  await Promise.all(
-    looks.map(async ({ vp, size, scheme }) => {
-      const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+  await eachLook(
+    browser,
+    async (context, { vp, scheme }) => {
       for (const p of pages) {
         const w = await watchedPage(context);
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'load' });
@@ -291,8 +289,7 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
         await w.page.close();
       }
-      await context.close();
-    }),
+    },
   );
 
   await t.test('walking a busy address page by page shows each transaction once, in order', async (t) => {

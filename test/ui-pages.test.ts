@@ -3,7 +3,7 @@
 // failed request and no broken text; screenshots under test-output/screenshots.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
-import { BROKEN_TEXT, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits } from '../src/ui/format.js';
 
 const V2 = '/api/v2';
@@ -37,9 +37,9 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
     { name: 'not-found', path: '/nothing/here' },
   ];
 
-  for (const [vp, size] of Object.entries(VIEWPORTS)) {
-    for (const scheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+  await eachLook(
+    browser,
+    async (context, { vp, scheme }) => {
       for (const p of pages) {
         const w = await watchedPage(context);
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
@@ -65,7 +65,6 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
         await w.page.close();
       }
-      await context.close();
-    }
-  }
+    },
+  );
 });

@@ -13,7 +13,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
 import path from 'node:path';
-import { BROKEN_TEXT, SCREENSHOTS, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, SCREENSHOTS, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { startServer } from '../src/api/server.js';
 import { createLogger } from '../src/log.js';
 import { formatUnits, groupDigits } from '../src/ui/format.js';
@@ -181,9 +181,9 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
     { name: 'csv-address', path: `/csv?address=${sender}`, check: checkCsvForms },
   ];
 
-  for (const [vp, size] of Object.entries(VIEWPORTS)) {
-    for (const scheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+  await eachLook(
+    browser,
+    async (context, { vp, scheme }) => {
       for (const p of pages) {
         const w = await watchedPage(context);
         const res = await w.page.goto(base + p.path, { waitUntil: 'networkidle' });
@@ -201,9 +201,8 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
         t.same(w.failed, [], `${label}: no failed request`);
         await w.page.close();
       }
-      await context.close();
-    }
-  }
+    },
+  );
 
   await t.test('the period form and bad input', async (t) => {
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });

@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
-import { BROKEN_TEXT, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits } from '../src/ui/format.js';
 
 const V2 = '/api/v2';
@@ -313,9 +313,9 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
     { name: 'bad-type', path: '/tokens?type=ERC-7', status: 400 },
   ];
 
-  for (const [vp, size] of Object.entries(VIEWPORTS)) {
-    for (const scheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+  await eachLook(
+    browser,
+    async (context, { vp, scheme }) => {
       for (const p of cases) {
         const w = await watchedPage(context);
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
@@ -338,9 +338,8 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
         await screenshot(w.page, `tokens-${p.name}-${vp}-${scheme}`);
         await w.page.close();
       }
-      await context.close();
-    }
-  }
+    },
+  );
 
   t.test('paging: Next links carry the API next_page_params, and walk every list once', async (t) => {
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
@@ -355,7 +354,8 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
         t.equal(res?.status(), 200, `${url}: 200`);
         keys.push(...(await rows(w.page)).map(key));
         pages++;
-        url = await w.page.getAttribute('.pager a[rel="next"]', 'href').catch(() => null);
+        // $ does not wait: page.getAttribute waited its whole 30 s timeout for the link on each last page.
+        url = (await (await w.page.$('.pager a[rel="next"]'))?.getAttribute('href')) ?? null;
         if (url && pages === 1) {
           // The first page's Next link is the API's next_page_params, unchanged.
           const q = new URL(start, 'http://x').searchParams;

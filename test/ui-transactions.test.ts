@@ -8,7 +8,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { walk } from './helpers/api-derived.js';
-import { BROKEN_TEXT, VIEWPORTS, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { formatUnits, groupDigits } from '../src/ui/format.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
 import { toPendingTx } from '../src/indexer/pending.js';
@@ -337,9 +337,9 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
     },
   ];
 
-  for (const [vp, size] of Object.entries(VIEWPORTS)) {
-    for (const scheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+  await eachLook(
+    browser,
+    async (context, { vp, scheme }) => {
       for (const p of pages) {
         const w = await watchedPage(context);
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
@@ -362,9 +362,8 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
         await w.page.close();
       }
-      await context.close();
-    }
-  }
+    },
+  );
 
   await t.test('paging follows next_page_params: each item once, as the API walks', async (t) => {
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });

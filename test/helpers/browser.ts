@@ -30,6 +30,39 @@ export const VIEWPORTS = {
   phone: { width: 360, height: 740 },
 } as const;
 
+/** A viewport and a colour scheme: every page is looked at in each of the four. */
+export interface Look {
+  vp: keyof typeof VIEWPORTS;
+  size: (typeof VIEWPORTS)[keyof typeof VIEWPORTS];
+  scheme: 'light' | 'dark';
+}
+
+export const LOOKS: readonly Look[] = (Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[]).flatMap((vp) =>
+  (['light', 'dark'] as const).map((scheme) => ({ vp, size: VIEWPORTS[vp], scheme })),
+);
+
+/**
+ * Runs `fn` for the four looks side by side, each in its own browser context (closed after): a
+ * page's load mostly waits (for the server, for the network to be idle), so the four overlap
+ * instead of queueing, which made the page-by-page UI tests the longest part of the suite.
+ */
+export async function eachLook(
+  browser: Browser,
+  fn: (context: BrowserContext, look: Look) => Promise<void>,
+  contextOptions: Parameters<Browser['newContext']>[0] = {},
+): Promise<void> {
+  await Promise.all(
+    LOOKS.map(async (look) => {
+      const context = await browser.newContext({ ...contextOptions, viewport: look.size, colorScheme: look.scheme });
+      try {
+        await fn(context, look);
+      } finally {
+        await context.close();
+      }
+    }),
+  );
+}
+
 export interface Watched {
   page: Page;
   /** Console errors and uncaught page errors. */
