@@ -34,6 +34,7 @@ export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(PgUrl),
   clickhouseUrl: Type.Optional(HttpUrl),
   clickhouseDatabase: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }),
+  clickhouseCluster: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' })),
   dataDir: Type.String({ pattern: '^[^\\u0000-\\u001f]+$' }),
   apiPort: Port,
   metricsPort: Type.Optional(Port),
@@ -100,6 +101,8 @@ export const SETTINGS: readonly SettingDef[] = [
     'ClickHouse server. Unset: embedded chDB under DATA_DIR/clickhouse.'),
   def('CLICKHOUSE_DATABASE', 'clickhouseDatabase', 'string',
     'an identifier (letters, digits, _)', 'ClickHouse database name.', 'explorer'),
+  def('CLICKHOUSE_CLUSTER', 'clickhouseCluster', 'string', 'a cluster name of the server\'s remote_servers (letters, digits, _)',
+    'ClickHouse cluster: migrations create replicated tables on every shard and Distributed tables over them (docs/scale-out.md). Needs CLICKHOUSE_URL and a new database. Unset: one server.'),
   def('DATA_DIR', 'dataDir', 'string', 'a directory path without control characters',
     'Where the embedded stores keep their data.', './data'),
   def('API_PORT', 'apiPort', 'port', 'an integer from 0 to 65535', 'Port of the API server.', 4000),
@@ -209,6 +212,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       continue;
     }
     out[d.key] = value;
+  }
+  // A cluster is a set of servers: the embedded engine is one.
+  if (out.clickhouseCluster !== undefined && out.clickhouseUrl === undefined && !problems.some((p) => p.startsWith('CLICKHOUSE_URL='))) {
+    problems.push(`CLICKHOUSE_CLUSTER=${JSON.stringify(out.clickhouseCluster)} needs CLICKHOUSE_URL: the embedded engine (chDB) is one server, not a cluster`);
   }
   if (problems.length) throw new ConfigError(problems);
   if (!Value.Check(ConfigSchema, out)) {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { sqlDir } from '../paths.js';
 import type { ClickHouseStore } from './clickhouse/store.js';
+import { ClusterDdl } from './clickhouse/cluster-ddl.js';
 import type { PgStore } from './postgres/store.js';
 
 export interface Migration {
@@ -87,15 +88,38 @@ export async function migratePostgres(pg: PgStore, dir = sqlDir('postgres')): Pr
   return report;
 }
 
+export const SCHEMA_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version String, name String, checksum String, applied_at DateTime('UTC') DEFAULT now()
+  ) ENGINE = ReplacingMergeTree ORDER BY version`;
+
+/**
+ * A cluster (CLICKHOUSE_CLUSTER) runs the cluster form of each statement (cluster-ddl.ts); the
+ * versions and checksums recorded are the files' own, as on one server. A database a single
+ * server made is refused: its tables are not Distributed, and recording nothing new would leave
+ * it so.
+ */
+async function clusterForm(ch: ClickHouseStore): Promise<((stmt: string) => string[]) | undefined> {
+  if (!ch.cluster) return undefined;
+  const [existing] = await ch.query<{ engine: string }>(
+    `SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'schema_migrations'`,
+  );
+  if (existing && existing.engine !== 'Distributed') {
+    throw new Error(
+      `CLICKHOUSE_CLUSTER=${ch.cluster}: database ${ch.database} was made for one server (schema_migrations is ${existing.engine}); a cluster needs a new database (CLICKHOUSE_DATABASE)`,
+    );
+  }
+  const ddl = new ClusterDdl(ch.cluster, ch.database);
+  return (stmt) => ddl.transform(stmt);
+}
+
 /**
  * ClickHouse DDL is not transactional, so every statement of a migration must be idempotent
  * (IF NOT EXISTS, ...): a run stopped half-way is completed by the next one.
  */
 export async function migrateClickHouse(ch: ClickHouseStore, dir = sqlDir('clickhouse')): Promise<MigrationReport> {
   const report: MigrationReport = { applied: [], skipped: [] };
-  await ch.command(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version String, name String, checksum String, applied_at DateTime('UTC') DEFAULT now()
-  ) ENGINE = ReplacingMergeTree ORDER BY version`);
+  const cluster = await clusterForm(ch);
+  for (const stmt of cluster ? cluster(SCHEMA_MIGRATIONS_TABLE) : [SCHEMA_MIGRATIONS_TABLE]) await ch.command(stmt);
   const rows = await ch.query<{ version: string; checksum: string }>(
     `SELECT version, argMax(checksum, applied_at) AS checksum FROM schema_migrations GROUP BY version`,
   );
@@ -105,7 +129,10 @@ export async function migrateClickHouse(ch: ClickHouseStore, dir = sqlDir('click
       report.skipped.push(`${m.version}_${m.name}`);
       continue;
     }
-    for (const stmt of splitStatements(m.sql)) {
+    // On a cluster the whole file is transformed before anything runs: a statement with no
+    // cluster form stops the run before the file's first statement, not half-way through it.
+    const statements = cluster ? splitStatements(m.sql).flatMap(cluster) : splitStatements(m.sql);
+    for (const stmt of statements) {
       await ch.command(stmt);
     }
     await ch.command(

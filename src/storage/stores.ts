@@ -13,7 +13,7 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export type StoreSettings = Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'databaseUrl' | 'dataDir'>;
+export type StoreSettings = Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'clickhouseCluster' | 'databaseUrl' | 'dataDir'>;
 
 export async function openStores(cfg: StoreSettings): Promise<Stores> {
   if (!cfg.clickhouseUrl || !cfg.databaseUrl) fs.mkdirSync(cfg.dataDir, { recursive: true });
@@ -24,6 +24,7 @@ export async function openStores(cfg: StoreSettings): Promise<Stores> {
       url: cfg.clickhouseUrl,
       database: cfg.clickhouseDatabase,
       dataDir: path.join(cfg.dataDir, 'clickhouse'),
+      cluster: cfg.clickhouseCluster,
     });
   } catch (e) {
     await pg.close();

@@ -3,6 +3,7 @@
 import { TABLE_NAMES, TABLES, type TableName } from '../../chain/clickhouse-rows.js';
 import { TABLE_WRITER_FORMAT } from '../../chain/clickhouse-encode.js';
 import type { ClickHouseStore } from './store.js';
+import { deleteRows } from './delete-rows.js';
 
 const heightColumn = (t: string): string => (t === 'blocks' ? 'number' : 'block_number');
 
@@ -35,7 +36,7 @@ export function insertChainRows(ch: ClickHouseStore, tables: Partial<Record<Tabl
 export async function deleteChainRowsFrom(ch: ClickHouseStore, from: number): Promise<void> {
   // blocks first: from here on nothing at or above `from` looks present.
   for (const t of BLOCK_TABLES) {
-    await ch.command(`DELETE FROM ${t} WHERE ${heightColumn(t)} >= {h:UInt64}`, { h: from });
+    await deleteRows(ch, t, `${heightColumn(t)} >= {h:UInt64}`, { h: from });
   }
 }
 

@@ -1,6 +1,7 @@
 // ClickHouse reads and writes of the derived-data lanes: what a committed block range holds for
 // the accounting lane, and native coin balance history.
 import type { ClickHouseStore } from './store.js';
+import { deleteRows } from './delete-rows.js';
 
 export interface RangeTransfer {
   block_number: number;
@@ -123,7 +124,7 @@ export async function insertCoinBalances(ch: ClickHouseStore, rows: readonly Coi
 
 export async function deleteCoinBalances(ch: ClickHouseStore, rows: readonly { address: string; block_number: number }[]): Promise<void> {
   for (const r of rows) {
-    await ch.command('DELETE FROM coin_balance_history WHERE address = {a:String} AND block_number = {b:UInt64}', { a: r.address, b: r.block_number });
+    await deleteRows(ch, 'coin_balance_history', 'address = {a:String} AND block_number = {b:UInt64}', { a: r.address, b: r.block_number });
   }
 }
 

@@ -14,6 +14,11 @@ export interface ClickHouseStore {
   readonly client: ClickHouseClient;
   readonly database: string;
   readonly embedded: boolean;
+  /**
+   * CLICKHOUSE_CLUSTER: tables are Distributed over replicated `<table>_local` tables on this
+   * cluster (cluster-ddl.ts); unset on one server. Deletes need it (delete-rows.ts).
+   */
+  readonly cluster?: string;
   /** Rows of a SELECT as objects (64-bit and wider integers arrive as strings). */
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<T[]>;
   /** A statement without result rows (DDL, DELETE, ...). */
@@ -31,6 +36,8 @@ export interface ClickHouseOptions {
   database: string;
   /** Directory for embedded chDB, used when url is unset. */
   dataDir?: string;
+  /** A cluster of the server's remote_servers (CLICKHOUSE_CLUSTER); needs url. */
+  cluster?: string;
 }
 
 const SETTINGS: ClickHouseSettings = {
@@ -40,6 +47,24 @@ const SETTINGS: ClickHouseSettings = {
   // The older query analyzer plans our short point reads about 1 ms (15-20%) faster in chDB
   // (measured on bench-api's store: a full transaction row 6.5 -> 5.5 ms).
   enable_analyzer: 0,
+};
+
+/**
+ * Added on a cluster (docs/scale-out.md, "ClickHouse cluster"):
+ * - insert_distributed_sync: an insert into a Distributed table returns once every shard has
+ *   stored its rows. In the background mode the rows wait in a queue on the initiator: the
+ *   indexer would commit its checkpoint before they are stored, and a resume or reorg delete
+ *   could run before queued orphaned rows arrive, which would then stay.
+ * - distributed_product_mode=global: a read whose IN or JOIN names a second Distributed table
+ *   (an address's log keys, then the logs) is refused by default; GLOBAL runs the inner query
+ *   once over all shards and sends its result to each, right whatever the two tables' keys.
+ * - optimize_skip_unused_shards: a read whose WHERE fixes the sharding key (an address page, a
+ *   hash lookup, a block's rows) goes to the one shard holding it.
+ */
+const CLUSTER_SETTINGS: ClickHouseSettings = {
+  insert_distributed_sync: 1,
+  distributed_product_mode: 'global',
+  optimize_skip_unused_shards: 1,
 };
 
 /**
@@ -60,17 +85,41 @@ const embeddedByPath = new Map<string, { conns: unknown[]; refs: number }>();
 export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHouseStore> {
   const db = opts.database;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(db)) throw new Error(`invalid ClickHouse database name ${JSON.stringify(db)}`);
+  const cluster = opts.cluster || undefined;
+  if (cluster && !opts.url) {
+    throw new Error(`CLICKHOUSE_CLUSTER=${cluster} needs CLICKHOUSE_URL: the embedded engine (chDB) is one server, not a cluster`);
+  }
+  if (cluster && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(cluster)) throw new Error(`invalid ClickHouse cluster name ${JSON.stringify(cluster)}`);
   const lanes: Lane[] = [];
   let embeddedPath: string | undefined;
+  let replicas = 0;
   if (opts.url) {
     // The database must exist before a client may name it as its default.
     const boot = createClient({ url: opts.url });
     try {
-      await boot.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}` });
+      if (cluster) {
+        // The smallest number of replicas of a shard (0: no such cluster).
+        const rs = await boot.query({
+          query: 'SELECT min(n) AS replicas FROM (SELECT count() AS n FROM system.clusters WHERE cluster = {c:String} GROUP BY shard_num)',
+          query_params: { c: cluster },
+          format: 'JSONEachRow',
+        });
+        const [row] = (await rs.json()) as { replicas: number | string }[];
+        replicas = Number(row?.replicas ?? 0);
+        if (!replicas) throw new Error(`CLICKHOUSE_CLUSTER=${cluster}: the ClickHouse server knows no such cluster (system.clusters; remote_servers in its configuration)`);
+        // On every host of the cluster: the tables are created there ON CLUSTER.
+        await boot.command({ query: `CREATE DATABASE IF NOT EXISTS ${db} ON CLUSTER ${cluster}` });
+      } else {
+        await boot.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}` });
+      }
     } finally {
       await boot.close();
     }
-    lanes.push({ client: createClient({ url: opts.url, database: db, clickhouse_settings: SETTINGS, request_timeout: 120_000 }), busy: 0 });
+    // insert_quorum: an insert returns once every replica of the shard has the rows, so a read on
+    // any replica right after (the accounting lane reads each range the indexer committed) sees
+    // them; the price is that inserts wait while a replica is down.
+    const settings = cluster ? { ...SETTINGS, ...CLUSTER_SETTINGS, ...(replicas > 1 ? { insert_quorum: String(replicas) } : {}) } : SETTINGS;
+    lanes.push({ client: createClient({ url: opts.url, database: db, clickhouse_settings: settings, request_timeout: 120_000 }), busy: 0 });
   } else {
     if (!opts.dataDir) throw new Error('embedded ClickHouse needs a data directory');
     embeddedPath = path.resolve(opts.dataDir);
@@ -127,6 +176,7 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
     client,
     database: db,
     embedded,
+    cluster,
     query<T>(sql: string, params?: Record<string, unknown>): Promise<T[]> {
       return onLane(async (l) => {
         const rs = embedded

@@ -11,6 +11,7 @@ const BAD: Record<string, string[]> = {
   DATABASE_URL: ['mysql://x', 'localhost:5432'],
   CLICKHOUSE_URL: ['tcp://x:9000'],
   CLICKHOUSE_DATABASE: ['1db', 'db-name', 'db;drop'],
+  CLICKHOUSE_CLUSTER: ['my-cluster', '1c', "c' OR 1"],
   DATA_DIR: ['a\u0001b'],
   API_PORT: ['65536', '-1', 'http', '80.5'],
   METRICS_PORT: ['65536', 'metrics'],
@@ -55,6 +56,7 @@ const GOOD: Record<string, [string, string, unknown]> = {
   DATABASE_URL: ['databaseUrl', 'postgresql://u:p@db:5432/explorer', 'postgresql://u:p@db:5432/explorer'],
   CLICKHOUSE_URL: ['clickhouseUrl', 'http://default:@ch:8123', 'http://default:@ch:8123'],
   CLICKHOUSE_DATABASE: ['clickhouseDatabase', 'chain_1', 'chain_1'],
+  CLICKHOUSE_CLUSTER: ['clickhouseCluster', 'explorer', 'explorer'],
   DATA_DIR: ['dataDir', '/var/lib/explorer', '/var/lib/explorer'],
   API_PORT: ['apiPort', '8080', 8080],
   METRICS_PORT: ['metricsPort', '9464', 9464],
@@ -128,9 +130,14 @@ t.test('each bad value is refused with a message naming setting, value and form'
   }
 });
 
+// Settings that are only accepted beside another one.
+const NEEDS: Record<string, Record<string, string>> = {
+  CLICKHOUSE_CLUSTER: { CLICKHOUSE_URL: 'http://ch:8123' },
+};
+
 t.test('each good value is accepted and typed', async (t) => {
   for (const [env, [key, raw, want]] of Object.entries(GOOD)) {
-    const c = loadConfig({ [env]: raw }) as unknown as Record<string, unknown>;
+    const c = loadConfig({ ...NEEDS[env], [env]: raw }) as unknown as Record<string, unknown>;
     t.same(c[key], want, env);
   }
 });
@@ -173,4 +180,15 @@ t.test('SIWE_DOMAIN, replaced by PUBLIC_URL, stops the start with a message sayi
     t.match((e as Error).message, /SIWE_DOMAIN is no longer read.*PUBLIC_URL/);
   }
   t.equal(loadConfig({ SIWE_DOMAIN: ' ' }).publicUrl, undefined, 'blank means unset');
+});
+
+t.test('CLICKHOUSE_CLUSTER without CLICKHOUSE_URL is refused: the embedded engine is one server', async (t) => {
+  try {
+    loadConfig({ CLICKHOUSE_CLUSTER: 'explorer' });
+    t.fail('accepted');
+  } catch (e) {
+    t.type(e, ConfigError);
+    t.match((e as Error).message, /CLICKHOUSE_CLUSTER="explorer" needs CLICKHOUSE_URL: the embedded engine \(chDB\) is one server/);
+  }
+  t.equal(loadConfig({}).clickhouseCluster, undefined, 'unset by default: one server');
 });
