@@ -40,6 +40,30 @@ export async function deleteChainRowsFrom(ch: ClickHouseStore, from: number): Pr
   }
 }
 
+/**
+ * Rows of the block tables in [from, to], per table that has any (the shared catch-up: what a
+ * dead claimer may have left of a range, and the leader's check of a stored range).
+ */
+export async function chainRowCounts(ch: ClickHouseStore, from: number, to: number): Promise<Map<string, number>> {
+  const parts = BLOCK_TABLES.map((t) => `SELECT '${t}' AS t, count() AS n FROM ${t} WHERE ${heightColumn(t)} BETWEEN {a:UInt64} AND {b:UInt64}`);
+  const rows = await ch.query<{ t: string; n: string }>(parts.join(' UNION ALL '), { a: from, b: to });
+  return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.t, Number(r.n)]));
+}
+
+/**
+ * Removes the rows of heights [from, to] (a range of the shared catch-up that a claimer is about
+ * to insert, or that the leader re-opens), from the tables that hold any: a delete per table per
+ * range would be a mutation each, for ranges that are nearly always empty.
+ */
+export async function deleteChainRowsRange(ch: ClickHouseStore, from: number, to: number): Promise<void> {
+  const present = await chainRowCounts(ch, from, to);
+  // blocks first, as in deleteChainRowsFrom.
+  for (const t of BLOCK_TABLES) {
+    if (!present.has(t)) continue;
+    await deleteRows(ch, t, `${heightColumn(t)} BETWEEN {a:UInt64} AND {b:UInt64}`, { a: from, b: to });
+  }
+}
+
 /** Stored block hashes for heights in [from, to]. */
 export async function storedBlockHashes(ch: ClickHouseStore, from: number, to: number): Promise<Map<number, string>> {
   const rows = await ch.query<{ number: string; hash: string }>(

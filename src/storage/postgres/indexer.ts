@@ -28,19 +28,42 @@ export async function getCheckpoint(pgs: PgStore, lane: string): Promise<Checkpo
   return rows[0] ? { blockNumber: Number(rows[0].block_number), blockHash: rows[0].block_hash } : null;
 }
 
+/** The checkpoint is not where the committer thought: another process moved it (see `expect`). */
+export class CheckpointMoved extends Error {}
+
+/**
+ * With several indexer processes (shared catch-up), the head follower's commits are conditional:
+ * the checkpoint row is locked and must still be `expect` (null: none yet), so a process that
+ * lost the lead without noticing cannot move it.
+ */
+async function checkExpected(c: pg.PoolClient, lane: string, expect: Checkpoint | null | undefined): Promise<void> {
+  if (expect === undefined) return;
+  const r = await c.query<{ block_number: number; block_hash: string }>(
+    'SELECT block_number, block_hash FROM indexer_checkpoints WHERE lane = $1 FOR UPDATE',
+    [lane],
+  );
+  const now = r.rows[0] ? { blockNumber: Number(r.rows[0].block_number), blockHash: r.rows[0].block_hash } : null;
+  if (now?.blockNumber !== expect?.blockNumber || now?.blockHash !== expect?.blockHash) {
+    throw new CheckpointMoved(`the ${lane} checkpoint is at ${now?.blockNumber ?? 'none'}, not ${expect?.blockNumber ?? 'none'}: another indexer process moved it`);
+  }
+}
+
 /**
  * Commits a contiguous run of blocks: records their hashes in the tail and moves the checkpoint
  * to the last one, in one transaction. `also` runs inside the same transaction (e.g. outbox rows).
+ * `expect`: commit only if the checkpoint is still there (see checkExpected).
  */
 export async function commitBlocks(
   pgs: PgStore,
   lane: string,
   blocks: readonly CommittedBlock[],
   also?: (c: pg.PoolClient) => Promise<void>,
+  expect?: Checkpoint | null,
 ): Promise<void> {
   if (!blocks.length) return;
   const last = blocks[blocks.length - 1];
   await pgs.tx(async (c) => {
+    await checkExpected(c, lane, expect);
     await c.query(
       `INSERT INTO recent_blocks (number, hash, parent_hash)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
@@ -59,15 +82,18 @@ export async function commitBlocks(
 
 /**
  * Moves the checkpoint back to `to` (a common ancestor) and forgets the tail above it. `also`
- * runs in the same transaction (derived lanes unwind there, so they never stand on an orphan).
+ * runs in the same transaction (derived lanes unwind there, so they never stand on an orphan);
+ * `expect` as in commitBlocks.
  */
 export async function rewindTo(
   pgs: PgStore,
   lane: string,
   to: Checkpoint | null,
   also?: (c: pg.PoolClient) => Promise<void>,
+  expect?: Checkpoint | null,
 ): Promise<void> {
   await pgs.tx(async (c) => {
+    await checkExpected(c, lane, expect);
     if (to) {
       await c.query('DELETE FROM recent_blocks WHERE number > $1', [to.blockNumber]);
       await c.query(
