@@ -75,8 +75,10 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     firstBlock: cfg.firstBlock,
     batchBlocks: cfg.batchBlocks,
     workers: cfg.workers,
-    // Test-only fault injection (see IndexerOptions.crashAfterInsert); not a setting.
+    claimRanges: cfg.claimRanges,
+    // Test-only fault injection (see IndexerOptions.crashAfterInsert, claimPauseMs); not settings.
     crashAfterInsert: Number(process.env.EXPLORER_TEST_CRASH_AFTER_INSERT) || undefined,
+    claimPauseMs: Number(process.env.EXPLORER_TEST_CLAIM_PAUSE_MS) || undefined,
   });
   const derived = createDerived({
     pg: stores.pg,

@@ -4,6 +4,9 @@
 // are deleted before resuming, so a crash anywhere re-indexes the uncommitted range with no gap
 // and no duplicate. Head following compares parent hashes; a mismatch rewinds to the common
 // ancestor (reorg). A node that is behind is reported, not treated as a reorg.
+// With INDEXER_CLAIM_RANGES > 0 several processes share the catch-up (shared-catchup.ts): one of
+// them, the leader, does all of the above; every process (the leader too) claims ranges of the
+// backlog below the head and stores them, and the leader commits them in chain order.
 import { EventEmitter } from 'node:events';
 import crypto from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
@@ -12,12 +15,15 @@ import type { PgStore, PgTx } from '../storage/postgres/store.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import {
   CHAIN_LANE,
+  CheckpointMoved,
   commitBlocks,
   getCheckpoint,
+  getFact,
   rewindTo,
   setFact,
   type Checkpoint,
 } from '../storage/postgres/indexer.js';
+import { deleteAllRanges, deleteRanges, type StoredRange } from '../storage/postgres/backfill-ranges.js';
 import { createRpcClient, sumMethodStats, type MethodStats, type RpcClient, type RpcVariant } from '../rpc/client.js';
 import { detectCapabilities, type Capabilities } from '../rpc/capabilities.js';
 import { createLogger, type Logger } from '../log.js';
@@ -26,6 +32,7 @@ import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
 import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
 import { backoffMs, Sleeper } from '../retry.js';
+import { SharedCatchup, isChain } from './shared-catchup.js';
 
 
 export interface IndexerOptions {
@@ -60,6 +67,13 @@ export interface IndexerOptions {
    * commit, before its checkpoint: the exact window a crash can hit.
    */
   crashAfterInsert?: number;
+  /**
+   * Ranges this process claims at once from the catch-up shared with other indexer processes
+   * (INDEXER_CLAIM_RANGES); 0 or unset: this process indexes alone, as it always did.
+   */
+  claimRanges?: number;
+  /** Test hook of the shared catch-up: wait this long between a claim's insert and its store. */
+  claimPauseMs?: number;
   log?: Logger;
 }
 
@@ -125,13 +139,8 @@ function tableBytes(r: IngestResult): number {
   return n;
 }
 
-/** Consecutive numbers, each block's parent the one before. */
-function isChain(blocks: readonly BlockInfo[]): boolean {
-  for (let i = 1; i < blocks.length; i++) {
-    if (blocks[i].parentHash !== blocks[i - 1].hash || blocks[i].number !== blocks[i - 1].number + 1) return false;
-  }
-  return true;
-}
+/** While a standby has nothing to claim, it tries again (and tries to lead) this often. */
+const STANDBY_POLL_MS = 1000;
 
 export class Indexer extends EventEmitter {
   readonly ch: ClickHouseStore;
@@ -161,6 +170,8 @@ export class Indexer extends EventEmitter {
   private pendingFollower: PendingFollower | undefined;
   private readonly rewindHooks: ((c: PgTx, ancestor: Checkpoint | null) => Promise<void>)[] = [];
   private readonly commitHooks: ((c: PgTx, result: IngestResult) => Promise<void>)[] = [];
+  /** The catch-up shared with other processes (undefined: this process indexes alone). */
+  readonly shared: SharedCatchup | undefined;
 
   constructor(opts: IndexerOptions) {
     super();
@@ -191,6 +202,21 @@ export class Indexer extends EventEmitter {
       if (r && typeof r.id === 'string') this.workerCalls.set(r.id, r);
     };
     this.statsListener.unref();
+    if (opts.claimRanges) {
+      this.shared = new SharedCatchup({
+        pg: this.pg,
+        ch: this.ch,
+        log: this.log,
+        claimRanges: opts.claimRanges,
+        batchBlocks: this.batchBlocks,
+        runRange: (a, b) => this.runRange(a, b),
+        stopped: () => this.stopped,
+        pauseAfterInsertMs: opts.claimPauseMs,
+      });
+      // A rewind orphans whatever was planned above the ancestor (handleReorg holds every
+      // range's lock meanwhile, so no claimer writes into them).
+      this.rewindHooks.push((c) => deleteAllRanges(c));
+    }
   }
 
   /**
@@ -247,6 +273,7 @@ export class Indexer extends EventEmitter {
     this.sleeper.wake();
     await this.loop;
     await this.pendingFollower?.stop();
+    await this.shared?.close();
     if (this.ownsPool) await this.pool?.destroy();
     this.pool = undefined;
     this.statsListener.close();
@@ -285,8 +312,10 @@ export class Indexer extends EventEmitter {
       firstBlock: this.firstBlock,
     });
     this.cp = await getCheckpoint(this.pg, CHAIN_LANE);
-    // Whatever lies above the checkpoint was never committed: remove it before resuming.
-    await deleteChainRowsFrom(this.ch, this.nextHeight());
+    // Whatever lies above the checkpoint was never committed: remove it before resuming. With a
+    // shared catch-up, stored ranges above it are kept: the leader removes the rest when it
+    // takes the lead (SharedCatchup.takeOver), claimers their range's before inserting it.
+    if (!this.shared) await deleteChainRowsFrom(this.ch, this.nextHeight());
     this.stats.committed = this.committed;
     if (!this.pool) this.pool = createIngestPool(this.opts.workers ?? 0);
     if (this.opts.pending !== false) this.pendingFollower = new PendingFollower(this.rpc, this.pg, this.log);
@@ -295,6 +324,7 @@ export class Indexer extends EventEmitter {
       traces: this.caps.traces,
       receipts: this.caps.receipts,
       workers: this.pool.threads,
+      shared_catchup: this.shared ? { owner: this.shared.owner, claim_ranges: this.opts.claimRanges } : 'off',
     });
   }
 
@@ -307,11 +337,25 @@ export class Indexer extends EventEmitter {
     let lastBlocks = 0;
     while (!this.stopped) {
       try {
+        if (this.shared) {
+          const role = await this.shared.lead();
+          if (role === 'standby') {
+            await this.standbyStep();
+            continue;
+          }
+          if (role === 'new') {
+            this.cp = await getCheckpoint(this.pg, CHAIN_LANE);
+            this.stats.committed = this.committed;
+            await this.shared.takeOver(this.nextHeight());
+          }
+        }
         const head = Number(await this.rpc.request<string>('eth_blockNumber'));
         this.stats.head = head;
         await setFact(this.pg, 'head', { number: head, at: new Date().toISOString() });
         const next = this.nextHeight();
-        if (head >= next) {
+        if (this.shared && head >= next && (await this.sharedCatchUp(next, head))) {
+          // the backlog went through the ranges table
+        } else if (head >= next) {
           this.lagReported = false;
           await this.catchUp(next, head);
         } else {
@@ -322,6 +366,11 @@ export class Indexer extends EventEmitter {
       } catch (e) {
         if (this.stopped) break;
         this.log.error('indexing step failed; retrying', { error: (e as Error).message });
+        if (e instanceof CheckpointMoved && this.shared) {
+          // Another process leads now: give everything up and start over as a standby.
+          await this.shared.close();
+          this.cp = await getCheckpoint(this.pg, CHAIN_LANE).catch(() => this.cp);
+        }
         await this.sleep(Math.min(30_000, this.pollMs * 5));
       }
       if (Date.now() - lastProgress >= 10_000) {
@@ -336,6 +385,71 @@ export class Indexer extends EventEmitter {
         lastBlocks = this.stats.blocks;
       }
     }
+  }
+
+  /**
+   * Leader with a shared catch-up: plans the backlog below the head, works on ranges like every
+   * process and commits the stored ones in order. False when nothing is planned (the tip: the
+   * leader's own catch-up, as one process does it).
+   */
+  private async sharedCatchUp(next: number, head: number): Promise<boolean> {
+    const shared = this.shared!;
+    await shared.plan(next, head);
+    if (!(await shared.hasRanges())) return false;
+    const stored = await shared.work();
+    const r = await shared.advance(this.cp, this.nextHeight(), (ranges) => this.commitStored(ranges));
+    if (r.kind === 'mismatch') {
+      // Our checkpoint left the node's chain (a reorg deeper than the safety depth), or the
+      // range was fetched from a branch that is gone.
+      const nodeHash = this.cp ? await this.blockHash(this.cp.blockNumber) : null;
+      if (this.cp && nodeHash !== this.cp.blockHash) await this.handleReorg();
+      else await shared.reopen(r.from, 'its first parent is not the checkpoint');
+    }
+    if (!stored && r.kind === 'none') await this.sleep(250);
+    return true;
+  }
+
+  /**
+   * Commits ranges other processes (or this one) stored, as store() commits its own: recent
+   * blocks, checkpoint, every commit hook once per range with the range's blocks and summary
+   * (the watchlist outbox), and the removal of their rows from the plan, in one transaction.
+   */
+  private async commitStored(ranges: readonly StoredRange[]): Promise<void> {
+    const results: IngestResult[] = ranges.map((s) => ({
+      tables: {} as IngestResult['tables'],
+      blocks: s.blocks,
+      summary: s.summary,
+      timings: { fetchMs: 0, decodeMs: 0 },
+      receiptsFellBack: false,
+    }));
+    await commitBlocks(
+      this.pg,
+      CHAIN_LANE,
+      ranges.flatMap((s) => s.blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash }))),
+      async (c) => {
+        for (const r of results) for (const h of this.commitHooks) await h(c, r);
+        await deleteRanges(c, ranges.map((s) => s.from));
+      },
+      this.cp,
+    );
+    let listenerError: unknown;
+    for (const r of results) {
+      try {
+        this.committedRange(r);
+      } catch (e) {
+        listenerError ??= e;
+      }
+    }
+    if (listenerError !== undefined) throw listenerError;
+  }
+
+  /** Not the leader: claim and store ranges, follow the checkpoint, try to lead again soon. */
+  private async standbyStep(): Promise<void> {
+    const stored = await this.shared!.work();
+    this.cp = await getCheckpoint(this.pg, CHAIN_LANE);
+    this.stats.committed = this.committed;
+    this.stats.head = (await getFact<{ number: number }>(this.pg, 'head'))?.number ?? this.stats.head;
+    if (!stored) await this.sleep(STANDBY_POLL_MS);
   }
 
   /** Nothing new at the node: make sure our tip is still on its chain. */
@@ -559,6 +673,8 @@ export class Indexer extends EventEmitter {
             for (const r of ranges) for (const h of this.commitHooks) await h(c, r);
           }
         : undefined,
+      // Shared catch-up: only if no other process moved the checkpoint (lost lead).
+      this.shared ? this.cp : undefined,
     );
   }
 
@@ -609,11 +725,22 @@ export class Indexer extends EventEmitter {
       orphaned_to: orphanedTo,
       depth: orphanedTo - (ancestor?.blockNumber ?? this.firstBlock - 1),
     });
-    await rewindTo(this.pg, CHAIN_LANE, ancestor, async (c) => {
-      for (const h of this.rewindHooks) await h(c, ancestor);
-    });
-    this.cp = ancestor;
-    await deleteChainRowsFrom(this.ch, this.nextHeight());
+    const rewind = async () => {
+      await rewindTo(
+        this.pg,
+        CHAIN_LANE,
+        ancestor,
+        async (c) => {
+          for (const h of this.rewindHooks) await h(c, ancestor);
+        },
+        this.shared ? this.cp : undefined,
+      );
+      this.cp = ancestor;
+      await deleteChainRowsFrom(this.ch, this.nextHeight());
+    };
+    // Shared catch-up: no claimer may insert into a planned range while its rows are deleted.
+    if (this.shared) await this.shared.invalidateAll(rewind);
+    else await rewind();
     this.stats.committed = this.committed;
     this.stats.reorgs++;
     this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);
