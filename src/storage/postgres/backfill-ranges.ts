@@ -128,6 +128,8 @@ export class IndexerSession {
   private client: pg.Client | null = null;
   private dead = false;
   private leading = false;
+  /** Range locks this session holds (advisory locks are re-entrant: never take one twice). */
+  private readonly held = new Set<number>();
 
   constructor(
     private readonly pgs: PgStore,
@@ -158,6 +160,7 @@ export class IndexerSession {
     this.client = c;
     this.dead = false;
     this.leading = false;
+    this.held.clear();
   }
 
   private conn(): pg.Client {
@@ -195,8 +198,10 @@ export class IndexerSession {
       for (const r of cand) {
         if (out.length >= n) break;
         const from = Number(r.from_block);
+        if (this.held.has(from)) continue; // ours already
         const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [RANGE_LOCK_CLASS, rangeKey(from)]);
         if (got.rows[0]?.ok !== true) continue; // someone is working on it
+        this.held.add(from);
         out.push({ from, to: Number(r.to_block), claims: r.claims + 1 });
       }
       if (out.length) {
@@ -230,19 +235,27 @@ export class IndexerSession {
 
   /** Leader: waits until nobody works on these ranges any more, and keeps them locked. */
   async lockRanges(froms: readonly number[]): Promise<void> {
-    for (const f of froms) await this.conn().query('SELECT pg_advisory_lock($1, $2)', [RANGE_LOCK_CLASS, rangeKey(f)]);
+    for (const f of froms) {
+      if (this.held.has(f)) continue;
+      await this.conn().query('SELECT pg_advisory_lock($1, $2)', [RANGE_LOCK_CLASS, rangeKey(f)]);
+      this.held.add(f);
+    }
   }
 
   /** Releases range locks this session holds (a lost session holds none: nothing to do). */
   async unlock(froms: readonly number[]): Promise<void> {
     if (!this.alive) return;
-    for (const f of froms) await this.conn().query('SELECT pg_advisory_unlock($1, $2)', [RANGE_LOCK_CLASS, rangeKey(f)]);
+    for (const f of froms) {
+      if (!this.held.delete(f)) continue;
+      await this.conn().query('SELECT pg_advisory_unlock($1, $2)', [RANGE_LOCK_CLASS, rangeKey(f)]);
+    }
   }
 
   async close(): Promise<void> {
     const c = this.client;
     this.client = null;
     this.leading = false;
+    this.held.clear();
     if (c) await c.end().catch(() => undefined);
   }
 }

@@ -29,7 +29,9 @@ export async function getCheckpoint(pgs: PgStore, lane: string): Promise<Checkpo
 }
 
 /** The checkpoint is not where the committer thought: another process moved it (see `expect`). */
-export class CheckpointMoved extends Error {}
+export class CheckpointMoved extends Error {
+  override name = 'CheckpointMoved';
+}
 
 /**
  * With several indexer processes (shared catch-up), the head follower's commits are conditional:
