@@ -9,6 +9,8 @@ import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
 import { createGateway, type AccountLike } from './gateway.js';
 import { RateLimiter, clientIp } from '../ratelimit/rate-limiter.js';
+import { SharedKeyLimits } from '../ratelimit/shared-key-limits.js';
+import { forgetIdleReplicas, syncKeyUsage } from '../storage/postgres/api-key-usage.js';
 import type { RpcClient } from '../rpc/client.js';
 import { Hub } from './socket/hub.js';
 import { SocketAdmitter } from './socket/admission.js';
@@ -112,6 +114,18 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);
   const limiter = new RateLimiter({ anonymousPerSecond: o.rateLimits?.anonymous ?? 0, keyPerSecond: o.rateLimits?.key ?? 0 });
+  // An API key's limit holds across the replicas sharing this PostgreSQL (per-IP limits stay per replica).
+  const sharedKeys = limiter.limitsKeys
+    ? new SharedKeyLimits(
+        limiter,
+        {
+          sync: (replica, totals, keys) => syncKeyUsage(o.pg, replica, totals, keys),
+          forgetIdle: (s) => forgetIdleReplicas(o.pg, s),
+        },
+        { log: o.log.child('ratelimit') },
+      )
+    : undefined;
+  sharedKeys?.start();
   const trusted = new Set(o.trustedProxies ?? []);
   const handle = createGateway({
     api: app,
@@ -170,6 +184,7 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
       detach();
       detachNames();
       detachFeed();
+      await sharedKeys?.stop();
       socket?.feed.stop();
       await server.close();
       await verification?.pool.close();

@@ -54,10 +54,7 @@ export class TokenBuckets {
       b = { tokens: this.capacity, at: now };
       if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
       this.buckets.set(key, b);
-    } else if (now > b.at) {
-      b.tokens = Math.min(this.capacity, b.tokens + ((now - b.at) / 1000) * this.rate);
-      b.at = now;
-    }
+    } else this.refill(b, now);
     const allowed = b.tokens >= cost;
     if (allowed) b.tokens -= cost;
     const missing = this.capacity - b.tokens;
@@ -68,6 +65,23 @@ export class TokenBuckets {
       resetMs: Math.ceil((missing / this.rate) * 1000),
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(((cost - b.tokens) / this.rate))),
     };
+  }
+
+  /**
+   * Takes `n` tokens from `key`'s bucket without a request (what other replicas spent of a shared
+   * limit); the bucket may go below zero, down to minus its capacity, and refills from there.
+   */
+  charge(key: string, n: number): void {
+    const b = this.buckets.get(key);
+    if (!b || n <= 0) return;
+    this.refill(b, this.clock.now());
+    b.tokens = Math.max(-this.capacity, b.tokens - n);
+  }
+
+  private refill(b: Bucket, now: number): void {
+    if (now <= b.at) return;
+    b.tokens = Math.min(this.capacity, b.tokens + ((now - b.at) / 1000) * this.rate);
+    b.at = now;
   }
 }
 
@@ -103,10 +117,31 @@ export class RateLimiter {
     return this.unverified ? this.unverified.take(`c:${ip}`) : OFF;
   }
 
+  /**
+   * Called with each API key whose request was allowed (src/ratelimit/shared-key-limits.ts counts
+   * them, to share a key's limit across API replicas).
+   */
+  onKeyAllowed: ((keyId: string) => void) | undefined;
+
   /** A request by `ip`, with `keyId` when it carried a valid API key (its own, dedicated bucket). */
   check(ip: string, keyId?: string | null): Decision {
-    if (keyId) return this.keyed ? this.keyed.take(`k:${keyId}`) : OFF;
+    if (keyId) {
+      if (!this.keyed) return OFF;
+      const d = this.keyed.take(`k:${keyId}`);
+      if (d.allowed) this.onKeyAllowed?.(keyId);
+      return d;
+    }
     return this.anon ? this.anon.take(`ip:${ip}`) : OFF;
+  }
+
+  /** Whether API keys are limited at all. */
+  get limitsKeys(): boolean {
+    return this.keyed !== null;
+  }
+
+  /** Charges `keyId`'s bucket with `n` requests allowed elsewhere (another replica). */
+  chargeKey(keyId: string, n: number): void {
+    this.keyed?.charge(`k:${keyId}`, n);
   }
 }
 
