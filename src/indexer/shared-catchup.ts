@@ -81,6 +81,8 @@ export class SharedCatchup {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   readonly session: IndexerSession;
   private wasLeader = false;
+  /** Leading, but takeOver has not succeeded yet (lead() says 'new' until it has). */
+  private takeOverDue = false;
   /** Ranges this process stored (observability, tests). */
   stored = 0;
 
@@ -103,10 +105,11 @@ export class SharedCatchup {
     const was = this.wasLeader;
     this.wasLeader = leading;
     if (leading && !was) {
+      this.takeOverDue = true;
       await setFact(this.o.pg, 'indexer_leader', { owner: this.owner, pid: process.pid, since: new Date().toISOString() });
       this.o.log.info('following the head (leader of the shared catch-up)', { owner: this.owner });
-      return 'new';
     }
+    if (leading && this.takeOverDue) return 'new';
     return leading ? 'leader' : 'standby';
   }
 
@@ -118,6 +121,7 @@ export class SharedCatchup {
   async takeOver(next: number): Promise<void> {
     const end = await plannedEnd(this.o.pg);
     await deleteChainRowsFrom(this.o.ch, Math.max(next, (end ?? -1) + 1));
+    this.takeOverDue = false;
   }
 
   /** Leader: plans the backlog below head − SAFETY_DEPTH into ranges, contiguous from `next`. */
@@ -298,6 +302,7 @@ export class SharedCatchup {
 
   async close(): Promise<void> {
     this.wasLeader = false;
+    this.takeOverDue = false;
     await this.session.close();
   }
 }
