@@ -13,6 +13,7 @@ import { debianPostgresBin, startDebianPostgres } from './helpers/debian-postgre
 import { startChdbHttp } from './helpers/chdb-http.js';
 import { THIS_CLI, runExplorer, startExplorerProcess, waitFor, type ExplorerProcess } from './helpers/explorer-process.js';
 import { openStores, type Stores } from '../src/storage/stores.js';
+import { IndexerSession } from '../src/storage/postgres/backfill-ranges.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 
 const pgBin = debianPostgresBin();
@@ -78,6 +79,12 @@ t.test('three indexer processes share one catch-up; kill -9 of a claimer and of 
   const shared = await openStores({ databaseUrl: pg.url, clickhouseUrl: ch.url, dataDir: tmpDir(t), clickhouseDatabase: 'explorer' });
   t.teardown(() => shared.close());
   await watchSender(shared);
+  // Stands for one more indexer process, connected from the start: a leader that sees no other
+  // one catches up in-process (the fastest path), and here the three must share from the first
+  // block whichever of them is up first.
+  const presence = new IndexerSession(shared.pg, 'test-presence');
+  await presence.connect();
+  t.teardown(() => presence.close());
 
   const procs: ExplorerProcess[] = ['a', 'b', 'c'].map((n) => startExplorerProcess(t, THIS_CLI, ['indexer'], env(n), { readyLine: 'indexer ready' }));
   await Promise.all(procs.map((p) => p.ready));

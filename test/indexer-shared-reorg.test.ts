@@ -9,6 +9,7 @@ import { withAnvil } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
+import { IndexerSession } from '../src/storage/postgres/backfill-ranges.js';
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const A = '0x000000000000000000000000000000000000aaaa';
@@ -34,6 +35,11 @@ t.test('a reorg below the safety depth during a shared catch-up', async (t) => {
     await send(url, A, 100 + i);
   }
   const stores = await embeddedStores(t);
+  // The standby starts after the leader: this session stands for it meanwhile (a leader alone
+  // would catch up in-process, without ranges).
+  const presence = new IndexerSession(stores.pg, 'test-presence');
+  await presence.connect();
+  t.teardown(() => presence.close());
   const make = () =>
     createIndexer({ ch: stores.ch, pg: stores.pg, rpc: { url, variant: 'anvil' }, batchBlocks: 4, workers: 1, pollMs: 50, pending: false, claimRanges: 2, groupWaitMs: 0 });
   const leader = make();

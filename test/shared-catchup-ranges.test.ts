@@ -15,6 +15,14 @@ import type { BlockInfo, IngestSummary } from '../src/chain/bundle.js';
 
 const LEASE = 30_000;
 
+async function waitUntil(fn: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function blocksOf(from: number, to: number, parentOfFirst: string): BlockInfo[] {
   const out: BlockInfo[] = [];
   let parent = parentOfFirst;
@@ -103,6 +111,13 @@ t.test('the leader commits only the contiguous stored prefix, after checking its
   });
   t.teardown(() => shared.close());
   t.equal(await shared.lead(), 'new', 'alone: the leader');
+  t.ok(await shared.alone(), 'and no other indexer process is connected');
+  const other = new IndexerSession(stores.pg, 'proc-other');
+  await other.connect();
+  t.notOk(await shared.alone(), 'until another one connects');
+  await other.close();
+  await waitUntil(async () => await shared.alone());
+  t.pass('and alone again once it is gone');
   await shared.plan(0, 64 + 11);
   t.same((await listRanges(stores.pg)).map((r) => r.from), [0, 4, 8], 'ranges below head − 64');
 

@@ -32,7 +32,7 @@ import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
 import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
 import { backoffMs, Sleeper } from '../retry.js';
-import { SharedCatchup, isChain } from './shared-catchup.js';
+import { ALONE_CHUNK_RANGES, SharedCatchup, isChain } from './shared-catchup.js';
 
 
 export interface IndexerOptions {
@@ -353,11 +353,11 @@ export class Indexer extends EventEmitter {
         this.stats.head = head;
         await setFact(this.pg, 'head', { number: head, at: new Date().toISOString() });
         const next = this.nextHeight();
-        if (this.shared && head >= next && (await this.sharedCatchUp(next, head))) {
-          // the backlog went through the ranges table
-        } else if (head >= next) {
+        if (head >= next) {
           this.lagReported = false;
-          await this.catchUp(next, head);
+          // Shared: the backlog may go through the ranges table (null), else up to where.
+          const upTo = this.shared ? await this.sharedCatchUp(next, head) : head;
+          if (upTo !== null) await this.catchUp(next, upTo);
         } else {
           await this.checkTip(head);
           await this.pendingFollower?.poll().catch((e: Error) => this.log.warn('pending pool poll failed', { error: e.message }));
@@ -389,13 +389,15 @@ export class Indexer extends EventEmitter {
 
   /**
    * Leader with a shared catch-up: plans the backlog below the head, works on ranges like every
-   * process and commits the stored ones in order. False when nothing is planned (the tip: the
-   * leader's own catch-up, as one process does it).
+   * process and commits the stored ones in order (null). Otherwise the height up to which the
+   * leader's own catch-up goes, as one process's does: the tip when nothing is planned, or a
+   * chunk of the backlog while no other indexer process is connected (it looks again after it).
    */
-  private async sharedCatchUp(next: number, head: number): Promise<boolean> {
+  private async sharedCatchUp(next: number, head: number): Promise<number | null> {
     const shared = this.shared!;
+    if (!(await shared.hasRanges()) && (await shared.alone())) return Math.min(head, next + ALONE_CHUNK_RANGES * this.batchBlocks - 1);
     await shared.plan(next, head);
-    if (!(await shared.hasRanges())) return false;
+    if (!(await shared.hasRanges())) return head;
     const stored = await shared.work();
     const r = await shared.advance(this.cp, this.nextHeight(), (ranges) => this.commitStored(ranges));
     if (r.kind === 'mismatch') {
@@ -406,7 +408,7 @@ export class Indexer extends EventEmitter {
       else await shared.reopen(r.from, 'its first parent is not the checkpoint');
     }
     if (!stored && r.kind === 'none') await this.sleep(250);
-    return true;
+    return null;
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   listRanges,
   lowestRanges,
   markStored,
+  otherIndexers,
   planRanges,
   plannedEnd,
   reopenClaimed,
@@ -48,6 +49,12 @@ const PLAN_AHEAD = 1024;
 const LEASE_MS = 30_000;
 /** How many ranges the leader looks at per advance (committed in one transaction). */
 const ADVANCE_MAX = 64;
+/**
+ * A leader with no other indexer process connected catches up in-process, as one process does
+ * (group commit, no ranges table: about 4x faster on a devnet's near-empty blocks), this many
+ * ranges at a time, then looks again for processes that joined.
+ */
+export const ALONE_CHUNK_RANGES = 256;
 
 export interface SharedCatchupOptions {
   pg: PgStore;
@@ -139,6 +146,11 @@ export class SharedCatchup {
     if (!ranges.length) return;
     await planRanges(this.o.pg, ranges);
     this.o.log.info('planned catch-up ranges', { from: ranges[0].from, to: ranges[ranges.length - 1].to, ranges: ranges.length });
+  }
+
+  /** No other indexer process is connected (the leader then catches up in-process). */
+  async alone(): Promise<boolean> {
+    return (await otherIndexers(this.o.pg, this.owner)) === 0;
   }
 
   async hasRanges(): Promise<boolean> {

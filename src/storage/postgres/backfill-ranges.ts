@@ -120,6 +120,20 @@ export async function deleteAllRanges(c: PgTx | PgStore): Promise<void> {
   await (c as PgTx).query('DELETE FROM backfill_ranges');
 }
 
+/** The application_name prefix of every indexer session (how processes see each other). */
+const SESSION_NAME = 'explorer indexer ';
+
+/** Other indexer processes connected now (their sessions), besides `owner`. */
+export async function otherIndexers(pgs: PgStore, owner: string): Promise<number> {
+  const [r] = await pgs.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE $1 AND application_name <> $2`,
+    [`${SESSION_NAME}%`, sessionName(owner)],
+  );
+  return r?.n ?? 0;
+}
+
+const sessionName = (owner: string): string => `${SESSION_NAME}${owner}`.slice(0, 63);
+
 /**
  * One process's own connection for its advisory locks (leader, ranges) and its claims. When it
  * drops, every lock it held is gone: `alive` turns false and the owner must stop writing.
@@ -149,7 +163,7 @@ export class IndexerSession {
   async connect(): Promise<void> {
     if (this.alive) return;
     await this.close();
-    const c = new pg.Client({ connectionString: this.pgs.url, application_name: `explorer indexer ${this.owner}`.slice(0, 63) });
+    const c = new pg.Client({ connectionString: this.pgs.url, application_name: sessionName(this.owner) });
     c.on('error', () => {
       this.dead = true;
     });
