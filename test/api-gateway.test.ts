@@ -34,6 +34,7 @@ t.test('rate limits, keys and notification settings over a real socket', async (
   // Anonymous: the burst passes, then 429 with Retry-After; every response has the headers.
   const statuses: number[] = [];
   let refused: { retryAfter: string | null; body: unknown } | undefined;
+  const began = performance.now();
   for (let i = 0; i < 30; i++) {
     const r = await get('/api/v2/stats');
     statuses.push(r.status);
@@ -41,7 +42,11 @@ t.test('rate limits, keys and notification settings over a real socket', async (
     const body = await r.json();
     if (r.status === 429) refused ??= { retryAfter: r.headers.get('retry-after'), body };
   }
-  t.ok(statuses.filter((s) => s === 200).length >= 15 && statuses.filter((s) => s === 200).length <= 17, `anonymous burst then refusals: ${statuses.join(',')}`);
+  // The burst of 15, and what the bucket refilled (10/s) while the 30 requests ran: on a slow
+  // machine they take longer than the 200 ms a fixed "at most 17" allowed.
+  const refilled = Math.floor(((performance.now() - began) / 1000) * 10);
+  const passed = statuses.filter((s) => s === 200).length;
+  t.ok(passed >= 15 && passed <= 15 + refilled + 1, `anonymous burst then refusals (${refilled} refilled meanwhile): ${statuses.join(',')}`);
   t.ok(refused, 'a burst over the anonymous limit gets 429');
   t.ok(Number(refused!.retryAfter) >= 1, 'with Retry-After');
   t.same(refused!.body, { message: 'Too many requests' });
