@@ -21,6 +21,10 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
         const stats = (await f.get(`${V2}/stats`)).body;
         t.match(text, groupDigits(String(stats.total_blocks)), 'home: total blocks as the API says');
         t.match(text, groupDigits(String(stats.total_transactions)), 'home: total transactions as the API says');
+        const newest = (await f.get(`${V2}/main-page/blocks`)).body[0];
+        const n = newest.transactions_count;
+        t.match(text, `${groupDigits(String(n))} ${n === 1 ? 'transaction' : 'transactions'} · miner`, `home: the newest block's ${n} transaction(s), in words`);
+        t.notMatch(text, /\b1 transactions\b|\btxs\b/, 'home: no "1 transactions", no "txs"');
       },
     },
     { name: 'blocks', path: '/blocks' },
@@ -61,6 +65,9 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
         );
         const overflow = await w.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         t.ok(overflow <= 1, `${label}: nothing wider than the screen (${overflow} px)`);
+        // Every link of the header's menu is on the screen, none hidden beyond a scroll.
+        const cut = await w.page.$$eval('header .nav a', (as) => as.filter((a) => a.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map((a) => (a as HTMLElement).innerText));
+        t.same(cut, [], `${label}: the whole menu is on the screen`);
         if (vp === 'desktop' && scheme === 'light') await p.check?.(text);
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
         await w.page.close();

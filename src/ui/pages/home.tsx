@@ -49,7 +49,7 @@ async function live(ctx: PageCtx) {
                     <BlockLink n={b.height} /> <Time iso={b.timestamp} />
                   </div>
                   <div class="feed-sub">
-                    {groupDigits(String(b.transactions_count))} txs · miner <AddressLink a={b.miner} copy={false} />
+                    {groupDigits(String(b.transactions_count))} {b.transactions_count === 1 ? 'transaction' : 'transactions'} · miner <AddressLink a={b.miner} copy={false} />
                     {b.base_fee_per_gas ? <span class="muted"> · base fee {gwei(b.base_fee_per_gas)}</span> : null}
                   </div>
                 </li>
