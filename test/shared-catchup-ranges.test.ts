@@ -144,3 +144,24 @@ t.test('the leader commits only the contiguous stored prefix, after checking its
   await t.rejects(commitBlocks(stores.pg, CHAIN_LANE, blocksOf(2, 3, cp!.blockHash), undefined, cp), { name: 'CheckpointMoved', message: /another indexer process moved it/ }, 'a stale expectation is refused');
   t.equal((await getCheckpoint(stores.pg, CHAIN_LANE))!.blockNumber, 2, 'and the checkpoint stays');
 });
+
+t.test('a plan left from an earlier run is never claimed below the checkpoint, and a new leader drops it', async (t) => {
+  const stores = await embeddedStores(t);
+  await planRanges(stores.pg, [0, 4].map((f) => ({ from: f, to: f + 3 })));
+  // Since then one process indexed alone (the setting off) up to block 5.
+  await commitBlocks(stores.pg, CHAIN_LANE, blocksOf(0, 5, '0x00'));
+  const s = new IndexerSession(stores.pg, 'proc-s');
+  await s.connect();
+  t.teardown(() => s.close());
+  t.same(await s.claim(4, LEASE), [], 'ranges the checkpoint covers are not claimed (their rows are committed)');
+  await planRanges(stores.pg, [{ from: 8, to: 11 }]);
+  t.same((await s.claim(4, LEASE)).map((r) => r.from), [8], 'one above it is');
+  await s.unlock([8]);
+
+  const shared = new SharedCatchup({ pg: stores.pg, ch: stores.ch, log: createLogger('test'), claimRanges: 1, batchBlocks: 4, runRange: async () => undefined, stopped: () => false });
+  t.teardown(() => shared.close());
+  t.equal(await shared.lead(), 'new');
+  await shared.takeOver(6);
+  t.same(await listRanges(stores.pg), [], 'the new leader dropped the plan that does not start at the checkpoint');
+  t.equal(await shared.lead(), 'leader', 'and its take-over is done');
+});

@@ -123,11 +123,22 @@ export class SharedCatchup {
   /**
    * New leader: rows above the planned ranges were written by a leader that died before
    * committing them (its tip catch-up): removed, as one process removes what lies above its
-   * checkpoint. Rows inside planned ranges belong to their claimers (cleaned at claim time).
+   * checkpoint. Rows inside planned ranges belong to their claimers (cleaned at claim time). A
+   * plan that does not start right above the checkpoint (left from a run with the setting off)
+   * is dropped with every row above the checkpoint.
    */
   async takeOver(next: number): Promise<void> {
-    const end = await plannedEnd(this.o.pg);
-    await deleteChainRowsFrom(this.o.ch, Math.max(next, (end ?? -1) + 1));
+    const [first] = await lowestRanges(this.o.pg, 1);
+    if (first && first.from !== next) {
+      this.o.log.warn('planned ranges do not start at the checkpoint (a plan of an earlier run): dropped', { checkpoint_next: next, first_range: first.from });
+      await this.invalidateAll(async () => {
+        await deleteAllRanges(this.o.pg);
+        await deleteChainRowsFrom(this.o.ch, next);
+      });
+    } else {
+      const end = await plannedEnd(this.o.pg);
+      await deleteChainRowsFrom(this.o.ch, Math.max(next, (end ?? -1) + 1));
+    }
     this.takeOverDue = false;
   }
 

@@ -9,6 +9,7 @@
 import pg from 'pg';
 import type { PgStore, PgTx } from './store.js';
 import type { BlockInfo, IngestSummary } from '../../chain/bundle.js';
+import { CHAIN_LANE } from './indexer.js';
 
 /** Key of the head follower's lock (pg_try_advisory_lock(bigint); migrate.ts uses ...001). */
 const LEADER_LOCK = 7461234002;
@@ -201,12 +202,15 @@ export class IndexerSession {
     await c.query('BEGIN');
     try {
       // Claimed ranges first: a dead claimer's range holds the checkpoint back. Those whose
-      // claimer is alive are skipped below (their lock is held).
+      // claimer is alive are skipped below (their lock is held). Never a range the checkpoint
+      // already covers (a plan left over from an earlier run): its rows are committed ones, and a
+      // claimer deletes a range's rows before inserting it.
       const pick = (state: string, limit: number) =>
         c.query<{ from_block: number; to_block: number; claims: number }>(
-          `SELECT from_block, to_block, claims FROM backfill_ranges WHERE state = $1
+          `SELECT from_block, to_block, claims FROM backfill_ranges
+           WHERE state = $1 AND from_block > coalesce((SELECT block_number FROM indexer_checkpoints WHERE lane = $3), -1)
            ORDER BY from_block LIMIT $2 FOR UPDATE SKIP LOCKED`,
-          [state, limit],
+          [state, limit, CHAIN_LANE],
         );
       const cand = [...(await pick('claimed', 256)).rows, ...(await pick('open', n)).rows];
       for (const r of cand) {
