@@ -164,7 +164,10 @@ export class IndexerSession {
   async connect(): Promise<void> {
     if (this.alive) return;
     await this.close();
-    const c = new pg.Client({ connectionString: this.pgs.url, application_name: sessionName(this.owner) });
+    // TCP keepalive both ways: a process on a host that vanished (power, network) holds no lock
+    // for long (the server drops its connection after about 25 s of silence), and this process
+    // notices a server that vanished.
+    const c = new pg.Client({ connectionString: this.pgs.url, application_name: sessionName(this.owner), keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     c.on('error', () => {
       this.dead = true;
     });
@@ -172,6 +175,7 @@ export class IndexerSession {
       this.dead = true;
     });
     await c.connect();
+    await c.query('SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3');
     this.client = c;
     this.dead = false;
     this.leading = false;
