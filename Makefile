@@ -1,5 +1,5 @@
 # Everyday commands. `make help` lists them.
-.PHONY: help install build test start migrate bench bench-ingest bench-ingest-growth bench-storage bench-api bench-socket bench-ui clean ci
+.PHONY: help install build test start migrate bench bench-ingest bench-ingest-growth bench-ingest-multi bench-storage bench-api bench-socket bench-ui clean ci
 
 help:
 	@echo "make install      npm ci"
@@ -9,6 +9,7 @@ help:
 	@echo "make migrate      apply pending migrations"
 	@echo "make bench        every benchmark (ingest + storage, API, websocket, web UI) and one report in bench-output/"
 	@echo "make bench-ingest-growth  the ingest over 300, 1,200 and 4,800 blocks (does it keep its rate?)"
+	@echo "make bench-ingest-multi  txs/s of 1 and 2 indexer processes sharing one store, beside one alone (needs Debian's postgresql)"
 	@echo "make bench-storage  bytes per transaction of every table and column after merges"
 	@echo "make ci           what CI runs (.ci/run)"
 
@@ -45,6 +46,11 @@ bench-ingest: build
 # runs must keep the smallest's rate (printed as targets).
 bench-ingest-growth: build
 	BENCH_BLOCKS=300,1200,4800 node build/bench/ingest.js
+
+# Issue #22: 1 and 2 `explorer indexer` processes sharing one store (PostgreSQL server and chDB
+# behind ClickHouse's HTTP interface, on the same cores) beside one process on the default path.
+bench-ingest-multi: build
+	node build/bench/ingest-multi.js
 
 # Where the stored bytes go: the benchmark chain stored and merged, per table and column.
 bench-storage: build

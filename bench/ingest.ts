@@ -18,7 +18,8 @@
 // derived-data lanes and the watchlist matcher beside the indexer (their cost on block ingest).
 // BENCH_RPC_URL=<node> with BENCH_FROM and BENCH_TO indexes that node's blocks FROM..TO instead
 // of the synthetic chain, after fetching each method alone from the node (bench/node-rate.ts)
-// to print the node's own rate beside the indexer's.
+// to print the node's own rate beside the indexer's. BENCH_PROCESSES=1,2 runs bench/ingest-multi.ts
+// instead: 1 and 2 `explorer indexer` processes sharing one store, beside one alone.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -503,6 +504,8 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
 }
 
 export async function main(): Promise<number> {
+  // BENCH_PROCESSES=1,2: several `explorer indexer` processes sharing one store (bench/ingest-multi.ts).
+  if (process.env.BENCH_PROCESSES) return (await import('./ingest-multi.js')).main();
   const node = process.env.BENCH_RPC_URL
     ? { url: process.env.BENCH_RPC_URL, from: envInt('BENCH_FROM', -1, 0), to: envInt('BENCH_TO', -1, 0) }
     : undefined;

@@ -4,8 +4,9 @@
 // machine, each figure beside its ceiling or target from the same run, the ratio, MET / NOT MET.
 // Targets not met are results, not failures: the exit code is 1 only when a step fails.
 //
-// Environment: BENCH_STEPS (a comma list of step names to run, default all), BENCH_OUTPUT
-// (bench-output). BENCH_RPC_URL with BENCH_FROM/BENCH_TO makes the ingest step index the
+// Environment: BENCH_STEPS (a comma list of step names to run, default all but ingest-multi,
+// the multi-process ingest of issue #22, which needs a PostgreSQL server and runs only when
+// named), BENCH_OUTPUT (bench-output). BENCH_RPC_URL with BENCH_FROM/BENCH_TO makes the ingest step index the
 // operator's node over that range (bench/ingest.ts) and skips the derived-lanes step, which
 // would index it twice. Every other BENCH_* variable reaches the steps unchanged.
 
@@ -27,6 +28,8 @@ interface Step {
    * derived lanes beside it): its figures go to the report as information, not as targets.
    */
   infoOnly?: boolean;
+  /** Run only when BENCH_STEPS names it (it needs more than the others: a PostgreSQL server). */
+  optIn?: boolean;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,11 +42,12 @@ export function steps(env: NodeJS.ProcessEnv): Step[] {
     { name: 'api', script: 'api.js' },
     { name: 'socket', script: 'socket-fanout.js' },
     { name: 'ui', script: 'ui.js' },
+    { name: 'ingest-multi', script: 'ingest-multi.js', infoOnly: true, optIn: true },
   ];
   const wanted = env.BENCH_STEPS ? env.BENCH_STEPS.split(',').map((x) => x.trim()).filter(Boolean) : undefined;
   const unknown = wanted?.filter((w) => !all.some((s) => s.name === w)) ?? [];
   if (unknown.length) throw new Error(`BENCH_STEPS: unknown step ${unknown.join(', ')}; steps are ${all.map((s) => s.name).join(', ')}`);
-  return all.filter((s) => (wanted ? wanted.includes(s.name) : !(env.BENCH_RPC_URL && s.name === 'ingest-derived')));
+  return all.filter((s) => (wanted ? wanted.includes(s.name) : !s.optIn && !(env.BENCH_RPC_URL && s.name === 'ingest-derived')));
 }
 
 /** The BENCH_* settings of this run, as the report keeps them (a node URL without its secrets). */
@@ -54,6 +58,13 @@ export function settingsOf(env: NodeJS.ProcessEnv): Record<string, string> {
     out[k] = k === 'BENCH_RPC_URL' ? redactUrl(v) : v;
   }
   return out;
+}
+
+/** The multi-process ingest's figures (bench/ingest-multi.ts has no targets): txs/s per run. */
+function multiProcessInfo(json: unknown): string | undefined {
+  const runs = (json as { runs?: { processes: number; claimRanges: number; txsPerS: number; vsBaseline: number }[] } | undefined)?.runs;
+  if (!Array.isArray(runs) || !runs.every((r) => typeof r?.txsPerS === 'number' && typeof r.claimRanges === 'number')) return undefined;
+  return runs.map((r) => `${r.processes} process${r.processes > 1 ? 'es' : ''} ${r.claimRanges ? 'shared' : 'alone'}: ${num(r.txsPerS)} txs/s (${num(r.vsBaseline, 2)} x)`).join('; ');
 }
 
 function runStep(step: Step, logFile: string): Promise<StepResult> {
@@ -75,7 +86,7 @@ function runStep(step: Step, logFile: string): Promise<StepResult> {
     child.on('close', (code) => {
       log.end();
       const { json, targets } = parseBenchOutput(stdout);
-      const info = step.infoOnly ? targets.filter((x) => x.verdict !== 'NOT MEASURED').map((x) => `${x.name}: ${num(x.value)}${x.unit ? ` ${x.unit}` : ''}`).join('; ') : undefined;
+      const info = step.infoOnly ? (multiProcessInfo(json) ?? targets.filter((x) => x.verdict !== 'NOT MEASURED').map((x) => `${x.name}: ${num(x.value)}${x.unit ? ` ${x.unit}` : ''}`).join('; ')) : undefined;
       const envText = Object.entries(step.env ?? {}).map(([k, v]) => `${k}=${v} `).join('');
       resolve({
         name: step.name,
