@@ -3,10 +3,15 @@
 // killed with SIGKILL while it holds a claimed range whose rows it has already inserted (the test
 // hook EXPLORER_TEST_CLAIM_PAUSE_MS widens that window); the others take the range over. Once the
 // checkpoint is at the head, every chain table equals a single process's index of the same chain
-// row for row, and the watchlist outbox holds the same events. Then the leader (head follower)
-// is killed and the remaining process follows the head in its place.
+// row for row, and the watchlist outbox holds the same events. On the devnet chain the leader
+// (head follower) is then killed and the remaining process follows the head in its place; on the
+// ingest benchmark's synthetic mainnet-like chain (its replay server: swaps, proxies, creations,
+// failed transactions, withdrawals, deep call trees) the same kill and comparison.
 import t from 'tap';
+import type { Test } from 'tap';
 import { withDevnet } from './helpers/devnet.js';
+import { buildResponseStore } from '../bench/responses.js';
+import { startReplayServer } from '../bench/replay-server.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { debianPostgresBin, startDebianPostgres } from './helpers/debian-postgres.js';
@@ -47,30 +52,30 @@ async function snapshot(stores: Stores): Promise<Record<string, unknown>> {
 const checkpoint = async (stores: Stores): Promise<number> =>
   Number((await stores.pg.query<{ block_number: number }>("SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'"))[0]?.block_number ?? -1);
 
-t.test('three indexer processes share one catch-up; kill -9 of a claimer and of the leader', { skip }, async (t) => {
-  const started = Date.now();
-  const devnet = await withDevnet(t);
-  const url = devnet.url;
-  // A few hundred blocks, with a transaction in many of them.
-  for (let i = 0; i < 100; i++) {
-    await rpc<string>(url, 'eth_sendTransaction', [{ from: SENDER, to: '0x00000000000000000000000000000000000c0ffe', value: `0x${(i + 1).toString(16)}` }]);
-    if (i % 10 === 0) await rpc(url, 'anvil_mine', ['0x14']);
-  }
-  const last = await rpc<string>(url, 'eth_sendTransaction', [{ from: SENDER, to: '0x00000000000000000000000000000000000c0ffe', value: '0x1' }]);
-  const head = await minedIn(url, last);
-  t.ok(head > 300, `a chain of ${head} blocks`);
+interface Shared {
+  shared: Stores;
+  /** The live indexer processes by pid (the killed claimer removed). */
+  byPid: Map<number, ExplorerProcess>;
+  leaderPid(): Promise<number | undefined>;
+}
 
+/**
+ * Three indexer processes share the catch-up of `node` up to `head`; a non-leader is killed with
+ * SIGKILL while it holds a claimed range whose rows are inserted, and the others finish the
+ * catch-up and take that range over.
+ */
+async function shareCatchup(t: Test, node: { url: string; variant: string }, head: number, pauseMs = 150): Promise<Shared> {
   const [pg, ch] = await Promise.all([startDebianPostgres(t, pgBin!), startChdbHttp(t)]);
   const env = (name: string, extra: Record<string, string> = {}) => ({
     DATABASE_URL: pg.url,
     CLICKHOUSE_URL: ch.url,
     DATA_DIR: tmpDir(t, `explorer-shared-${name}-`),
-    ETHEREUM_JSONRPC_HTTP_URL: url,
-    ETHEREUM_JSONRPC_VARIANT: 'anvil',
+    ETHEREUM_JSONRPC_HTTP_URL: node.url,
+    ETHEREUM_JSONRPC_VARIANT: node.variant,
     INDEXER_BATCH_BLOCKS: '4',
     INDEXER_WORKERS: '1',
     INDEXER_CLAIM_RANGES: '2',
-    EXPLORER_TEST_CLAIM_PAUSE_MS: '150',
+    EXPLORER_TEST_CLAIM_PAUSE_MS: String(pauseMs),
     LOG_LEVEL: 'info',
     ...extra,
   });
@@ -110,6 +115,7 @@ t.test('three indexer processes share one catch-up; kill -9 of a claimer and of 
     return out;
   };
   let victim: { pid: number; from: number; to: number } | undefined;
+  const tails = () => procs.map((p) => `--- pid ${p.pid}\n${p.log().slice(-3000)}`).join('\n');
   await waitFor(
     'a non-leader holding a claimed range with rows inserted',
     async () => {
@@ -127,7 +133,9 @@ t.test('three indexer processes share one catch-up; kill -9 of a claimer and of 
       return true;
     },
     60_000,
-  );
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\n${tails()}`);
+  });
   t.ok(victim, `killed pid ${victim!.pid} holding range ${victim!.from}-${victim!.to} with its rows inserted`);
   byPid.delete(victim!.pid);
 
@@ -136,6 +144,54 @@ t.test('three indexer processes share one catch-up; kill -9 of a claimer and of 
   const logs = [...byPid.values()].map((p) => p.log()).join('\n');
   t.match(logs, new RegExp(`took over ranges an earlier claimer left[^\\n]*\\b${victim!.from}-${victim!.to}\\b`), "a survivor took over the dead claimer's range");
   t.match(logs, /planned catch-up ranges/, 'the backlog was planned into ranges');
+  return { shared, byPid, leaderPid };
+}
+
+/** The same chain indexed by one process alone (embedded stores, same watchlist) up to `head`. */
+async function indexedAlone(t: Test, node: { url: string; variant: string }, head: number): Promise<Stores> {
+  const alone = tmpDir(t, 'explorer-alone-');
+  t.equal(runExplorer(THIS_CLI, ['migrate'], { DATA_DIR: alone }).status, 0);
+  const prep = await openStores({ dataDir: alone, clickhouseDatabase: 'explorer' });
+  await watchSender(prep);
+  await prep.close();
+  const single = startExplorerProcess(t, THIS_CLI, ['indexer'], {
+    DATA_DIR: alone,
+    ETHEREUM_JSONRPC_HTTP_URL: node.url,
+    ETHEREUM_JSONRPC_VARIANT: node.variant,
+    INDEXER_WORKERS: '1',
+    LOG_LEVEL: 'debug',
+  }, { readyLine: 'indexer ready' });
+  await single.ready;
+  await waitFor('the single process to reach the head', async () => new RegExp(`committed from=\\d+ to=${head}\\b`).test(single.log()), 90_000);
+  t.equal(await single.stop(), 0);
+  const ref = await openStores({ dataDir: alone, clickhouseDatabase: 'explorer' });
+  t.teardown(() => ref.close());
+  return ref;
+}
+
+/** Every chain table, the checkpoint, the tail and the outbox of `a` equal `b`'s, row for row. */
+async function sameIndex(t: Test, a: Stores, b: Stores, head: number): Promise<Record<string, unknown>> {
+  const x = await snapshot(a);
+  const y = await snapshot(b);
+  for (const k of Object.keys(y)) t.same(x[k], y[k], `${k}: equal to the single process's, row for row`);
+  t.equal((x.blocks as unknown[]).length, head + 1, 'every block once');
+  return x;
+}
+
+t.test('three indexer processes share one catch-up; kill -9 of a claimer and of the leader', { skip }, async (t) => {
+  const started = Date.now();
+  const devnet = await withDevnet(t);
+  const url = devnet.url;
+  // A few hundred blocks, with a transaction in many of them.
+  for (let i = 0; i < 100; i++) {
+    await rpc<string>(url, 'eth_sendTransaction', [{ from: SENDER, to: '0x00000000000000000000000000000000000c0ffe', value: `0x${(i + 1).toString(16)}` }]);
+    if (i % 10 === 0) await rpc(url, 'anvil_mine', ['0x14']);
+  }
+  const last = await rpc<string>(url, 'eth_sendTransaction', [{ from: SENDER, to: '0x00000000000000000000000000000000000c0ffe', value: '0x1' }]);
+  const head = await minedIn(url, last);
+  t.ok(head > 300, `a chain of ${head} blocks`);
+  const node = { url, variant: 'anvil' };
+  const { shared, byPid, leaderPid } = await shareCatchup(t, node, head);
 
   // The head follower dies: the other process leads and indexes new blocks.
   const oldLeader = await leaderPid();
@@ -149,29 +205,24 @@ t.test('three indexer processes share one catch-up; kill -9 of a claimer and of 
   t.ok(newLeader !== oldLeader && byPid.has(newLeader!), `pid ${newLeader} took over following the head`);
   for (const p of byPid.values()) t.equal(await p.stop(), 0, 'a clean exit on SIGTERM');
 
-  // The same chain indexed by one process alone (embedded stores), with the same watchlist.
-  const alone = tmpDir(t, 'explorer-alone-');
-  t.equal(runExplorer(THIS_CLI, ['migrate'], { DATA_DIR: alone }).status, 0);
-  const prep = await openStores({ dataDir: alone, clickhouseDatabase: 'explorer' });
-  await watchSender(prep);
-  await prep.close();
-  const single = startExplorerProcess(t, THIS_CLI, ['indexer'], {
-    DATA_DIR: alone,
-    ETHEREUM_JSONRPC_HTTP_URL: url,
-    ETHEREUM_JSONRPC_VARIANT: 'anvil',
-    INDEXER_WORKERS: '1',
-    LOG_LEVEL: 'debug',
-  }, { readyLine: 'indexer ready' });
-  await single.ready;
-  await waitFor('the single process to reach the head', async () => new RegExp(`committed from=\\d+ to=${head2}\\b`).test(single.log()), 90_000);
-  t.equal(await single.stop(), 0);
-  const ref = await openStores({ dataDir: alone, clickhouseDatabase: 'explorer' });
-  t.teardown(() => ref.close());
-
-  const a = await snapshot(shared);
-  const b = await snapshot(ref);
-  for (const k of Object.keys(b)) t.same(a[k], b[k], `${k}: equal to the single process's, row for row`);
-  t.equal((a.blocks as unknown[]).length, head2 + 1, 'every block once');
+  const a = await sameIndex(t, shared, await indexedAlone(t, node, head2), head2);
   t.ok((a.outbox as unknown[]).length > 100, `the watchlist outbox holds the sender's ${(a.outbox as unknown[]).length} events, none twice`);
+  t.comment(`took ${Math.round((Date.now() - started) / 1000)} s`);
+});
+
+t.test('the same on the ingest benchmark’s synthetic chain over its replay server', { skip }, async (t) => {
+  const started = Date.now();
+  // Past the shared catch-up's safety depth (64) by enough ranges of 4 to share, with few
+  // transactions a block to stay quick: still every kind the benchmark makes.
+  const store = buildResponseStore({ blocks: 200, txsPerBlock: 4 }, { traces: 'callTracer' });
+  const server = await startReplayServer(store);
+  t.teardown(() => server.close());
+  const node = { url: server.url, variant: 'geth' };
+  // Its ranges go by fast: a longer pause after each claim's insert leaves time to catch one.
+  const { shared, byPid } = await shareCatchup(t, node, store.head, 600);
+  for (const p of byPid.values()) t.equal(await p.stop(), 0, 'a clean exit on SIGTERM');
+  const x = await sameIndex(t, shared, await indexedAlone(t, node, store.head), store.head);
+  t.equal((x.transactions as unknown[]).length, store.counts.txs, `the generated chain's ${store.counts.txs} transactions`);
+  t.equal((x.internal_transactions as unknown[]).length > 0, true, 'with internal transactions');
   t.comment(`took ${Math.round((Date.now() - started) / 1000)} s`);
 });
