@@ -54,6 +54,7 @@ t.test('`node build/bench/ingest-multi.js` runs tiny, exits 0 and prints txs/s f
     /^== 2 processes, INDEXER_CLAIM_RANGES=4 \(shared catch-up\), INDEXER_WORKERS=\d+ each$/m,
     /^cpu s during ingest: indexers [\d.]+ \+ [\d.]+, PostgreSQL/m,
     /^summary \(txs\/s, information, no target\): 1 process alone [\d,]+ \(1\.00 x\); 1 process shared [\d,]+ \([\d.]+ x\); 2 processes shared [\d,]+ \([\d.]+ x\)$/m,
+    /^summary \(cpu µs per tx of the indexers, stores and replay server\): 1 process alone [\d,]+ \(1\.00 x\); 1 process shared [\d,]+ \([\d.]+ x\); 2 processes shared [\d,]+ \([\d.]+ x\)$/m,
     /^verified: every run stored exactly the generated chain$/m,
   ]) t.match(stdout, re);
   t.equal(stdout.match(/^txs\/s: [\d,]+$/gm)?.length, 3, 'txs/s for each of the three runs');
