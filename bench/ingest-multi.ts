@@ -27,7 +27,7 @@ import { buildResponseStore, saveResponseStore, type ResponseStore } from './res
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
 import { debianPostgresBin, startChdbHttp, startPostgres, type StoreServer } from './store-servers.js';
 import { CpuAccount, listCpu, loadavg, machineInfo, type MachineInfo } from './sysinfo.js';
-import { envInt, runIfMain } from './run-main.js';
+import { envInt, envList, runIfMain } from './run-main.js';
 
 /** The compiled CLI beside this compiled file (build/bench -> build/src/bin), as `make` runs it. */
 const CLI = fileURLToPath(new URL('../src/bin/explorer.js', import.meta.url));
@@ -54,15 +54,6 @@ export interface RunFigures extends Mode {
 
 const labelOf = (m: Mode) =>
   `${m.processes} process${m.processes > 1 ? 'es' : ''}, INDEXER_CLAIM_RANGES=${m.claimRanges}${m.claimRanges ? ' (shared catch-up)' : " (baseline: today's single-process path)"}, INDEXER_WORKERS=${m.workersEach}${m.processes > 1 ? ' each' : ''}`;
-
-/** A comma list of integers >= 1 (kept in the given order). */
-function envList(name: string, def: number[]): number[] {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const xs = v.split(',').map((x) => Number(x.trim()));
-  if (!xs.length || xs.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be a comma list of integers >= 1, got ${JSON.stringify(v)}`);
-  return xs;
-}
 
 /** The baseline first, then one shared run per process count; worker threads split evenly. */
 export function modes(processes: number[], claimRanges: number, totalWorkers: number): Mode[] {

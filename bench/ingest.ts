@@ -41,16 +41,7 @@ import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, traceMet
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
-import { envInt, runIfMain } from './run-main.js';
-
-/** A comma list of integers >= 1, e.g. BENCH_BLOCKS=300,1200,4800 (kept in the given order). */
-function envList(name: string, def: number[]): number[] {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const xs = v.split(',').map((x) => Number(x.trim()));
-  if (!xs.length || xs.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be a comma list of integers >= 1, got ${JSON.stringify(v)}`);
-  return xs;
-}
+import { envInt, envList, runIfMain } from './run-main.js';
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const mb = (bytes: number) => bytes / 1e6;

@@ -12,6 +12,15 @@ export function envInt(name: string, def: number, min = 0): number {
   return n;
 }
 
+/** A comma list of integers >= 1, e.g. BENCH_BLOCKS=300,1200,4800 (kept in the given order). */
+export function envList(name: string, def: number[]): number[] {
+  const v = process.env[name];
+  if (v === undefined || v === '') return def;
+  const xs = v.split(',').map((x) => Number(x.trim()));
+  if (!xs.length || xs.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be a comma list of integers >= 1, got ${JSON.stringify(v)}`);
+  return xs;
+}
+
 export function runIfMain(moduleUrl: string, name: string, main: () => Promise<number>): void {
   if (!process.argv[1] || pathToFileURL(process.argv[1]).href !== moduleUrl) return;
   main().then(
