@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWalletClient, http as viemHttp, encodeFunctionData, decodeFunctionResult, parseAbi, type Hex } from 'viem';
 import { withDevnet, devAccount, compileContracts } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { minedIn, rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { createIndexer } from '../src/indexer/indexer.js';
 import { createDerived } from '../src/derived/scheduler.js';
@@ -45,11 +45,13 @@ t.test('derived data equals the node at the head', async (t) => {
   const port = (server.address() as AddressInfo).port;
   const artifacts = await compileContracts();
   const wallet = createWalletClient({ account: devAccount(0), transport: viemHttp(url) });
-  await wallet.sendTransaction({
+  const setBase = await wallet.sendTransaction({
     chain: null,
     to: s.contracts.DevnetNFT,
     data: encodeFunctionData({ abi: artifacts.DevnetNFT.abi, functionName: 'setBaseURI', args: [`http://127.0.0.1:${port}/nft/`] }),
   });
+  // The node answers the hash before it mines the block: the head is read once it is mined.
+  await minedIn(url, setBase);
   const head = Number(await rpc<string>(url, 'eth_blockNumber'));
 
   const stores = await embeddedStores(t);
