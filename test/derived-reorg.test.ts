@@ -41,6 +41,9 @@ async function indexed(t: Test, dataDir: string, url: string, body: (ctx: { stor
   await indexer.start();
   derived.start();
   const settle = async () => {
+    // The node answers a transaction's hash before it mines it: the head is read once the last
+    // pending transaction is in a block.
+    for (let i = 0; i < 200 && Object.keys((await rpc<{ pending: Record<string, unknown> }>(url, 'txpool_content')).pending).length; i++) await new Promise((r) => setTimeout(r, 25));
     const head = Number(await rpc<string>(url, 'eth_blockNumber'));
     await indexer.waitFor(head, 60_000);
     await new Promise((r) => setTimeout(r, 300)); // a same-height reorg needs a poll to be seen
