@@ -434,15 +434,7 @@ export class Indexer extends EventEmitter {
       },
       this.cp,
     );
-    let listenerError: unknown;
-    for (const r of results) {
-      try {
-        this.committedRange(r);
-      } catch (e) {
-        listenerError ??= e;
-      }
-    }
-    if (listenerError !== undefined) throw listenerError;
+    this.committedRanges(results);
   }
 
   /** Not the leader: claim and store ranges, follow the checkpoint, try to lead again soon. */
@@ -622,16 +614,7 @@ export class Indexer extends EventEmitter {
       return;
     }
     await this.store(ok);
-    // Every committed range gets its event, even if a listener throws for an earlier one.
-    let listenerError: unknown;
-    for (const r of ok) {
-      try {
-        this.committedRange(r);
-      } catch (e) {
-        listenerError ??= e;
-      }
-    }
-    if (listenerError !== undefined) throw listenerError;
+    this.committedRanges(ok);
     if (ok.length < results.length) await this.commitGroup(results.slice(ok.length));
   }
 
@@ -678,6 +661,19 @@ export class Indexer extends EventEmitter {
       // Shared catch-up: only if no other process moved the checkpoint (lost lead).
       this.shared ? this.cp : undefined,
     );
+  }
+
+  /** committedRange for each range, in order: every one gets its event even if a listener throws for an earlier one. */
+  private committedRanges(ranges: readonly IngestResult[]): void {
+    let listenerError: unknown;
+    for (const r of ranges) {
+      try {
+        this.committedRange(r);
+      } catch (e) {
+        listenerError ??= e;
+      }
+    }
+    if (listenerError !== undefined) throw listenerError;
   }
 
   /** After a range's checkpoint is committed: the tip, the stats, the 'block' event. */
