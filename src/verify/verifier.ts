@@ -4,6 +4,8 @@
 // handling immutables, linked libraries, constructor arguments and the metadata hash. A "full"
 // match has the same metadata hash (Sourcify's perfect match), a "partial" one differs only there.
 import { SolidityCompilation, SourcifyChain, Verification, setLibSourcifyLogger, type ISolidityCompiler } from '@ethereum-sourcify/lib-sourcify';
+// Not re-exported by the package's index; the chain's calls are told apart by this class.
+import { RpcFailure } from '@ethereum-sourcify/lib-sourcify/build/main/SourcifyChain/SourcifyChain.js';
 import { getAddress } from 'viem';
 import type { SolidityJsonInput } from '@ethereum-sourcify/compilers-types';
 import { normalizeVersion } from './compilers.js';
@@ -140,5 +142,13 @@ export function routeLibSourcifyLog(log: { warn(msg: string, f?: Record<string, 
 
 /** lib-sourcify's view of the node: one RPC URL. */
 export function nodeChain(chainId: number, nodeUrl: string): SourcifyChain {
-  return new SourcifyChain({ name: 'explorer node', chainId, rpcs: [{ rpc: nodeUrl }], supported: true } as unknown as ConstructorParameters<typeof SourcifyChain>[0]);
+  const chain = new SourcifyChain({ name: 'explorer node', chainId, rpcs: [{ rpc: nodeUrl }], supported: true } as unknown as ConstructorParameters<typeof SourcifyChain>[0]);
+  // lib-sourcify races every node call against a timer it never clears, so each call held the
+  // process open 10 s after it (a SIGTERM'd API outlived a container's 10 s stop grace period).
+  // The same race and the same error, with the timer unref'd.
+  chain.rejectInMs = (host?: string) =>
+    new Promise<never>((_resolve, reject) => {
+      setTimeout(() => reject(new RpcFailure(`RPC ${host} took too long to respond`)), SourcifyChain.getGlobalRpcTimeout()).unref();
+    });
+  return chain;
 }
