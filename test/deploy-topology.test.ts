@@ -306,7 +306,7 @@ t.test('the composed topology as processes behind nginx is a healthy instance', 
     stopping = true;
     for (const p of running) p.child.kill('SIGTERM');
     for (const p of running) {
-      const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+      const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000).unref())]);
       t.equal(code, 0, `${p.name} exits 0 on SIGTERM\n${code === 0 ? '' : logOf(p)}`);
     }
   });

@@ -284,6 +284,7 @@ t.test('300 connections announcing 1 MiB each do not grow the server', { skip: f
           const done = () => {
             if (settled) return;
             settled = true;
+            clearTimeout(timer);
             resolve({ closed: true });
           };
           s.on('error', done);
@@ -291,7 +292,8 @@ t.test('300 connections announcing 1 MiB each do not grow the server', { skip: f
           s.on('data', () => {});
           s.write(head('POST', '/account/api/v1/user/custom-abis', { authorization: `Bearer ${VALID_KEY}`, 'content-length': body.length }));
           s.write(body, () => s.end());
-          setTimeout(() => {
+          // Cleared when the socket closes: a pending timer would keep this process alive 20 s.
+          const timer = setTimeout(() => {
             s.destroy();
             done();
           }, 20_000);

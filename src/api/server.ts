@@ -384,6 +384,11 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
           const until = Date.now() + (opts.drainMs ?? DRAIN_MS);
           while (active > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
           if (active > 0) opts.log.warn('stopped with requests still in progress', { requests: active });
+          // Closing the listen socket leaves open connections open: idle keep-alive ones (fetch
+          // keeps a connection 4 s) would hold this process and the client's for that long, and a
+          // request still running past drainMs would go on. Close them all. (In this binding's
+          // runtime, not in its type declarations.)
+          (app as unknown as { close(): void }).close();
         },
       });
     });

@@ -68,7 +68,8 @@ export async function startNginx(t: Test, nginx: string, up: Upstreams): Promise
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   t.teardown(async () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    // unref: once nginx is gone, the 5 s timer must not keep this test's process alive.
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000).unref())]);
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   });
   for (let i = 0; ; i++) {
