@@ -87,3 +87,25 @@ t.test('stopping: requests in progress are answered first, at most drainMs', asy
   t.ok(Date.now() - at < 1000, 'a request longer than drainMs does not hold the stop');
   await long;
 });
+
+t.test('stopping: idle keep-alive connections are closed, not left to the client', async (t) => {
+  const handle = async (): Promise<ApiReply> => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' });
+  const server = await startServer({ handle, host: '127.0.0.1', port: 0, log: createLogger('test-server') });
+  const socket = net.connect(server.port, '127.0.0.1');
+  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+  socket.on('error', () => {});
+  let answer = '';
+  await new Promise<void>((resolve) => {
+    socket.on('data', (d) => {
+      answer += d;
+      if (answer.endsWith('ok')) resolve();
+    });
+    socket.write('GET /x HTTP/1.1\r\nHost: x\r\n\r\n');
+  });
+  t.match(answer, /^HTTP\/1\.1 200/, 'answered, and the connection is kept alive');
+  const at = Date.now();
+  await server.close();
+  const when = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(-1), 3000).unref())]);
+  t.ok(when !== -1 && when - at < 1000, 'the server closed the idle connection when it stopped');
+  socket.destroy();
+});
