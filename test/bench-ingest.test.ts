@@ -8,7 +8,8 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { generateChain, type ChainCounts } from '../bench/synth.js';
-import { blockKey, buildResponseStore, lookup } from '../bench/responses.js';
+import path from 'node:path';
+import { BLOCK_METHODS, blockKey, buildResponseStore, loadResponseStore, lookup, saveResponseStore } from '../bench/responses.js';
 import { startReplayServer } from '../bench/replay-server.js';
 import { decodeBlockBundle, RowCollector, SummaryBuilder } from '../src/chain/bundle.js';
 import { groupTraces } from '../src/rpc/fetch.js';
@@ -79,9 +80,31 @@ t.test('the same seed gives the same bytes, another seed other bytes', async (t)
   const a = buildResponseStore({ blocks: 3 });
   const b = buildResponseStore({ blocks: 3 });
   const c = buildResponseStore({ blocks: 3, seed: 7 });
-  t.ok(a.data.equals(b.data), 'deterministic');
-  t.notOk(a.data.equals(c.data), 'seeded');
+  t.ok(Buffer.concat(a.data).equals(Buffer.concat(b.data)), 'deterministic');
+  t.notOk(Buffer.concat(a.data).equals(Buffer.concat(c.data)), 'seeded');
   t.same(a.counts, b.counts);
+});
+
+t.test('a store in several segments answers as one, also once saved and loaded', async (t) => {
+  // 4,800 blocks with traces are ~5.4 GB: more than one Buffer or one readFileSync can hold.
+  const one = buildResponseStore({ blocks: 4 });
+  const many = buildResponseStore({ blocks: 4 }, { segmentBytes: 40_000 });
+  t.equal(one.data.length, 1, 'small enough for one segment by default');
+  t.ok(many.data.length > 3, `${many.data.length} segments of at most 40,000 bytes (or one answer)`);
+  const file = path.join(tmpDir(t), 'responses.bin');
+  saveResponseStore(many, file);
+  const loaded = loadResponseStore(file);
+  let keys = 0;
+  for (let n = 0; n <= one.head; n++) {
+    for (const m of BLOCK_METHODS) {
+      const want = lookup(one, blockKey(m, n));
+      if (!want) continue;
+      keys++;
+      if (!want.equals(lookup(many, blockKey(m, n))!) || !want.equals(lookup(loaded, blockKey(m, n))!)) t.fail(`${m} ${n} differs`);
+    }
+  }
+  t.equal(keys, one.index.size, `all ${keys} answers the same`);
+  t.same(loaded.bytesPerMethod, one.bytesPerMethod);
 });
 
 t.test('the decoder accepts the chain in both trace formats, with the generated counts', async (t) => {
