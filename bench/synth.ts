@@ -124,6 +124,7 @@ const ZERO_ADDR = '0x0000000000000000000000000000000000000000';
 const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 const Z24 = '000000000000000000000000';
 const GWEI = 1_000_000_000n;
+const MAX_BASE_FEE = 200n * GWEI;
 
 /** Hops of a swap route and their weights: 1 hop = a plain V2 swap with 4-6 logs. */
 export const SWAP_HOPS: readonly [hops: number, weight: number][] = [
@@ -862,10 +863,14 @@ export class SynthChain {
       withdrawalsRoot: '0x' + r.hex(32),
     } satisfies RpcBlock<RpcTransaction>;
 
-    // EIP-1559: the base fee follows gas used against the 15M target (capped at +-12.5%).
+    // EIP-1559: the base fee follows gas used against the 15M target (capped at +-12.5%), kept
+    // within 1-200 gwei. The generated blocks use ~17M gas whatever the fee (a real chain's
+    // demand falls as the fee rises), so the fee grew without end: 0.3 ETH per gas at block 300
+    // and past 2^256 wei of burnt fees near block 2,500, which the indexer rightly refuses.
     if (n > 0) {
       const delta = (baseFee * BigInt(cumulative - 15_000_000)) / 15_000_000n / 8n;
-      this.baseFee = baseFee + delta < GWEI ? GWEI : baseFee + delta;
+      const next = baseFee + delta;
+      this.baseFee = next < GWEI ? GWEI : next > MAX_BASE_FEE ? MAX_BASE_FEE : next;
       this.excessBlobGas = Math.max(0, this.excessBlobGas + blobGasUsed - 393_216);
     }
     this.parentHash = hash;
