@@ -8,10 +8,10 @@
 // counts) for the server process.
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { SynthChain, addCounts, emptyCounts, type ChainCounts, type SynthOptions } from './synth.js';
 
 /** At most this many bytes per segment: under readFileSync's 2 GiB limit. */
 const SEGMENT_BYTES = 1 << 30;
-import { SynthChain, addCounts, emptyCounts, type ChainCounts, type SynthOptions } from './synth.js';
 
 /** Methods with a pre-serialized result per block. */
 export type BlockMethod =
