@@ -16,10 +16,11 @@ const A = '0x000000000000000000000000000000000000aaaa';
 const B = '0x000000000000000000000000000000000000bbbb';
 const send = (url: string, to: string, value: number) => rpc<string>(url, 'eth_sendTransaction', [{ from: FROM, to, value: `0x${value.toString(16)}` }]);
 
-async function waitUntil(what: string, fn: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+async function waitUntil(what: string, fn: () => boolean | Promise<boolean>, ms = 60_000, state?: () => Promise<unknown>): Promise<void> {
   const until = Date.now() + ms;
   while (!(await fn())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    // What the processes had done by then, so that a failure says where they stood.
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${state ? `: ${JSON.stringify(await state())}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -69,7 +70,13 @@ t.test('a reorg below the safety depth during a shared catch-up', async (t) => {
     const cp = await stores.pg.query<{ block_hash: string; block_number: number }>("SELECT block_number, block_hash FROM indexer_checkpoints WHERE lane = 'blocks'");
     const tip = await rpc<{ hash: string }>(url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false]);
     return Number(cp[0]?.block_number) === head && cp[0].block_hash === tip.hash;
-  }, 90_000);
+  }, 90_000, async () => ({
+    checkpoint: (await stores.pg.query("SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'"))[0],
+    ranges: await stores.pg.query('SELECT state, count(*)::int AS n, min(from_block) AS lowest FROM backfill_ranges GROUP BY state'),
+    reorgs,
+    leader: leader.stats,
+    standby: standby.stats,
+  }));
 
   t.ok(reorgs.length >= 1, 'the leader saw a reorg');
   t.equal(reorgs[0]?.ancestor, 5, 'and rewound to the common ancestor');

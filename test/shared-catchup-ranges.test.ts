@@ -165,3 +165,38 @@ t.test('a plan left from an earlier run is never claimed below the checkpoint, a
   t.same(await listRanges(stores.pg), [], 'the new leader dropped the plan that does not start at the checkpoint');
   t.equal(await shared.lead(), 'leader', 'and its take-over is done');
 });
+
+t.test('a claim whose fetch fails is given back at once; its claimer waits before claiming again', async (t) => {
+  const stores = await embeddedStores(t);
+  await planRanges(stores.pg, [0, 4].map((f) => ({ from: f, to: f + 3 })));
+  let calls = 0;
+  const failing = new SharedCatchup({
+    pg: stores.pg,
+    ch: stores.ch,
+    log: createLogger('test'),
+    claimRanges: 2,
+    batchBlocks: 4,
+    runRange: async (from) => {
+      calls++;
+      throw new Error(`block ${from}: block not found (beyond the head?)`);
+    },
+    stopped: () => false,
+  });
+  t.teardown(() => failing.close());
+  await failing.session.connect();
+  t.equal(await failing.work(), 0, 'nothing stored');
+  t.equal(calls, 2, 'each claimed range was fetched once, not retried under the claim');
+  const after = await listRanges(stores.pg);
+  t.same(after.map((r) => [r.from, r.state, r.owner]), [[0, 'open', null], [4, 'open', null]], 'both ranges are open again, owned by nobody');
+  // Their locks are free: another process claims them now (a held lock would skip them).
+  const other = new IndexerSession(stores.pg, 'proc-other');
+  await other.connect();
+  t.teardown(() => other.close());
+  const got = await other.claim(2, LEASE);
+  t.same(got.map((r) => [r.from, r.takenOver]), [[0, false], [4, false]], 'another claimer takes them at once (given back, not taken over)');
+  await reopenClaimed(stores.pg, 'proc-other', [0, 4]);
+  await other.unlock([0, 4]);
+  t.equal(await failing.work(), 0, 'the failed claimer claims nothing during its backoff');
+  t.equal(calls, 2, 'and fetches nothing');
+  t.same((await listRanges(stores.pg)).map((r) => r.state), ['open', 'open'], 'the ranges stay open for others');
+});

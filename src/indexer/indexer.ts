@@ -209,7 +209,8 @@ export class Indexer extends EventEmitter {
         log: this.log,
         claimRanges: opts.claimRanges,
         batchBlocks: this.batchBlocks,
-        runRange: (a, b) => this.runRange(a, b),
+        // One attempt: SharedCatchup.work gives failed claims back and backs off itself.
+        runRange: async (a, b) => (this.stopped ? undefined : this.pool!.run(this.task(a, b))),
         stopped: () => this.stopped,
         pauseAfterInsertMs: opts.claimPauseMs,
       });

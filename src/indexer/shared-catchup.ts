@@ -34,6 +34,7 @@ import { setFact, type Checkpoint } from '../storage/postgres/indexer.js';
 import type { IngestResult } from '../../workers/ingest.js';
 import type { BlockInfo } from '../chain/bundle.js';
 import type { Logger } from '../log.js';
+import { backoffMs } from '../retry.js';
 
 /**
  * Ranges are planned only this far below the node's head: a reorg deeper than this is not
@@ -55,6 +56,12 @@ const ADVANCE_MAX = 64;
  * ranges at a time, then looks again for processes that joined.
  */
 export const ALONE_CHUNK_RANGES = 256;
+/**
+ * Longest wait before claiming again after a failed fetch. Shorter than the 30 s of a range that
+ * one process retries: a process backing off claims nothing, and after a rewind the new plan
+ * waits for the claimers' backoffs.
+ */
+const CLAIM_BACKOFF_MAX_MS = 10_000;
 
 export interface SharedCatchupOptions {
   pg: PgStore;
@@ -63,7 +70,10 @@ export interface SharedCatchupOptions {
   /** Ranges one process claims at once (its group insert). */
   claimRanges: number;
   batchBlocks: number;
-  /** Runs a range through this process's worker pool (undefined once the indexer stops). */
+  /**
+   * Runs a range once through this process's worker pool; rejects when it fails (undefined once
+   * the indexer stops). Not retried here: see work().
+   */
   runRange(from: number, to: number): Promise<IngestResult | undefined>;
   stopped(): boolean;
   /** Test hook: wait this long after a claim's insert, before it is marked stored. */
@@ -92,6 +102,9 @@ export class SharedCatchup {
   private takeOverDue = false;
   /** Ranges this process stored (observability, tests). */
   stored = 0;
+  /** Consecutive claims whose fetch failed, and when this process may claim again. */
+  private failures = 0;
+  private claimAgainAt = 0;
 
   constructor(private readonly o: SharedCatchupOptions) {
     if (!Number.isInteger(o.claimRanges) || o.claimRanges < 1) throw new RangeError(`claimRanges must be a positive integer, got ${o.claimRanges}`);
@@ -172,9 +185,15 @@ export class SharedCatchup {
    * Claims up to claimRanges ranges, fetches them on the pool, deletes what an earlier claimer
    * left of them, inserts their rows (one insert per table for all of them) and marks them
    * stored, heartbeating meanwhile. Returns how many it stored.
+   *
+   * A fetch that fails gives the claims back at once and this process claims nothing until its
+   * backoff has passed. Retrying while holding the claims would hold their locks through the
+   * backoff (up to 30 s), and the leader's rewind waits for every range lock: after a reorg to a
+   * shorter chain (blocks of the claimed range not at the node yet), the whole catch-up would
+   * stand still for as long.
    */
   async work(): Promise<number> {
-    if (!this.session.alive) return 0;
+    if (!this.session.alive || Date.now() < this.claimAgainAt) return 0;
     const claims = await this.session.claim(this.o.claimRanges, LEASE_MS);
     if (!claims.length) return 0;
     const froms = claims.map((c) => c.from);
@@ -188,13 +207,28 @@ export class SharedCatchup {
       );
     }, LEASE_MS / 3);
     try {
-      const taken = claims.filter((c) => c.claims > 1);
+      const taken = claims.filter((c) => c.takenOver);
       if (taken.length) this.o.log.info('took over ranges an earlier claimer left', { ranges: taken.map((c) => `${c.from}-${c.to}`).join(',') });
-      const results = await Promise.all(claims.map((c) => this.o.runRange(c.from, c.to)));
+      // Every run settles before the claims are given back: none is left running on the pool.
+      const settled = await Promise.allSettled(claims.map((c) => this.o.runRange(c.from, c.to)));
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      const results = settled.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
       if (this.o.stopped() || results.some((r) => !r)) {
         await reopenClaimed(this.o.pg, this.owner, froms);
+        if (failed && !this.o.stopped()) {
+          this.failures++;
+          const delay = backoffMs(this.failures, { baseMs: 1000, maxMs: CLAIM_BACKOFF_MAX_MS });
+          this.claimAgainAt = Date.now() + delay;
+          this.o.log.error('claimed ranges failed; given back, claiming again later', {
+            from: froms.join(','),
+            attempt: this.failures,
+            delay_ms: Math.round(delay),
+            error: (failed.reason as Error)?.message ?? String(failed.reason),
+          });
+        }
         return 0;
       }
+      this.failures = 0;
       const good: { claim: ClaimedRange; result: IngestResult }[] = [];
       const bad: number[] = [];
       claims.forEach((claim, i) => {
@@ -321,6 +355,9 @@ export class SharedCatchup {
     } finally {
       await this.session.unlock(froms).catch(() => undefined);
     }
+    // What failed was fetched for the plan just dropped (blocks of an orphaned branch, say).
+    this.failures = 0;
+    this.claimAgainAt = 0;
   }
 
   async close(): Promise<void> {

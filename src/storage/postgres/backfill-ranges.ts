@@ -25,6 +25,8 @@ export interface PlannedRange {
 export interface ClaimedRange extends PlannedRange {
   /** 1 on the first claim; more when an earlier claimer died or gave it back. */
   claims: number;
+  /** Taken from a claimer whose lock was free (its process or connection ended). */
+  takenOver: boolean;
 }
 
 export interface StoredRange extends PlannedRange {
@@ -216,7 +218,10 @@ export class IndexerSession {
            ORDER BY from_block LIMIT $2 FOR UPDATE SKIP LOCKED`,
           [state, limit, CHAIN_LANE],
         );
-      const cand = [...(await pick('claimed', 256)).rows, ...(await pick('open', n)).rows];
+      const cand = [
+        ...(await pick('claimed', 256)).rows.map((r) => ({ ...r, takenOver: true })),
+        ...(await pick('open', n)).rows.map((r) => ({ ...r, takenOver: false })),
+      ];
       for (const r of cand) {
         if (out.length >= n) break;
         const from = Number(r.from_block);
@@ -224,7 +229,7 @@ export class IndexerSession {
         const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [RANGE_LOCK_CLASS, rangeKey(from)]);
         if (got.rows[0]?.ok !== true) continue; // someone is working on it
         this.held.add(from);
-        out.push({ from, to: Number(r.to_block), claims: r.claims + 1 });
+        out.push({ from, to: Number(r.to_block), claims: r.claims + 1, takenOver: r.takenOver });
       }
       if (out.length) {
         await c.query(
