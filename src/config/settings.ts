@@ -99,7 +99,7 @@ export const SETTINGS: readonly SettingDef[] = [
   def('DATABASE_URL', 'databaseUrl', 'url', 'a postgres:// or postgresql:// URL',
     'PostgreSQL server. Unset: embedded PostgreSQL under DATA_DIR/postgres.'),
   def('CLICKHOUSE_URL', 'clickhouseUrl', 'url', 'an http(s) URL, e.g. http://user:pass@host:8123',
-    'ClickHouse server. Unset: embedded chDB under DATA_DIR/clickhouse.'),
+    'ClickHouse server (version 24.3 or later). Unset: embedded chDB under DATA_DIR/clickhouse.'),
   def('CLICKHOUSE_DATABASE', 'clickhouseDatabase', 'string',
     'an identifier (letters, digits, _)', 'ClickHouse database name.', 'explorer'),
   def('CLICKHOUSE_CLUSTER', 'clickhouseCluster', 'string', 'a cluster name of the server\'s remote_servers (letters, digits, _)',

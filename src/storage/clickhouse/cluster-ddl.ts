@@ -65,6 +65,7 @@ const DROP = new RegExp(`^DROP TABLE (IF EXISTS )?(${NAME})$`);
 const EXCHANGE = new RegExp(`^EXCHANGE TABLES (${NAME}) AND (${NAME})$`);
 const ALTER = new RegExp(`^ALTER TABLE (${NAME})\\s+([\\s\\S]+)$`);
 const INSERT = new RegExp(`^INSERT INTO (${NAME})\\b`);
+const UNLOAD_PRIMARY_KEY = new RegExp(`^SYSTEM UNLOAD PRIMARY KEY (${NAME})$`);
 const CODEC = /\s+CODEC\((?:[^()]|\([^()]*\))*\)/g;
 
 function cannot(stmt: string, why: string): Error {
@@ -181,6 +182,11 @@ export class ClusterDdl {
 
     if ((m = ALTER.exec(stmt))) return this.alter(stmt, m[1], m[2]);
 
+    if ((m = UNLOAD_PRIMARY_KEY.exec(stmt))) {
+      // The index lives with the data: in each shard's local table (a Distributed table has none).
+      return [`SYSTEM UNLOAD PRIMARY KEY ${this.onCluster()} ${localTable(m[1])}`];
+    }
+
     if (INSERT.test(stmt)) {
       // A migration's backfill (INSERT ... SELECT) runs as written, through the Distributed
       // tables: the initiator reads every shard and sends each row to the shard its key names in
@@ -211,12 +217,13 @@ export class ClusterDdl {
     const follows: string[] = [];
     for (const cmd of splitTopLevel(commands)) {
       if (/^DROP COLUMN\b/.test(cmd)) drops.push(cmd);
+      else if (/^MODIFY SETTING\b/.test(cmd)) continue; // a MergeTree setting: the local table's alone
       else if (/^(ADD|MODIFY) COLUMN\b/.test(cmd)) {
         const plain = cmd.replace(CODEC, '');
         // `MODIFY COLUMN x CODEC(...)` alone changes nothing the Distributed table holds.
         if (!/^MODIFY COLUMN (IF EXISTS )?(`[^`]+`|\w+)$/.test(plain)) follows.push(plain);
       } else {
-        throw cannot(stmt, `the ALTER command "${cmd.split('\n')[0]}" has no rule (only ADD, MODIFY and DROP COLUMN)`);
+        throw cannot(stmt, `the ALTER command "${cmd.split('\n')[0]}" has no rule (only ADD, MODIFY and DROP COLUMN, MODIFY SETTING)`);
       }
     }
     const out: string[] = [];

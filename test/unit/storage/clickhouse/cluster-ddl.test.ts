@@ -118,6 +118,14 @@ t.test('ALTER: local tables first for added and changed columns, the Distributed
   ]);
 });
 
+t.test('MergeTree settings and the primary index: the local tables alone (a Distributed table has neither)', async (t) => {
+  const ddl = new ClusterDdl('c1', 'db');
+  t.same(ddl.transform('ALTER TABLE logs MODIFY SETTING primary_key_ratio_of_unique_prefix_values_to_skip_suffix_columns = 1'), [
+    'ALTER TABLE logs_local ON CLUSTER c1\n  MODIFY SETTING primary_key_ratio_of_unique_prefix_values_to_skip_suffix_columns = 1',
+  ]);
+  t.same(ddl.transform('SYSTEM UNLOAD PRIMARY KEY logs'), ['SYSTEM UNLOAD PRIMARY KEY ON CLUSTER c1 logs_local']);
+});
+
 t.test('a statement with no cluster form throws, naming it', async (t) => {
   const ddl = new ClusterDdl('c1', 'db');
   const cases: [string, RegExp][] = [
