@@ -2,6 +2,7 @@
 // (InternalTransaction.where_is_different_from_parent_transaction): every frame below the top
 // level, and the top-level frame too when it is not a plain call (a contract creation).
 import type { ClickHouseStore } from '../store.js';
+import { Coalescer } from '../coalesce.js';
 import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction, type TraceKey } from './common.js';
 
 export interface InternalTransactionRead {
@@ -105,20 +106,28 @@ export async function blockInternalCount(ch: ClickHouseStore, block: bigint): Pr
   return Number(rows[0]?.n ?? 0);
 }
 
-/**
- * In one read: the top-level frame of each of `reverted` (its output is the revert data) and, for
- * each of `nested`, one failed frame below the top level if there is any (`top` 0).
- */
-export async function topFramesAndFailures(
-  ch: ClickHouseStore,
-  reverted: readonly { block: bigint; index: number }[],
-  nested: readonly { block: bigint; index: number }[],
-): Promise<{ block_number: string; transaction_index: number; top: number; output: string }[]> {
-  const rb = reverted.map((r) => r.block);
-  const ri = reverted.map((r) => r.index);
-  const nb = nested.map((k) => k.block);
-  const ni = nested.map((k) => k.index);
-  return ch.query<{ block_number: string; transaction_index: number; top: number; output: string }>(
+export interface FrameFact {
+  block_number: string;
+  transaction_index: number;
+  /** 1: the top-level frame (its output is the revert data); 0: a failed frame below it. */
+  top: number;
+  output: string;
+}
+
+/** Keys of the frame reads: `t:` the top-level frame of a transaction, `f:` one failed frame below it. */
+const frameKey = (kind: 't' | 'f', block: bigint | string, index: number): string => `${kind}:${block}:${index}`;
+
+async function readFrameFacts(ch: ClickHouseStore, keys: string[]): Promise<Map<string, FrameFact>> {
+  const rb: bigint[] = [];
+  const ri: number[] = [];
+  const nb: bigint[] = [];
+  const ni: number[] = [];
+  for (const k of keys) {
+    const [kind, b, i] = k.split(':');
+    (kind === 't' ? rb : nb).push(BigInt(b));
+    (kind === 't' ? ri : ni).push(Number(i));
+  }
+  const rows = await ch.query<FrameFact>(
     `SELECT block_number, transaction_index, trace_index = 0 AS top, if(trace_index = 0, output, '') AS output FROM internal_transactions
      WHERE block_number IN {bs:Array(UInt64)}
        AND ((trace_index = 0 AND has(arrayZip({rb:Array(UInt64)}, {ri:Array(UInt32)}), (block_number, transaction_index)))
@@ -126,4 +135,28 @@ export async function topFramesAndFailures(
      LIMIT 1 BY block_number, transaction_index, top`,
     { bs: [...new Set([...rb, ...nb])], rb, ri, nb, ni },
   );
+  return new Map(rows.map((r) => [frameKey(Number(r.top) ? 't' : 'f', r.block_number, r.transaction_index), r]));
+}
+
+const frameReads = new WeakMap<ClickHouseStore, Coalescer<FrameFact>>();
+
+/**
+ * In one read (shared with concurrent requests' reads): the top-level frame of each of `reverted`
+ * (its output is the revert data) and, for each of `nested`, one failed frame below the top level
+ * if there is any (`top` 0).
+ */
+export async function topFramesAndFailures(
+  ch: ClickHouseStore,
+  reverted: readonly { block: bigint; index: number }[],
+  nested: readonly { block: bigint; index: number }[],
+): Promise<FrameFact[]> {
+  let c = frameReads.get(ch);
+  if (!c) {
+    // A page asks for up to two keys per transaction: its keys stay in one read.
+    c = new Coalescer((keys) => readFrameFacts(ch, keys), { maxInFlight: 2, maxKeys: 512 });
+    frameReads.set(ch, c);
+  }
+  const keys = [...reverted.map((r) => frameKey('t', r.block, r.index)), ...nested.map((k) => frameKey('f', k.block, k.index))];
+  const found = await c.getMany(keys);
+  return found.filter((f): f is FrameFact => f !== undefined);
 }

@@ -3,6 +3,7 @@
 // hash_index; an address's history is a key range of address_transactions whose keys then select
 // the rows by primary key.
 import type { ClickHouseStore } from '../store.js';
+import { Coalescer } from '../coalesce.js';
 import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction } from './common.js';
 
 export interface TransactionRead {
@@ -79,15 +80,28 @@ export async function blockTransactions(ch: ClickHouseStore, block: bigint, afte
   );
 }
 
-export async function transactionByHash(ch: ClickHouseStore, hash: string): Promise<TransactionRead | null> {
+/** Transactions by hash, the first row of each (one read for the hashes of concurrent requests). */
+async function transactionsByHashes(ch: ClickHouseStore, hashes: string[]): Promise<Map<string, TransactionRead>> {
   const rows = await ch.query<TransactionRead>(
     `SELECT ${COLUMNS} FROM transactions
-     WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash = {h:String} AND kind = 'transaction')
-       AND hash = {h:String}
-     LIMIT 1`,
-    { h: hash },
+     WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash IN {hs:Array(String)} AND kind = 'transaction')
+       AND hash IN {hs:Array(String)}`,
+    { hs: hashes },
   );
-  return rows[0] ?? null;
+  const out = new Map<string, TransactionRead>();
+  for (const r of rows) if (!out.has(r.hash)) out.set(r.hash, r);
+  return out;
+}
+
+const byHash = new WeakMap<ClickHouseStore, Coalescer<TransactionRead>>();
+
+export async function transactionByHash(ch: ClickHouseStore, hash: string): Promise<TransactionRead | null> {
+  let c = byHash.get(ch);
+  if (!c) {
+    c = new Coalescer((hs) => transactionsByHashes(ch, hs));
+    byHash.set(ch, c);
+  }
+  return (await c.get(hash)) ?? null;
 }
 
 export interface AddressTxOptions {
