@@ -7,8 +7,8 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { generateChain, type ChainCounts } from '../bench/synth.js';
 import path from 'node:path';
+import { generateChain, type ChainCounts } from '../bench/synth.js';
 import { BLOCK_METHODS, blockKey, buildResponseStore, loadResponseStore, lookup, saveResponseStore } from '../bench/responses.js';
 import { startReplayServer } from '../bench/replay-server.js';
 import { decodeBlockBundle, RowCollector, SummaryBuilder } from '../src/chain/bundle.js';

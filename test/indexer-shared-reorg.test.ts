@@ -60,12 +60,19 @@ t.test('a reorg below the safety depth during a shared catch-up', async (t) => {
 
   // Branch B replaces everything above block 5, longer than A.
   await rpc(url, 'evm_revert', [snap]);
+  let last = '';
   for (let i = 0; i < 25; i++) {
     await rpc(url, 'anvil_mine', ['0x9']);
-    await send(url, B, 200 + i);
+    last = await send(url, B, 200 + i);
   }
-  const head = Number(await rpc<string>(url, 'eth_blockNumber'));
-  t.ok(head > 205, `branch B: ${head} blocks`);
+  // The head is the block of the last transaction: anvil may answer eth_sendTransaction before
+  // that block is mined, and eth_blockNumber read then is one short (a CI run waited for 254
+  // while the indexer was, rightly, at 255).
+  let receipt: { blockNumber: string } | null = null;
+  await waitUntil('the last transaction of branch B mined', async () => (receipt = await rpc<{ blockNumber: string } | null>(url, 'eth_getTransactionReceipt', [last])) !== null);
+  const head = Number(receipt!.blockNumber);
+  t.equal(Number(await rpc<string>(url, 'eth_blockNumber')), head, `branch B: ${head} blocks, the last with the last transaction`);
+  t.ok(head > 205, 'longer than branch A');
   await waitUntil('the leader at the head of branch B', async () => {
     const cp = await stores.pg.query<{ block_hash: string; block_number: number }>("SELECT block_number, block_hash FROM indexer_checkpoints WHERE lane = 'blocks'");
     const tip = await rpc<{ hash: string }>(url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false]);
