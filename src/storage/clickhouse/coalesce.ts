@@ -82,3 +82,22 @@ export class Coalescer<V> {
     }
   }
 }
+
+/**
+ * A Coalescer per store, made on first use: reads of one store batch together, and each store
+ * (a test's, a replica's) has its own.
+ */
+export function coalescerPerStore<S extends object, V>(
+  read: (store: S, keys: string[]) => Promise<Map<string, V>>,
+  o?: CoalescerOptions,
+): (store: S) => Coalescer<V> {
+  const made = new WeakMap<S, Coalescer<V>>();
+  return (store) => {
+    let c = made.get(store);
+    if (!c) {
+      c = new Coalescer((keys) => read(store, keys), o);
+      made.set(store, c);
+    }
+    return c;
+  };
+}

@@ -2,7 +2,7 @@
 // (InternalTransaction.where_is_different_from_parent_transaction): every frame below the top
 // level, and the top-level frame too when it is not a plain call (a contract creation).
 import type { ClickHouseStore } from '../store.js';
-import { Coalescer } from '../coalesce.js';
+import { coalescerPerStore } from '../coalesce.js';
 import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction, type TraceKey } from './common.js';
 
 export interface InternalTransactionRead {
@@ -138,7 +138,8 @@ async function readFrameFacts(ch: ClickHouseStore, keys: string[]): Promise<Map<
   return new Map(rows.map((r) => [frameKey(Number(r.top) ? 't' : 'f', r.block_number, r.transaction_index), r]));
 }
 
-const frameReads = new WeakMap<ClickHouseStore, Coalescer<FrameFact>>();
+// A page asks for up to two keys per transaction: its keys stay in one read.
+const frameReads = coalescerPerStore(readFrameFacts, { maxInFlight: 2, maxKeys: 512 });
 
 /**
  * In one read (shared with concurrent requests' reads): the top-level frame of each of `reverted`
@@ -150,13 +151,7 @@ export async function topFramesAndFailures(
   reverted: readonly { block: bigint; index: number }[],
   nested: readonly { block: bigint; index: number }[],
 ): Promise<FrameFact[]> {
-  let c = frameReads.get(ch);
-  if (!c) {
-    // A page asks for up to two keys per transaction: its keys stay in one read.
-    c = new Coalescer((keys) => readFrameFacts(ch, keys), { maxInFlight: 2, maxKeys: 512 });
-    frameReads.set(ch, c);
-  }
   const keys = [...reverted.map((r) => frameKey('t', r.block, r.index)), ...nested.map((k) => frameKey('f', k.block, k.index))];
-  const found = await c.getMany(keys);
+  const found = await frameReads(ch).getMany(keys);
   return found.filter((f): f is FrameFact => f !== undefined);
 }

@@ -3,7 +3,7 @@
 // hash_index; an address's history is a key range of address_transactions whose keys then select
 // the rows by primary key.
 import type { ClickHouseStore } from '../store.js';
-import { Coalescer } from '../coalesce.js';
+import { coalescerPerStore } from '../coalesce.js';
 import { clampIdx, clampU64, directionSql, type BlockIndexKey, type Direction } from './common.js';
 
 export interface TransactionRead {
@@ -93,15 +93,10 @@ async function transactionsByHashes(ch: ClickHouseStore, hashes: string[]): Prom
   return out;
 }
 
-const byHash = new WeakMap<ClickHouseStore, Coalescer<TransactionRead>>();
+const byHash = coalescerPerStore(transactionsByHashes);
 
 export async function transactionByHash(ch: ClickHouseStore, hash: string): Promise<TransactionRead | null> {
-  let c = byHash.get(ch);
-  if (!c) {
-    c = new Coalescer((hs) => transactionsByHashes(ch, hs));
-    byHash.set(ch, c);
-  }
-  return (await c.get(hash)) ?? null;
+  return (await byHash(ch).get(hash)) ?? null;
 }
 
 export interface AddressTxOptions {
