@@ -14,6 +14,7 @@
 // runs each size in turn from empty stores and prints the growth), BENCH_VARIANT (geth =
 // debug_traceBlockByNumber with callTracer, erigon = trace_block), BENCH_WORKERS (0 = CPUs),
 // BENCH_BATCH_BLOCKS (20), BENCH_RPC_CONCURRENCY (8), BENCH_SEED, BENCH_PARSE_PASSES (3),
+// BENCH_PARTS_PASSES (3: the pool alone and the inserts alone, alternating; the median counts),
 // BENCH_BREAKDOWN (1), BENCH_KEEP=1 keeps the temporary directory, BENCH_DERIVED=1 runs the
 // derived-data lanes and the watchlist matcher beside the indexer (their cost on block ingest).
 // BENCH_RPC_URL=<node> with BENCH_FROM and BENCH_TO indexes that node's blocks FROM..TO instead
@@ -43,6 +44,8 @@ import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
 import { envInt, envList, runIfMain } from './run-main.js';
 
+/** ", median of 3 passes: 2.41, 2.37, 2.52 s" after a part's figure (nothing for one pass). */
+const passesNote = (all: number[]): string => (all.length > 1 ? ` (median of ${all.length} passes: ${all.map((x) => x.toFixed(2)).join(', ')} s)` : '');
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const mb = (bytes: number) => bytes / 1e6;
 
@@ -123,6 +126,8 @@ interface Settings {
   concurrency: number;
   seed: number;
   passes: number;
+  /** Passes of the pool alone and the inserts alone (BENCH_PARTS_PASSES); the median counts. */
+  partsPasses: number;
   breakdown: boolean;
   keep: boolean;
   withDerived: boolean;
@@ -170,7 +175,7 @@ async function storageAfterMerges(ch: ClickHouseStore): Promise<{ table: string;
 }
 
 async function runOnce(blocksWanted: number, s: Settings, out: (line: string) => void): Promise<RunResult> {
-  const { variant, workers, batchBlocks, concurrency, seed, passes, breakdown, keep, withDerived, machine, node } = s;
+  const { variant, workers, batchBlocks, concurrency, seed, passes, partsPasses, breakdown, keep, withDerived, machine, node } = s;
   const traceM = traceMethodOf(variant);
   // 1. The chain, serialized once, before anything is timed (or the operator's node, measured alone first).
   let store: ResponseStore | undefined;
@@ -360,20 +365,30 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
     result.storageBytesPerTx = storedBytes / storageTxs;
 
     // 5. Optional: the pool alone and the inserts alone, same tasks and bytes.
-    let parts: { workersS: number; workersCpu: string; insertsS: number; insertsCpu: string; insertsCpuS: number } | undefined;
+    // Each part runs BENCH_PARTS_PASSES times, alternating, and the median pass of each counts: a
+    // single pass of 1-3 s moved the bound by up to a third between back-to-back runs.
+    let parts: { workersS: number; workersAll: number[]; workersCpu: string; insertsS: number; insertsAll: number[]; insertsCpu: string } | undefined;
     if (breakdown && !failure) {
-      const a1 = new CpuAccount(threadLabel, childLabel);
-      const workersS = await workersOnly(p, cap.tasks);
-      const workersCpu = a1.end();
-      const a2 = new CpuAccount(threadLabel, childLabel);
-      const insertsS = await insertsOnly(stores.ch, cap.results);
-      const insertsCpu = a2.end();
+      const pool: { s: number; cpu: string }[] = [];
+      const inserts: { s: number; cpu: string }[] = [];
+      for (let i = 0; i < partsPasses; i++) {
+        const a1 = new CpuAccount(threadLabel, childLabel);
+        const ws = await workersOnly(p, cap.tasks);
+        const c1 = a1.end();
+        pool.push({ s: ws, cpu: listCpu([...c1.threads, ...c1.children]) });
+        const a2 = new CpuAccount(threadLabel, childLabel);
+        const is = await insertsOnly(stores.ch, cap.results);
+        const c2 = a2.end();
+        inserts.push({ s: is, cpu: listCpu([...c2.threads, ...c2.children]) });
+      }
+      const mid = (xs: { s: number; cpu: string }[]) => [...xs].sort((a, b) => a.s - b.s)[Math.floor(xs.length / 2)]!;
       parts = {
-        workersS,
-        workersCpu: listCpu([...workersCpu.threads, ...workersCpu.children]),
-        insertsS,
-        insertsCpu: listCpu([...insertsCpu.threads, ...insertsCpu.children]),
-        insertsCpuS: insertsCpu.process,
+        workersS: mid(pool).s,
+        workersAll: pool.map((x) => x.s),
+        workersCpu: mid(pool).cpu,
+        insertsS: mid(inserts).s,
+        insertsAll: inserts.map((x) => x.s),
+        insertsCpu: mid(inserts).cpu,
       };
     }
     cap.results.length = 0;
@@ -434,8 +449,8 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
       out(`parts alone (same bytes; compare with ingest ${fmt(wall, 2)} s):`);
       if (parse) out(`  JSON.parse, 1 thread: ${fmt(parse.seconds, 2)} s = ${fmt(parseTxsS)} txs/s`);
       if (decode) out(`  decode + encode (parsed objects -> table bytes), 1 thread: ${fmt(decode.seconds, 2)} s = ${fmt(txs / decode.seconds)} txs/s`);
-      out(`  worker pool (HTTP + parse + decode + encode, no database), ${p.threads} threads: ${fmt(parts.workersS, 2)} s = ${fmt(poolTxsS)} txs/s; cpu s: ${parts.workersCpu}`);
-      out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, groups of ${INSERT_GROUP} ranges as the indexer commits them, in order): ${fmt(parts.insertsS, 2)} s = ${fmt(insertsTxsS)} txs/s, ${fmt(rows / parts.insertsS)} rows/s; cpu s: ${parts.insertsCpu}`);
+      out(`  worker pool (HTTP + parse + decode + encode, no database), ${p.threads} threads: ${fmt(parts.workersS, 2)} s = ${fmt(poolTxsS)} txs/s${passesNote(parts.workersAll)}; cpu s: ${parts.workersCpu}`);
+      out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, groups of ${INSERT_GROUP} ranges as the indexer commits them, in order): ${fmt(parts.insertsS, 2)} s = ${fmt(insertsTxsS)} txs/s, ${fmt(rows / parts.insertsS)} rows/s${passesNote(parts.insertsAll)}; cpu s: ${parts.insertsCpu}`);
       // The two stages share the same cores, so each transaction costs the pool's time and the
       // inserts' time one after the other: the pipeline cannot beat 1/(1/pool + 1/inserts).
       out(`  pipeline bound of these parts sharing ${machine.cores} cores, 1/(1/pool + 1/inserts): ${fmt(bound)} txs/s; ingest reached ${fmt(txsS / bound, 2)} of it`);
@@ -474,7 +489,7 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
       cpu: { process: cpu.process, server: srvCpu, machineBusy: cpu.machineBusy, others, threads: Object.fromEntries(cpu.threads) },
       mainThreadElu: elu.utilization,
       insertInFlightS: ins.ms / 1000,
-      parts: parts ? { parseS: parse?.seconds, decodeS: decode?.seconds, workersS: parts.workersS, insertsS: parts.insertsS, poolTxsPerS: poolTxsS, insertsTxsPerS: insertsTxsS, boundTxsPerS: bound } : undefined,
+      parts: parts ? { parseS: parse?.seconds, decodeS: decode?.seconds, workersS: parts.workersS, workersAllS: parts.workersAll, insertsS: parts.insertsS, insertsAllS: parts.insertsAll, poolTxsPerS: poolTxsS, insertsTxsPerS: insertsTxsS, boundTxsPerS: bound } : undefined,
       storage: { bytesPerTx: storedBytes / storageTxs, tables: storage.map((x) => ({ ...x, bytesPerTx: x.compressed / storageTxs })) },
       node: nodeRate ? { rates: nodeRate.rates, blocksPerS: nodeRate.bound } : undefined,
       verified: !failure,
@@ -512,6 +527,7 @@ export async function main(): Promise<number> {
     concurrency: envInt('BENCH_RPC_CONCURRENCY', 8, 1),
     seed: envInt('BENCH_SEED', 20_240_601),
     passes: envInt('BENCH_PARSE_PASSES', 3, 1),
+    partsPasses: envInt('BENCH_PARTS_PASSES', 3, 1),
     breakdown: process.env.BENCH_BREAKDOWN !== '0',
     keep: process.env.BENCH_KEEP === '1',
     withDerived: process.env.BENCH_DERIVED === '1',

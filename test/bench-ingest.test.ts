@@ -268,4 +268,13 @@ t.test('`node build/bench/ingest.js` runs tiny, exits 0 and prints its figures',
   t.ok(targets.every((x) => x.verdict !== 'NOT MEASURED' && x.value > 0), 'each measured in the run');
   const storage = (j as unknown as { storage: { bytesPerTx: number; tables: { table: string; rows: number }[] } }).storage;
   t.equal(storage.tables.find((x) => x.table === 'transactions')?.rows, j.txs, 'the transactions table after merges holds every tx once');
+  // Each part alone runs BENCH_PARTS_PASSES (3) times and the bound uses the median pass.
+  const parts = (j as unknown as { parts: { workersS: number; workersAllS: number[]; insertsS: number; insertsAllS: number[] } }).parts;
+  t.equal(parts.workersAllS.length, 3, 'the pool alone ran 3 times');
+  t.equal(parts.insertsAllS.length, 3, 'the inserts alone ran 3 times');
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+  t.equal(parts.workersS, median(parts.workersAllS), 'the pool figure is the median pass');
+  t.equal(parts.insertsS, median(parts.insertsAllS), 'the inserts figure is the median pass');
+  t.match(stdout, /^  worker pool .*txs\/s \(median of 3 passes: [\d.]+, [\d.]+, [\d.]+ s\); cpu s: /m, 'the pool line names its passes');
+  t.match(stdout, /^  ClickHouse inserts .*rows\/s \(median of 3 passes: [\d.]+, [\d.]+, [\d.]+ s\); cpu s: /m, 'the inserts line names its passes');
 });
