@@ -44,7 +44,7 @@ import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
 import { envInt, envList, runIfMain } from './run-main.js';
 
-/** ", median of 3 passes: 2.41, 2.37, 2.52 s" after a part's figure (nothing for one pass). */
+/** " (median of 3 passes: 2.41, 2.37, 2.52 s)" after a part's figure (nothing for one pass). */
 const passesNote = (all: number[]): string => (all.length > 1 ? ` (median of ${all.length} passes: ${all.map((x) => x.toFixed(2)).join(', ')} s)` : '');
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const mb = (bytes: number) => bytes / 1e6;
