@@ -38,7 +38,7 @@ import { setLogLevel, type Logger } from '../src/log.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { buildResponseStore, saveResponseStore, type BlockMethod, type ResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
-import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
+import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, medianBy, parseOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
@@ -381,7 +381,7 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
         const c2 = a2.end();
         inserts.push({ s: is, cpu: listCpu([...c2.threads, ...c2.children]) });
       }
-      const mid = (xs: { s: number; cpu: string }[]) => [...xs].sort((a, b) => a.s - b.s)[Math.floor(xs.length / 2)]!;
+      const mid = (xs: { s: number; cpu: string }[]) => medianBy(xs, (x) => x.s);
       parts = {
         workersS: mid(pool).s,
         workersAll: pool.map((x) => x.s),

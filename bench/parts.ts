@@ -30,7 +30,9 @@ export function fetchedKeys(head: number, variant: Variant): string[] {
   return keys;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The middle one of `xs` by `by` (the upper middle of an even count). */
+export const medianBy = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]): number => medianBy(xs, (x) => x);
 
 /**
  * JSON.parse of every response in `keys` once per pass, one thread, timed around JSON.parse
