@@ -20,7 +20,8 @@ for (const v of Object.values(P)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(P).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+// In npm's own order (its locale compare, 'en'), so that a later `npm install` leaves the file as it is.
+const sorted = Object.fromEntries(Object.entries(P).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))));
 lock.packages = sorted;
 fs.writeFileSync(file, JSON.stringify(lock, null, 2) + '\n');
 console.log(`fix-lock: added ${added} optional platform entries`);
