@@ -193,7 +193,7 @@ t.test('stored blocks: the migration adds post-merge miners\' rewards; deletes a
         nonce: '0x0000000000000000', mixHash: '0x', uncles: [], transactions: [],
       } as unknown as RpcBlock<RpcTransaction>,
       null,
-      BigInt(n) * 1000n,
+      { burnt: BigInt(`0x5208`) * BigInt(baseFee ?? '0x0'), priority: BigInt(n) * 1000n },
     );
   // Blocks stored without reward rows (as before 0004): two post-merge, one pre-merge, genesis.
   const w = new TableWriter();

@@ -6,11 +6,6 @@ import type { RpcBlock, RpcReceipt, RpcTransaction } from './wire.js';
 
 const GWEI = 1_000_000_000n;
 
-/** burnt_fees = base_fee_per_gas * gas_used (0 before London). */
-export function burntFees(block: Pick<RpcBlock, 'baseFeePerGas' | 'gasUsed'>): bigint {
-  return hexToBigInt(block.baseFeePerGas) * hexToBigInt(block.gasUsed);
-}
-
 /**
  * Effective gas price of a transaction: the receipt's, else gasPrice (pre-London), else
  * computed from the 1559 fields and the base fee.
@@ -27,33 +22,52 @@ export function effectiveGasPrice(tx: RpcTransaction, receipt: RpcReceipt | null
   return 0n;
 }
 
+/** A fee divided into what was burnt (the base fee) and what went to the block's producer. */
+export interface FeeSplit {
+  burnt: bigint;
+  priority: bigint;
+}
+
 /**
- * priority_fees = sum over txs of (effective_gas_price - base_fee) * gas_used. Before London
- * base_fee is 0, so this is the sum of the fees.
+ * How a transaction's fee (gas used x effective gas price) divides: the base fee per gas is
+ * burnt, the rest goes to the block's producer. A transaction that pays less than the base fee
+ * per gas follows no EIP-1559 rule (an OP Stack deposit, type 0x7e, pays nothing; other chains'
+ * system transactions): it burns nothing and what it paid, if anything, counts as its priority
+ * fee. So burnt + priority is always what it paid, and neither is ever negative.
  */
-export function priorityFees(block: RpcBlock<RpcTransaction>, receipts: readonly RpcReceipt[] | null): bigint {
-  if (!receipts) return 0n;
+export function feeSplit(effectivePrice: bigint, baseFee: bigint, gasUsed: bigint): FeeSplit {
+  if (effectivePrice < baseFee) return { burnt: 0n, priority: effectivePrice * gasUsed };
+  return { burnt: baseFee * gasUsed, priority: (effectivePrice - baseFee) * gasUsed };
+}
+
+/**
+ * The block's burnt and priority fees, summed over its transactions (feeSplit); before London the
+ * base fee is 0, so every fee is a priority fee. Without receipts the gas each transaction used
+ * is unknown: burnt is then base fee x the block's gas used and priority 0.
+ */
+export function blockFees(block: RpcBlock<RpcTransaction | string>, receipts: readonly RpcReceipt[] | null): FeeSplit {
   const baseFee = hexToBigInt(block.baseFeePerGas);
-  let sum = 0n;
+  if (!receipts) return { burnt: baseFee * hexToBigInt(block.gasUsed), priority: 0n };
+  const sum: FeeSplit = { burnt: 0n, priority: 0n };
   for (let i = 0; i < receipts.length; i++) {
     const r = receipts[i]!;
-    const egp = effectiveGasPrice(block.transactions[i]!, r, baseFee);
-    sum += (egp - baseFee) * hexToBigInt(r.gasUsed);
+    const f = feeSplit(effectiveGasPrice(block.transactions[i] as RpcTransaction, r, baseFee), baseFee, hexToBigInt(r.gasUsed));
+    sum.burnt += f.burnt;
+    sum.priority += f.priority;
   }
   return sum;
 }
 
 /**
- * The blocks row. `priority` is the block's priority fees when already summed by the caller;
- * otherwise they are computed from `receipts` (0 without receipts).
+ * The blocks row. `fees` are the block's burnt and priority fees when already summed by the
+ * caller; otherwise they are computed from `receipts` (blockFees).
  */
 export function decodeBlock(
   block: RpcBlock<RpcTransaction | string>,
   receipts: readonly RpcReceipt[] | null = null,
-  priority?: bigint,
+  fees?: FeeSplit,
 ): BlockRow {
-  const prio =
-    priority ?? (receipts ? priorityFees(block as RpcBlock<RpcTransaction>, receipts) : 0n);
+  const f = fees ?? blockFees(block, receipts);
   return {
     number: hexToNumber(block.number),
     hash: lower(block.hash),
@@ -80,8 +94,8 @@ export function decodeBlock(
     blob_gas_used: hexToU64OrNull(block.blobGasUsed),
     excess_blob_gas: hexToU64OrNull(block.excessBlobGas),
     parent_beacon_block_root: block.parentBeaconBlockRoot ? lower(block.parentBeaconBlockRoot) : null,
-    burnt_fees: burntFees(block).toString(),
-    priority_fees: prio.toString(),
+    burnt_fees: f.burnt.toString(),
+    priority_fees: f.priority.toString(),
   };
 }
 

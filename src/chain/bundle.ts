@@ -3,7 +3,7 @@
 // transfers for the watchlist matcher). Pure: no I/O. Consistency between the block, its
 // receipts and its traces is checked first; any mismatch throws ChainDataError.
 
-import { decodeBlock, decodeWithdrawals } from './blocks.js';
+import { blockFees, decodeBlock, decodeWithdrawals, type FeeSplit } from './blocks.js';
 import { ChainDataError } from './errors.js';
 import { hexToBigInt, hexToNumber, lower } from './hex.js';
 import { decodeLog } from './logs.js';
@@ -209,7 +209,8 @@ interface BlockState {
   timestamp: number;
   traced: boolean;
   bctx: BlockContext;
-  feeAcc: { total: bigint };
+  /** The block's fees so far (receipts only). */
+  fees: FeeSplit;
   internals: InternalTransaction[];
   transfers: TokenTransferRow[];
 }
@@ -237,11 +238,10 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     timestamp,
     traced: traces !== null,
     bctx: { block_number: number, block_hash: hash, timestamp, base_fee: baseFee },
-    feeAcc: { total: 0n },
+    fees: { burnt: 0n, priority: 0n },
     internals: [],
     transfers: [],
   };
-  let gasUsedSum = 0;
 
   for (let i = 0; i < txs.length; i++) {
     const tx = txs[i]!;
@@ -274,12 +274,11 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
 
     // The transaction itself.
     addTransaction(st, tx, receipt, txIndex, txHash, topError, logs ? logs.length : 0, tokenCount);
-    if (receipt) gasUsedSum += hexToNumber(receipt.gasUsed);
   }
 
   // The block, its rewards, its withdrawals, its hash.
-  const priority = receipts ? st.feeAcc.total - baseFee * BigInt(gasUsedSum) : 0n;
-  sink.add('blocks', decodeBlock(block, null, priority));
+  const fees = receipts ? st.fees : blockFees(block, null);
+  sink.add('blocks', decodeBlock(block, null, fees));
   sink.add('hash_index', { hash, kind: 'block', block_number: number, transaction_index: 0 });
   const miner = lower(block.miner);
   summary.touch(miner);
@@ -287,7 +286,7 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     block_number: number,
     miner,
     difficulty: hexToBigInt(block.difficulty),
-    priorityFees: receipts ? priority : null,
+    priorityFees: receipts ? fees.priority : null,
     rewardTraces: traces && traces.format === 'parity' ? traces.rewards : undefined,
   });
   for (let i = 0; i < rewards.length; i++) {
@@ -465,7 +464,7 @@ function addTransaction(
       token_transfer_count: tokenCount,
       internal_count: internals.length > 0 ? internals.length - 1 : 0,
     },
-    st.feeAcc,
+    st.fees,
   );
   sink.add('transactions', row);
   sink.add('hash_index', { hash: txHash, kind: 'transaction', block_number: number, transaction_index: txIndex });

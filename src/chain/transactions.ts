@@ -1,6 +1,6 @@
 // Transactions merged with their receipts: wire -> rows.
 
-import { effectiveGasPrice } from './blocks.js';
+import { effectiveGasPrice, feeSplit, type FeeSplit } from './blocks.js';
 import { hexToBigInt, hexToDec, hexToDecOrNull, hexToNumber, hexToU64, hexToU64OrNull, lower } from './hex.js';
 import type { TransactionRow } from './clickhouse-rows.js';
 import type { RpcReceipt, RpcTransaction } from './wire.js';
@@ -32,19 +32,23 @@ export function methodId(input: string | null | undefined): string {
 /**
  * The transactions row. Without a receipt the receipt fields are 0/null. `fee` =
  * gas_used * effective_gas_price (the receipt's effectiveGasPrice, else gasPrice for pre-London
- * nodes). When `feeOut` is given, the fee (wei) is added to feeOut.total.
+ * nodes). When `feeOut` is given, the fee's burnt and priority parts (feeSplit) are added to it.
  */
 export function decodeTransaction(
   tx: RpcTransaction,
   receipt: RpcReceipt | null,
   ctx: BlockContext,
   extras: TransactionExtras = {},
-  feeOut?: { total: bigint },
+  feeOut?: FeeSplit,
 ): TransactionRow {
   const egp = receipt ? effectiveGasPrice(tx, receipt, ctx.base_fee) : 0n;
   const gasUsed = receipt ? hexToBigInt(receipt.gasUsed) : 0n;
   const fee = gasUsed * egp;
-  if (feeOut) feeOut.total += fee;
+  if (feeOut && receipt) {
+    const f = feeSplit(egp, ctx.base_fee, gasUsed);
+    feeOut.burnt += f.burnt;
+    feeOut.priority += f.priority;
+  }
   const error = extras.error ?? '';
   let status: number | null = null;
   if (receipt && receipt.status != null) status = hexToNumber(receipt.status);

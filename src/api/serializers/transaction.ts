@@ -9,6 +9,7 @@ import { int, isoTimestamp } from './common.js';
 import type { TokenTransferJson } from './token-transfer.js';
 import type { Obj } from '../../abi/decode.js';
 import { describeCall } from '../../abi/standard-abi.js';
+import { feeSplit } from '../../chain/blocks.js';
 
 export interface DecodedInputJson {
   method_id: string | null;
@@ -136,6 +137,7 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
   const baseFee = baseFeeStr === null ? null : BigInt(baseFeeStr);
   const gasUsed = BigInt(t.gas_used);
   const egp = BigInt(t.effective_gas_price);
+  const split = baseFee === null ? null : feeSplit(egp, baseFee, gasUsed);
   const creation = !t.to;
   const res = result(t);
   const types: string[] = [];
@@ -176,9 +178,10 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     max_fee_per_gas: t.max_fee_per_gas,
     max_priority_fee_per_gas: t.max_priority_fee_per_gas,
     base_fee_per_gas: baseFeeStr,
-    // Paid above the base fee (to the miner) and burnt, per unit of gas used.
-    priority_fee: baseFee === null || egp < baseFee ? null : ((egp - baseFee) * gasUsed).toString(),
-    transaction_burnt_fee: baseFee === null ? null : (baseFee * gasUsed).toString(),
+    // Paid above the base fee (to the miner) and burnt: the chain's own split (feeSplit), so a
+    // transaction paying less than the base fee (an OP Stack deposit) burns nothing.
+    priority_fee: split === null ? null : split.priority.toString(),
+    transaction_burnt_fee: split === null ? null : split.burnt.toString(),
     nonce: int(t.nonce),
     position: t.transaction_index,
     revert_reason: revert,
