@@ -1,14 +1,17 @@
 // Health checks for orchestrators and proxies (not part of Blockscout's /api/v2):
 //   /api/health/liveness   200 while the process answers HTTP at all (restart it when it does not)
-//   /api/health/readiness  200 when both stores answer and the indexed head is within a bound
-//                          of the node's head (DEFAULT_READY_MAX_LAG_BLOCKS), else 503 (take it
-//                          out of the proxy's rotation until it catches up)
+//   /api/health/readiness  200 when both stores answer, the indexed head is within a bound
+//                          of the node's head (DEFAULT_READY_MAX_LAG_BLOCKS) and the indexer is
+//                          not stuck on blocks it cannot fetch or store (STALL_UNHEALTHY_ATTEMPTS
+//                          failures in a row), else 503 with the reason (take it out of the
+//                          proxy's rotation until it catches up)
 //   /api/health            the readiness answer with every check's figures
 // Blockscout's /api/v1/health paths answer the same. Never cached: each answer is measured now.
 import type { ApiContext } from './context.js';
 import type { ApiReply } from './http.js';
 import { pingClickHouse, pingPostgres } from '../storage/health.js';
 import { CHAIN_LANE, getCheckpoint } from '../storage/postgres/indexer.js';
+import { indexerStall, STALL_UNHEALTHY_ATTEMPTS, type IndexerStall } from '../storage/indexing-status.js';
 import { withTimeout } from '../retry.js';
 
 /**
@@ -47,12 +50,16 @@ export async function healthReply(ctx: ApiContext, kind: string | undefined, max
   // The indexed head is the indexer's committed checkpoint; the node's head only when this API has a node.
   let indexed: number | null = null;
   let nodeHead: number | null = null;
+  let stall: IndexerStall | null = null;
   const indexer = await timed(async () => {
     indexed = (await getCheckpoint(ctx.pg, CHAIN_LANE))?.blockNumber ?? null;
+    stall = await indexerStall(ctx.pg);
     if (ctx.rpc) nodeHead = Number(BigInt(await ctx.rpc.request<string>('eth_blockNumber')));
   });
   const lag = indexed !== null && nodeHead !== null ? Math.max(0, nodeHead - indexed) : null;
-  const caughtUp = indexer.ok && indexed !== null && (lag === null || lag <= maxLagBlocks);
+  const s = stall as IndexerStall | null;
+  const stuck = s !== null && s.attempts >= STALL_UNHEALTHY_ATTEMPTS;
+  const caughtUp = indexer.ok && indexed !== null && (lag === null || lag <= maxLagBlocks) && !stuck;
   const healthy = postgres.ok && clickhouse.ok && caughtUp;
   const body = {
     healthy,
@@ -68,6 +75,10 @@ export async function healthReply(ctx: ApiContext, kind: string | undefined, max
         max_lag_blocks: maxLagBlocks,
         ...(indexer.ok && indexed === null ? { error: 'nothing is indexed yet' } : {}),
         ...(lag !== null && lag > maxLagBlocks ? { error: `the index is ${lag} blocks behind the node` } : {}),
+        ...(s ? { stalled: s } : {}),
+        ...(stuck
+          ? { error: `the indexer cannot index blocks ${s.from}-${s.to} (${s.attempts} failures in a row since ${s.since}): ${s.error}` }
+          : {}),
       },
     },
   };

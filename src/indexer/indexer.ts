@@ -33,6 +33,7 @@ import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
 import { backoffMs, Sleeper } from '../retry.js';
 import { ALONE_CHUNK_RANGES, SharedCatchup, isChain } from './shared-catchup.js';
+import { StallReport } from './stall.js';
 
 
 export interface IndexerOptions {
@@ -167,6 +168,10 @@ export class Indexer extends EventEmitter {
   private readonly sleeper = new Sleeper();
   private lagReported = false;
   private commits = 0;
+  /** Failures since the last commit, for the status and the health check. */
+  private readonly stall: StallReport;
+  /** Indexing steps failed in a row (run()). */
+  private stepFailures = 0;
   private pendingFollower: PendingFollower | undefined;
   private readonly rewindHooks: ((c: PgTx, ancestor: Checkpoint | null) => Promise<void>)[] = [];
   private readonly commitHooks: ((c: PgTx, result: IngestResult) => Promise<void>)[] = [];
@@ -185,6 +190,7 @@ export class Indexer extends EventEmitter {
     this.groupWaitMs = gw;
     this.pollMs = opts.pollMs ?? 1000;
     this.log = opts.log ?? createLogger('indexer');
+    this.stall = new StallReport(this.pg, this.log);
     this.rpc = createRpcClient({
       url: opts.rpc.url,
       traceUrl: opts.rpc.traceUrl,
@@ -273,6 +279,7 @@ export class Indexer extends EventEmitter {
     this.stopped = true;
     this.sleeper.wake();
     await this.loop;
+    await this.stall.flush();
     await this.pendingFollower?.stop();
     await this.shared?.close();
     if (this.ownsPool) await this.pool?.destroy();
@@ -364,9 +371,15 @@ export class Indexer extends EventEmitter {
           await this.pendingFollower?.poll().catch((e: Error) => this.log.warn('pending pool poll failed', { error: e.message }));
           await this.sleep(this.pollMs);
         }
+        // A whole step went through: whatever failed before is over (also at the head, with no
+        // new block to commit).
+        this.stepFailures = 0;
+        this.stall.progressed();
       } catch (e) {
         if (this.stopped) break;
         this.log.error('indexing step failed; retrying', { error: (e as Error).message });
+        const at = this.nextHeight();
+        this.stall.failed(at, at, ++this.stepFailures, e as Error);
         if (e instanceof CheckpointMoved && this.shared) {
           // Another process leads now: give everything up and start over as a standby.
           await this.shared.close();
@@ -489,6 +502,7 @@ export class Indexer extends EventEmitter {
         attempt++;
         const delay = backoffMs(attempt, { baseMs: 1000, maxMs: 30_000 });
         this.log.error('range failed; retrying', { from, to, attempt, delay_ms: Math.round(delay), error: (e as Error).message });
+        this.stall.failed(from, to, attempt, e as Error);
         await this.sleep(delay);
       }
     }
@@ -686,6 +700,7 @@ export class Indexer extends EventEmitter {
     this.stats.committed = last.number;
     this.stats.blocks += blocks.length;
     this.stats.txs += result.summary.txs;
+    this.stall.progressed();
     this.log.debug('committed', { from: first.number, to: last.number, txs: result.summary.txs });
     this.emit('block', { from: first.number, to: last.number, blocks, summary: result.summary } satisfies BlockEvent);
   }

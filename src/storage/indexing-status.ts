@@ -12,6 +12,42 @@ import type { PgStore } from './postgres/store.js';
 import { storedBlockCounts } from './clickhouse/chain.js';
 import { CHAIN_LANE, getCheckpoint, getFact } from './postgres/indexer.js';
 
+/** indexer_facts name of the failure that keeps the index from moving (src/indexer/stall.ts). */
+export const INDEXER_STALL_FACT = 'indexer_stall';
+
+/**
+ * Failures in a row of the same range before the health check counts the indexer as stuck
+ * (with the indexer's backoff, about 7 s of retries): one transient failure is not an outage.
+ */
+export const STALL_UNHEALTHY_ATTEMPTS = 3;
+
+/** Blocks the indexer has failed to fetch or store since its last commit, and why. */
+export interface IndexerStall {
+  /** The lowest range that failed: the index waits for it. */
+  from: number;
+  to: number;
+  /** Most failures in a row of one range. */
+  attempts: number;
+  /** First failure since the last commit, and the latest (ISO). */
+  since: string;
+  at: string;
+  /** The latest error, without the node's address (publicStallReason). */
+  error: string;
+}
+
+/**
+ * An error's message as the public status may show it: node URLs (which may name an internal
+ * host) are replaced by "the node"; the log keeps the whole message.
+ */
+export function publicStallReason(message: string): string {
+  return message.replace(/\b(?:https?|wss?):\/\/[^\s)'"]+/gi, 'the node').slice(0, 500);
+}
+
+/** The recorded failure, or null while the index moves. */
+export async function indexerStall(pg: PgStore): Promise<IndexerStall | null> {
+  return (await getFact<IndexerStall | null>(pg, INDEXER_STALL_FACT)) ?? null;
+}
+
 /** Blocks behind the node's head that still count as following it (not a backlog). */
 export const FOLLOWING_LAG_BLOCKS = 4;
 
@@ -33,6 +69,8 @@ export interface IndexingStatus {
     lag_blocks: number | null;
     internal_transactions: 'on' | 'off' | 'unknown';
     notes: string[];
+    /** Blocks the indexer fails to fetch or store since its last commit, and why; null while it moves. */
+    indexer_error: IndexerStall | null;
     /**
      * Derived figures that are partial, and why (history starting after genesis, a node without
      * historical state); empty when they are complete.
@@ -49,11 +87,12 @@ export function ratio(done: number, total: number): string {
 }
 
 export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
-  const [cp, head, caps, state] = await Promise.all([
+  const [cp, head, caps, state, stall] = await Promise.all([
     getCheckpoint(pg, CHAIN_LANE),
     getFact<{ number: number; at: string }>(pg, 'head'),
     getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
     getFact<{ available: boolean; since: string; error: string }>(pg, 'state_history'),
+    indexerStall(pg),
   ]);
   const firstBlock = caps?.firstBlock ?? 0;
   const committed = cp?.blockNumber ?? null;
@@ -80,6 +119,7 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
       lag_blocks: lag,
       internal_transactions: traces,
       notes: caps?.notes ?? [],
+      indexer_error: stall,
       partial: partialNotes(firstBlock, state),
     },
   };

@@ -7,12 +7,32 @@ import { duration, groupDigits, gwei, percent } from '../format.js';
 import type { PageCtx, PageResult } from '../routes.js';
 import { apiGet, apiGetOptional } from './errors.js';
 
+/** Failures in a row before the banner says indexing is stuck (as the API's health check counts them). */
+const STUCK_ATTEMPTS = 3;
+
+interface IndexingStatusJson {
+  finished_indexing_blocks: boolean;
+  indexed_blocks_ratio: string;
+  details?: {
+    stored_blocks?: number;
+    node_head?: number | null;
+    committed_block?: number | null;
+    indexer_error?: { from: number; to: number; attempts: number; since: string; error: string } | null;
+  };
+}
+
 /** The indexing banner's text, or null when the indexer follows the head. */
 export async function indexingBanner(ctx: PageCtx): Promise<string | null> {
-  const s = await apiGetOptional<{ finished_indexing_blocks: boolean; indexed_blocks_ratio: string; details?: { stored_blocks?: number; node_head?: number | null } }>(
-    ctx,
-    '/api/v2/main-page/indexing-status',
-  );
+  const s = await apiGetOptional<IndexingStatusJson>(ctx, '/api/v2/main-page/indexing-status');
+  const stall = s?.details?.indexer_error;
+  if (stall && stall.attempts >= STUCK_ATTEMPTS) {
+    const upTo = s!.details!.committed_block;
+    return (
+      `Indexing is stuck: blocks ${groupDigits(String(stall.from))} to ${groupDigits(String(stall.to))} could not be indexed ` +
+      `(${stall.attempts} attempts since ${stall.since.slice(0, 19).replace('T', ' ')} UTC: ${stall.error}). ` +
+      (upTo == null ? 'Nothing is indexed yet.' : `Everything shown stops at block ${groupDigits(String(upTo))}.`)
+    );
+  }
   if (!s || s.finished_indexing_blocks) return null;
   const pct = (Math.floor(Number(s.indexed_blocks_ratio) * 1000) / 10).toFixed(1);
   const of = s.details?.node_head != null ? ` (${groupDigits(String(s.details.stored_blocks ?? 0))} of ${groupDigits(String(s.details.node_head + 1))} blocks)` : '';
