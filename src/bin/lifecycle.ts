@@ -1,5 +1,5 @@
-// Running parts of a process and stopping them in reverse order on SIGINT/SIGTERM (a second
-// signal exits at once).
+// Running parts of a process and stopping them in reverse order on SIGINT/SIGTERM, within a bound
+// (STOP_BOUND_MS); a second signal, or a stop past its bound, exits at once (forceExit).
 import { createLogger } from '../log.js';
 
 const log = createLogger('lifecycle');
@@ -9,19 +9,43 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * Longest orderly stop before the process exits anyway: below the 30 s a container gets between
+ * SIGTERM and SIGKILL (deploy/compose.yml's stop_grace_period), so the exit is ours and logged.
+ */
+export const STOP_BOUND_MS = 20_000;
+
+export interface LifecycleOptions {
+  /** Longest orderly stop (default STOP_BOUND_MS). */
+  stopBoundMs?: number;
+}
+
+/**
+ * Exits now, whatever is still running. The 'exit' handlers run first (they kill the child
+ * processes: embedded PostgreSQL, anvil); then the process kills itself, because process.exit()
+ * waits for every worker thread to end, and a thread stuck in native code (a WebAssembly trap
+ * caught by chDB's signal handler, say) never does. The exit status is then SIGKILL's.
+ */
+export function forceExit(code: number): never {
+  process.on('exit', () => process.kill(process.pid, 'SIGKILL'));
+  process.exit(code);
+}
+
 export class Lifecycle {
   private readonly parts: Running[] = [];
   private stopping: Promise<void> | undefined;
   private markStopped!: () => void;
+  private readonly stopBoundMs: number;
   /** Resolves once every part has been stopped. */
   readonly stopped = new Promise<void>((resolve) => (this.markStopped = resolve));
   signalled: string | undefined;
 
-  constructor() {
+  constructor(o: LifecycleOptions = {}) {
+    this.stopBoundMs = o.stopBoundMs ?? STOP_BOUND_MS;
     const onSignal = (sig: string) => {
       if (this.signalled) {
         log.warn('second signal: exiting now');
-        process.exit(130);
+        forceExit(130);
       }
       this.signalled = sig;
       void this.stopAll(sig);
@@ -37,7 +61,13 @@ export class Lifecycle {
   stopAll(why: string): Promise<void> {
     return (this.stopping ??= (async () => {
       log.info('stopping', { reason: why });
+      let current = '';
+      const bound = setTimeout(() => {
+        log.error(`the stop took longer than ${Math.round(this.stopBoundMs / 1000)} s: exiting now`, { stuck_at: current });
+        forceExit(1);
+      }, this.stopBoundMs);
       for (const r of this.parts.reverse()) {
+        current = r.name;
         try {
           await r.stop();
           log.info('stopped', { part: r.name });
@@ -45,6 +75,7 @@ export class Lifecycle {
           log.warn('stop failed', { part: r.name, error: e });
         }
       }
+      clearTimeout(bound);
       this.markStopped();
     })());
   }

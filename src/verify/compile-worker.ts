@@ -1,8 +1,8 @@
-// A worker thread that runs solc-js: a standard JSON input in, the compiler's output out. It loads
-// only builds of the compiler cache (the path comes from src/verify/compilers.ts) and resolves no
-// imports, so a compile can read nothing from the server's disk; the thread keeps the last two
-// builds it loaded (loading one takes seconds).
-import { parentPort } from 'node:worker_threads';
+// The compile process (a child of the API, src/verify/compiler-pool.ts) that runs solc-js: a
+// standard JSON input in, the compiler's output out. It loads only builds of the compiler cache
+// (the path comes from src/verify/compilers.ts) and resolves no imports, so a compile can read
+// nothing from the server's disk; it keeps the last two builds it loaded (loading one takes
+// seconds). It ends with its parent (the IPC channel closes).
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -21,13 +21,16 @@ function compilerAt(soljsonPath: string) {
   return c;
 }
 
-parentPort!.on('message', (m: { id: number; soljsonPath: string; input: string }) => {
+const reply = (m: { id: number; output?: string; error?: string }) => process.send!(m);
+
+process.on('message', (m: { id: number; soljsonPath: string; input: string }) => {
   try {
     const output = compilerAt(m.soljsonPath).compile(m.input, {
       import: (p) => ({ error: `${p}: imports are not resolved here; every source must be in the input` }),
     });
-    parentPort!.postMessage({ id: m.id, output });
+    reply({ id: m.id, output });
   } catch (e) {
-    parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) });
+    reply({ id: m.id, error: e instanceof Error ? e.message : String(e) });
   }
 });
+process.on('disconnect', () => process.exit(0));
