@@ -28,7 +28,7 @@ import { TokenBuckets } from '../ratelimit/rate-limiter.js';
 import { outbound, OutboundError } from '../net/outbound.js';
 import { createLogger, type Logger } from '../log.js';
 import { checkIcon, ICON_ID, IconError } from './icons.js';
-import { Fields, HttpError, badRequest, notFound } from './validate.js';
+import { CONTROL, Fields, HttpError, badRequest, notFound } from './validate.js';
 import { publicIconUrl } from '../api/serializers/address.js';
 
 /** The raw-body icon upload, relative to /account/api/v1. */
@@ -68,6 +68,8 @@ const HEX_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 function httpUrl(f: Fields, key: string, v: unknown, max: number): string | undefined {
   if (typeof v !== 'string' || v.length === 0) return f.fail(`${key} must be a non-empty string`);
   if (v.length > max) return f.fail(`${key} must be at most ${max} characters`);
+  // The URL parser drops CR, LF and tab: what is stored would not be what is used.
+  if (CONTROL.test(v)) return f.fail(`${key} must not contain control characters`);
   try {
     const u = new URL(v);
     if (u.protocol !== 'https:' && u.protocol !== 'http:') return f.fail(`${key} must be an http or https URL`);

@@ -19,6 +19,7 @@ import type { Mailer } from '../mail.js';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_MS, CODE_TTL_MS, normalizeEmail } from '../account/signin.js';
 import { hashEmailCode, newEmailCode, newSalt, sameDigest } from '../account/tokens.js';
 import { createLogger, type Logger } from '../log.js';
+import { CONTROL } from '../account/validate.js';
 import { checkWebhookUrl, type WebhookPolicy } from './webhook.js';
 import { newWebhookSecret } from './notifier.js';
 
@@ -100,6 +101,8 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
         PUT: async (c) => {
           const url = c.body().url;
           if (typeof url !== 'string' || url.length > 2048) throw new NotifyInputError(400, 'url: a string (an https URL) is required');
+          // The URL parser drops CR, LF and tab, so they would be stored but never used: refused instead.
+          if (CONTROL.test(url)) throw new NotifyInputError(400, 'url must not contain control characters (CR, LF, tab, NUL...)');
           const refused = await checkWebhookUrl(url, policy);
           if (refused) {
             if (refused.kind === 'refused') log.info('a webhook URL was refused', { detail: refused.detail });
