@@ -103,7 +103,7 @@ t.test('rate limits, keys and notification settings over a real socket', async (
   });
   const priv = await call('PUT', '/user/notification-settings/webhook', { url: 'https://10.0.0.5/hook' });
   t.equal(priv.status, 400, 'a private webhook target is refused');
-  t.match(priv.body.message, /private address/);
+  t.match(priv.body.message, /refused \(not a public address\)/);
   const plain = await call('PUT', '/user/notification-settings/webhook', { url: 'http://93.184.216.34/hook' });
   t.equal(plain.status, 400, 'plain http is refused');
   const set = await call('PUT', '/user/notification-settings/webhook', { url: 'https://93.184.216.34/hook' });

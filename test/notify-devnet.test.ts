@@ -193,19 +193,21 @@ t.test('watchlist notifications on the devnet', async (t) => {
 
 t.test('webhook URLs: https only, private targets refused unless allowed', async (t) => {
   const strict = { allowHttp: false, allowPrivate: false, timeoutMs: 1000 };
-  t.match(await checkWebhookUrl('http://example.org/hook', strict), /must use https/);
-  t.match(await checkWebhookUrl('https://127.0.0.1/hook', strict), /private address/);
-  t.match(await checkWebhookUrl('https://10.1.2.3/hook', strict), /private address/);
-  t.match(await checkWebhookUrl('https://169.254.169.254/latest', strict), /private address/);
-  t.match(await checkWebhookUrl('https://[::1]/hook', strict), /private address/);
-  t.match(await checkWebhookUrl('https://localhost/hook', strict), /resolves to a private address/);
-  t.match(await checkWebhookUrl('https://user:pw@example.org/', strict), /credentials/);
-  t.match(await checkWebhookUrl('not a url', strict), /not a valid URL/);
-  t.equal(await checkWebhookUrl('https://127.0.0.1/hook', { ...strict, allowPrivate: true }), null);
-  t.equal(await checkWebhookUrl('http://127.0.0.1/hook', { allowHttp: true, allowPrivate: true, timeoutMs: 1000 }), null);
+  const said = async (url: string, policy = strict) => (await checkWebhookUrl(url, policy))?.message ?? null;
+  t.match(await said('http://example.org/hook'), /must use https/);
+  t.match(await said('https://127.0.0.1/hook'), /refused \(not a public address\)/);
+  t.match(await said('https://10.1.2.3/hook'), /refused/);
+  t.match(await said('https://169.254.169.254/latest'), /refused/);
+  t.match(await said('https://[::1]/hook'), /refused/);
+  t.match(await said('https://localhost/hook'), /refused/);
+  t.match((await checkWebhookUrl('https://localhost/hook', strict))?.detail, /localhost resolves to private address/, 'the detail is for the log');
+  t.match(await said('https://user:pw@example.org/'), /credentials/);
+  t.match(await said('not a url'), /not a valid URL/);
+  t.equal(await said('https://127.0.0.1/hook', { ...strict, allowPrivate: true }), null);
+  t.equal(await said('http://127.0.0.1/hook', { allowHttp: true, allowPrivate: true, timeoutMs: 1000 }), null);
   const { postWebhook } = await import('../src/notify/webhook.js');
   const r = await postWebhook('https://127.0.0.1:9/hook', '{}', 's', 'e', strict);
   t.equal(r.ok, false);
   t.equal(r.retryable, false, 'a refused target is not retried');
-  t.match(r.error, /private/);
+  t.match(r.error, /refused/);
 });

@@ -25,9 +25,10 @@ import {
   type SubmissionStatus,
 } from '../storage/postgres/public-names.js';
 import { TokenBuckets } from '../ratelimit/rate-limiter.js';
-import { cappedGet, FetchRefused } from '../net/capped-get.js';
+import { outbound, OutboundError } from '../net/outbound.js';
+import { createLogger, type Logger } from '../log.js';
 import { checkIcon, ICON_ID, IconError } from './icons.js';
-import { Fields, HttpError, badRequest, notFound } from './validate.js';
+import { CONTROL, Fields, HttpError, badRequest, notFound } from './validate.js';
 import { publicIconUrl } from '../api/serializers/address.js';
 
 /** The raw-body icon upload, relative to /account/api/v1. */
@@ -48,6 +49,8 @@ export interface PublicNamesOptions {
   allowPrivateIconHosts?: boolean;
   /** Longest wait for an icon URL (default 10 s). */
   iconFetchTimeoutMs?: number;
+  /** Where the detail of a refused icon URL goes (the submitter is told only that it was refused). */
+  log?: Logger;
 }
 
 const DEFAULT_ICON_MAX_BYTES = 1024 * 1024;
@@ -65,6 +68,8 @@ const HEX_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 function httpUrl(f: Fields, key: string, v: unknown, max: number): string | undefined {
   if (typeof v !== 'string' || v.length === 0) return f.fail(`${key} must be a non-empty string`);
   if (v.length > max) return f.fail(`${key} must be at most ${max} characters`);
+  // The URL parser drops CR, LF and tab: what is stored would not be what is used.
+  if (CONTROL.test(v)) return f.fail(`${key} must not contain control characters`);
   try {
     const u = new URL(v);
     if (u.protocol !== 'https:' && u.protocol !== 'http:') return f.fail(`${key} must be an http or https URL`);
@@ -161,6 +166,7 @@ export type PublicNames = ReturnType<typeof createPublicNames>;
  */
 export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instance: string; origin?: string; clock?: () => number }) {
   const clock = o.clock ?? Date.now;
+  const log = o.log ?? createLogger('account:public-names');
   const origin = o.origin ?? '';
   const json = (s: SubmissionRow) => submissionJson(s, origin);
   const iconMaxBytes = o.iconMaxBytes ?? DEFAULT_ICON_MAX_BYTES;
@@ -246,13 +252,24 @@ export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instanc
       charge(userId);
       let icon: string | null = iconId ?? null;
       if (iconUrl) {
+        let got;
         try {
-          const got = await cappedGet(iconUrl, { maxBytes: iconMaxBytes, timeoutMs: o.iconFetchTimeoutMs ?? 10_000, allowPrivate: o.allowPrivateIconHosts });
-          icon = await storeIcon(got.body);
+          got = await outbound(iconUrl, {
+            headers: { accept: 'image/*', 'user-agent': 'evm-explorer-icons/1' },
+            maxBytes: iconMaxBytes,
+            timeoutMs: o.iconFetchTimeoutMs ?? 10_000,
+            maxRedirects: 3,
+            allowHttp: true,
+            allowPrivate: o.allowPrivateIconHosts,
+          });
         } catch (e) {
-          if (e instanceof FetchRefused) throw new HttpError(422, e.tooLarge ? `the icon is larger than ${iconMaxBytes} bytes` : `icon_url could not be fetched: ${e.message}`);
-          throw e;
+          if (!(e instanceof OutboundError)) throw e;
+          if (e.kind === 'too-large') throw new HttpError(422, `the icon is larger than ${iconMaxBytes} bytes`);
+          log.info('an icon URL could not be fetched', { detail: e.detail });
+          throw new HttpError(422, `icon_url could not be fetched: ${e.message}`);
         }
+        if (got.status < 200 || got.status >= 300) throw new HttpError(422, `icon_url could not be fetched: HTTP ${got.status}`);
+        icon = await storeIcon(got.body);
       }
       const fields: NameFields = { name: name!, tags, website, description, icon, links };
       const row = await insertSubmission(pg, {

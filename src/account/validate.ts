@@ -37,10 +37,44 @@ export function jsonObjectBody(body: Buffer | undefined): Record<string, unknown
     throw badRequest(`the request body is not valid JSON: ${(e as Error).message.slice(0, 160)}`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
+  const nul = nulFields(v);
+  if (nul.length) throw badRequest(nul.map((f) => `${f} must not contain a NUL character (\\u0000)`).join('; '));
   return v as Record<string, unknown>;
 }
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/**
+ * Where a parsed body holds a NUL character, by field path (`links.twitter`, `tags[0]`): PostgreSQL
+ * text and jsonb cannot store it, so every route refuses it here, before any field is looked at.
+ * A loop, not recursion, and paths spelled only when found: a body may nest deeper than the stack.
+ */
+function nulFields(body: unknown): string[] {
+  type At = { up: At | null; key: string | number } | null;
+  const spell = (at: At): string => {
+    const parts: (string | number)[] = [];
+    for (let a = at; a; a = a.up) parts.unshift(a.key);
+    const shown = parts.length > 8 ? [...parts.slice(0, 4), '…', ...parts.slice(-3)] : parts;
+    return shown.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+  };
+  const out: string[] = [];
+  const todo: [unknown, At][] = [[body, null]];
+  while (todo.length && out.length < 10) {
+    const [v, at] = todo.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) out.push(spell(at));
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) todo.push([v[i], { up: at, key: i }]);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v).reverse()) {
+        if (k.includes('\u0000')) out.push(at ? `a field name in ${spell(at)}` : 'a field name');
+        else todo.push([x, { up: at, key: k.slice(0, 40) }]);
+      }
+    }
+  }
+  return out;
+}
+
+/** C0 controls and DEL: never part of a name, a URL or a label. */
+export const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 

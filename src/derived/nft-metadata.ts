@@ -1,6 +1,7 @@
 // NFT instance metadata: tokenURI(id) (ERC-721) or uri(id) (ERC-1155, `{id}` substituted), then
 // the JSON document it points to: `data:` (base64 or percent-encoded), `http(s)://` (timeout,
-// size cap, at most 3 redirects, SSRF guard) or `ipfs://` through the configured gateway.
+// size cap, at most 3 redirects, through the outbound guard src/net/outbound.ts) or `ipfs://`
+// through the configured gateway.
 //
 // Never throws for a bad URI or a bad server: the result carries `error` and whether a later
 // retry can help (`retryable`: network errors, timeouts, HTTP 5xx/429). Throws only when the
@@ -10,7 +11,7 @@ import { encodeFunctionData, parseAbi } from 'viem';
 import type { RpcClient } from '../rpc/client.js';
 import { decodeStringLoose } from './abi-decode.js';
 import { ethCall } from './token-metadata.js';
-import { privateHostOf } from '../net/private-address.js';
+import { outbound, OutboundError, type OutboundResponse, type Resolve } from '../net/outbound.js';
 
 export interface NftMetadataResult {
   /** The URI the contract returned (ERC-1155: with `{id}` substituted); null when none. */
@@ -20,6 +21,8 @@ export interface NftMetadataResult {
   /** Resolved http(s) URL or data: URI of the image; ipfs:// mapped through the gateway. */
   image: string | null;
   error: string | null;
+  /** For the log only: what `error` leaves out (hosts, resolved addresses, error codes). */
+  detail?: string;
   /** True when trying again later may succeed (network error, timeout, HTTP 5xx/429). */
   retryable: boolean;
 }
@@ -31,9 +34,10 @@ export interface FetchNftMetadataOptions {
   timeoutMs?: number;
   /** Largest metadata document accepted over http(s)/ipfs. Default 1 MiB. */
   maxBytes?: number;
-  fetchImpl?: typeof fetch;
   /** Allow http(s) hosts that resolve to loopback/private/link-local/metadata addresses. */
   allowPrivate?: boolean;
+  /** Tests only: how host names are resolved. */
+  resolve?: Resolve;
   /** Block tag of the eth_call. Default 'latest'. */
   blockTag?: string;
 }
@@ -93,7 +97,7 @@ export function resolveImage(metadata: Record<string, unknown>, gateway: string,
   return null;
 }
 
-type Fetched = { ok: true; doc: Record<string, unknown> } | { ok: false; error: string; retryable: boolean };
+type Fetched = { ok: true; doc: Record<string, unknown> } | { ok: false; error: string; detail?: string; retryable: boolean };
 
 function parseJsonObject(text: string): Fetched {
   let doc: unknown;
@@ -139,127 +143,31 @@ function decodeURIComponentSafe(s: string): string {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-function errorCode(err: unknown): string {
-  let e = err as { cause?: unknown; code?: string; message?: string } | undefined;
-  for (let i = 0; i < 5 && e; i++) {
-    if (e.code) return e.code;
-    e = e.cause as typeof e;
-  }
-  return (err as Error)?.message ?? String(err);
-}
-
-/** `p`, or a rejection as soon as `signal` aborts (DNS lookups cannot be cancelled). */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-async function readCapped(res: Response, maxBytes: number): Promise<{ text: string } | { tooLarge: true }> {
-  const len = Number(res.headers.get('content-length'));
-  if (Number.isFinite(len) && len > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    return { tooLarge: true };
-  }
-  if (!res.body) return { text: '' };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return { tooLarge: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8') };
-}
-
+/** The document at an http(s) URL, through the one outbound guard (src/net/outbound.ts). */
 async function fetchJson(
   startUrl: string,
-  opts: { timeoutMs: number; maxBytes: number; fetchImpl: typeof fetch; allowPrivate: boolean; trustedPrefix: string | null },
+  opts: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; trustedPrefix: string | null; resolve?: Resolve },
 ): Promise<Fetched & { finalUrl?: string }> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), opts.timeoutMs);
-  let url = startUrl;
+  const { trustedPrefix } = opts;
+  let res: OutboundResponse;
   try {
-    for (let hop = 0; ; hop++) {
-      let u: URL;
-      try {
-        u = new URL(url);
-      } catch {
-        return { ok: false, error: `invalid URL: ${url.slice(0, 200)}`, retryable: false };
-      }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-        return { ok: false, error: `redirect to unsupported scheme ${u.protocol}`, retryable: false };
-      }
-      if (!opts.allowPrivate && !(opts.trustedPrefix && u.href.startsWith(opts.trustedPrefix))) {
-        let why: string | null;
-        try {
-          const bad = await abortable(privateHostOf(u), ac.signal);
-          why = !bad ? null : bad.resolved ? `refused: ${bad.host} resolves to private address ${bad.address}` : `refused: ${bad.host} is a private address`;
-        } catch (e) {
-          if (ac.signal.aborted) return { ok: false, error: `timed out after ${opts.timeoutMs} ms`, retryable: true };
-          return { ok: false, error: `cannot resolve ${u.hostname}: ${errorCode(e)}`, retryable: true };
-        }
-        if (why) return { ok: false, error: why, retryable: false };
-      }
-      let res: Response;
-      try {
-        res = await opts.fetchImpl(u.href, {
-          redirect: 'manual',
-          signal: ac.signal,
-          headers: { accept: 'application/json, */*;q=0.5' },
-        });
-      } catch (e) {
-        if (ac.signal.aborted) return { ok: false, error: `timed out after ${opts.timeoutMs} ms`, retryable: true };
-        return { ok: false, error: `fetch failed: ${errorCode(e)}`, retryable: true };
-      }
-      const status = res.status;
-      if (status >= 300 && status < 400 && status !== 304) {
-        await res.body?.cancel().catch(() => undefined);
-        const loc = res.headers.get('location');
-        if (!loc) return { ok: false, error: `HTTP ${status} without Location`, retryable: false };
-        if (hop >= MAX_REDIRECTS) return { ok: false, error: `more than ${MAX_REDIRECTS} redirects`, retryable: false };
-        try {
-          url = new URL(loc, u).href;
-        } catch {
-          return { ok: false, error: `HTTP ${status} with invalid Location`, retryable: false };
-        }
-        continue;
-      }
-      if (status < 200 || status >= 300) {
-        await res.body?.cancel().catch(() => undefined);
-        return { ok: false, error: `HTTP ${status}`, retryable: status === 429 || status >= 500 };
-      }
-      let body: Awaited<ReturnType<typeof readCapped>>;
-      try {
-        body = await readCapped(res, opts.maxBytes);
-      } catch (e) {
-        if (ac.signal.aborted) return { ok: false, error: `timed out after ${opts.timeoutMs} ms`, retryable: true };
-        return { ok: false, error: `reading body failed: ${errorCode(e)}`, retryable: true };
-      }
-      if ('tooLarge' in body) return { ok: false, error: `metadata larger than ${opts.maxBytes} bytes`, retryable: false };
-      return { ...parseJsonObject(body.text), finalUrl: u.href };
-    }
-  } finally {
-    clearTimeout(timer);
+    res = await outbound(startUrl, {
+      headers: { accept: 'application/json, */*;q=0.5' },
+      maxBytes: opts.maxBytes,
+      timeoutMs: opts.timeoutMs,
+      maxRedirects: MAX_REDIRECTS,
+      allowHttp: true,
+      // URLs under the operator's gateway (IPFS_GATEWAY, e.g. a local IPFS node) may be private;
+      // they too are resolved once and connected to as checked, and anything else is checked.
+      allowPrivate: opts.allowPrivate || (trustedPrefix ? (u: URL) => u.href.startsWith(trustedPrefix) : false),
+      resolve: opts.resolve,
+    });
+  } catch (e) {
+    if (!(e instanceof OutboundError)) throw e;
+    return { ok: false, error: e.kind === 'too-large' ? `metadata ${e.message}` : e.message, detail: e.detail, retryable: e.retryable };
   }
+  if (res.status < 200 || res.status >= 300) return { ok: false, error: `HTTP ${res.status}`, retryable: res.status === 429 || res.status >= 500 };
+  return { ...parseJsonObject(res.body.toString('utf8')), finalUrl: res.url };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -328,14 +236,13 @@ export async function fetchNftMetadata(
     doc = await fetchJson(url, {
       timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
-      fetchImpl: opts.fetchImpl ?? fetch,
       allowPrivate: opts.allowPrivate ?? false,
-      // URLs under the operator's gateway (e.g. a local IPFS node) are trusted; the rest is checked.
       trustedPrefix,
+      resolve: opts.resolve,
     });
     base = doc.finalUrl ?? url;
   }
-  if (!doc.ok) return fail(doc.error, doc.retryable, uri);
+  if (!doc.ok) return { ...fail(doc.error, doc.retryable, uri), ...(doc.detail ? { detail: doc.detail } : {}) };
   return {
     tokenUri: uri,
     metadata: doc.doc,

@@ -1,9 +1,7 @@
-// The one guard against server-side request forgery: which IP addresses are not public
-// (loopback, private, link-local incl. cloud metadata, reserved...), the check of a URL's host,
-// and a DNS lookup hook that refuses them at connect time. Used by NFT metadata fetches and
-// webhook deliveries.
-import dns from 'node:dns';
-import net, { isIP } from 'node:net';
+// Which IP addresses are not public (loopback, private, link-local incl. cloud metadata,
+// reserved...): the rule of the SSRF guard, which src/net/outbound.ts applies to every address a
+// host resolves to before it connects.
+import { isIP } from 'node:net';
 
 function parseIPv4(ip: string): number[] | null {
   const parts = ip.split('.');
@@ -94,37 +92,4 @@ export function isPrivateAddress(ip: string): boolean {
   if ((top & 0xffc0) === 0xfec0) return true; // site-local fec0::/10 (deprecated)
   if ((top & 0xff00) === 0xff00) return true; // multicast
   return false;
-}
-
-/**
- * The private address a URL's host is, or resolves to (`resolved`: through DNS); null when it is
- * public. Throws when the name cannot be resolved (the caller decides whether a retry may help).
- */
-export async function privateHostOf(url: URL): Promise<{ host: string; address: string; resolved: boolean } | null> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return isPrivateAddress(host) ? { host, address: host, resolved: false } : null;
-  const addrs = await dns.promises.lookup(host, { all: true, verbatim: true });
-  const bad = addrs.find((a) => isPrivateAddress(a.address));
-  return bad ? { host, address: bad.address, resolved: true } : null;
-}
-
-/**
- * A `lookup` for node:http(s) requests that refuses private addresses at connect time (unless
- * allowed), so a name that resolved to a public address when checked cannot be rebound to a
- * private one when connecting. The error has code 'EPRIVATE'.
- */
-export function guardedLookup(allowPrivate: boolean): net.LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
-      if (err) return (callback as (e: Error | null, a: string, f?: number) => void)(err, '', undefined);
-      const list = addresses as dns.LookupAddress[];
-      const bad = !allowPrivate && list.find((a) => isPrivateAddress(a.address));
-      if (bad) {
-        const e = Object.assign(new Error(`refused: ${hostname} resolves to private address ${bad.address}`), { code: 'EPRIVATE' });
-        return (callback as (e: Error | null, a: string, f?: number) => void)(e, '', undefined);
-      }
-      if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      return (callback as (e: null, a: string, f: number) => void)(null, list[0].address, list[0].family);
-    });
-  };
 }

@@ -138,6 +138,8 @@ export class Notifier {
     let ok = false;
     let status: number | undefined;
     let error = '';
+    // What only the log says (hosts, addresses, error codes): the owner's delivery log shows `error`.
+    let detail: string | undefined;
     let retryable = true;
     if (d.channel === 'webhook') {
       if (!d.webhook_url || !d.webhook_secret) {
@@ -148,6 +150,7 @@ export class Notifier {
       ok = r.ok;
       status = r.status;
       error = r.error ?? '';
+      detail = r.detail;
       retryable = r.retryable;
     } else {
       if (d.email_unconfirmed) {
@@ -166,7 +169,9 @@ export class Notifier {
           await this.mailer.send({ to: d.email, subject: m.subject, text: m.text, headers: { 'X-Service-Event-Id': d.event_id } });
           ok = true;
         } catch (e) {
-          error = (e as Error).message;
+          // The relay's error may name the operator's mail host.
+          error = 'the e-mail could not be sent';
+          detail = (e as Error).message;
         }
       }
     }
@@ -178,12 +183,12 @@ export class Notifier {
     const failures = d.attempts + 1;
     if (!retryable || failures >= this.o.maxAttempts) {
       this.stats.failed++;
-      this.log.warn('delivery failed for good', { id: d.id, channel: d.channel, attempts: failures, error });
+      this.log.warn('delivery failed for good', { id: d.id, channel: d.channel, attempts: failures, error, detail });
       return store.markAttemptFailed(pgs, d.id, error, status, null);
     }
     this.stats.retried++;
     const delay = this.retryDelayMs(failures);
-    this.log.info('delivery failed; will retry', { id: d.id, channel: d.channel, attempt: failures, retry_in_ms: delay, error });
+    this.log.info('delivery failed; will retry', { id: d.id, channel: d.channel, attempt: failures, retry_in_ms: delay, error, detail });
     return store.markAttemptFailed(pgs, d.id, error, status, delay / 1000);
   }
 }

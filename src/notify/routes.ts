@@ -18,7 +18,8 @@ import type { QueryLike } from '../api/http.js';
 import type { Mailer } from '../mail.js';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_MS, CODE_TTL_MS, normalizeEmail } from '../account/signin.js';
 import { hashEmailCode, newEmailCode, newSalt, sameDigest } from '../account/tokens.js';
-import type { Logger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
+import { CONTROL } from '../account/validate.js';
 import { checkWebhookUrl, type WebhookPolicy } from './webhook.js';
 import { newWebhookSecret } from './notifier.js';
 
@@ -75,6 +76,7 @@ export interface NotifyRoute {
 
 export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: NotifyRouteOptions = {}): NotifyRoute[] {
   const clock = o.clock ?? Date.now;
+  const log = o.log ?? createLogger('account:notify');
   const settings = async (userId: string) => {
     const s = await store.getNotificationSettings(pg, userId);
     const codeLive = s.email_code_expires_at && s.email_code_expires_at.getTime() > clock();
@@ -99,8 +101,13 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
         PUT: async (c) => {
           const url = c.body().url;
           if (typeof url !== 'string' || url.length > 2048) throw new NotifyInputError(400, 'url: a string (an https URL) is required');
+          // The URL parser drops CR, LF and tab, so they would be stored but never used: refused instead.
+          if (CONTROL.test(url)) throw new NotifyInputError(400, 'url must not contain control characters (CR, LF, tab, NUL...)');
           const refused = await checkWebhookUrl(url, policy);
-          if (refused) throw new NotifyInputError(400, `url: ${refused}`);
+          if (refused) {
+            if (refused.kind === 'refused') log.info('a webhook URL was refused', { detail: refused.detail });
+            throw new NotifyInputError(400, `url: ${refused.message}`);
+          }
           const secret = newWebhookSecret();
           await store.setWebhook(pg, c.userId, url, secret);
           return { status: 200, data: { webhook_url: url, secret } };
@@ -188,7 +195,7 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
               });
             } catch (e) {
               await store.dropNotificationEmailCode(pg, c.userId, codeHash).catch(() => undefined);
-              o.log?.warn('could not send a notification address confirmation', { error: e instanceof Error ? e.message : String(e) });
+              log.warn('could not send a notification address confirmation', { error: e instanceof Error ? e.message : String(e) });
               throw new NotifyInputError(503, 'the confirmation e-mail could not be sent; the address is kept unconfirmed (nothing is sent to it): try again later');
             }
           }

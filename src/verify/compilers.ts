@@ -1,12 +1,14 @@
 // Where a solc build comes from: the compiler cache directory (SOLC_CACHE_DIR), holding
 // `soljson-v<long version>.js` files; seeded from the solc-js builds installed from npm (so an
 // offline instance verifies with those), and filled on demand from the official binaries list
-// (`list.json` of binaries.soliditylang.org, its URL a setting), every download checked against
-// the list's sha256 before it is kept. Nothing outside this directory is ever loaded as a compiler.
+// (`list.json` of binaries.soliditylang.org, its URL a setting; fetched through src/net/outbound.ts),
+// every download checked against the list's sha256 before it is kept. Nothing outside this
+// directory is ever loaded as a compiler.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { outbound } from '../net/outbound.js';
 
 /** A full solc version as Blockscout and Etherscan name it: v0.8.20+commit.a1b79de6. */
 export const LONG_VERSION = /^v?(\d{1,3}\.\d{1,3}\.\d{1,3})\+commit\.([0-9a-f]{8})$/;
@@ -22,8 +24,11 @@ export interface CompilerStoreOptions {
   listUrl: string | null;
   /** How long a download may take (ms). */
   timeoutMs?: number;
-  fetch?: typeof fetch;
 }
+
+/** The largest list and build accepted (soljson builds are under 10 MB, the list a few). */
+const MAX_LIST_BYTES = 32 * 1024 * 1024;
+const MAX_BUILD_BYTES = 64 * 1024 * 1024;
 
 interface ListBuild {
   path: string;
@@ -128,7 +133,7 @@ export class CompilerStore {
     if (this.listFailure && Date.now() - this.listFailure.at < 60_000) throw this.listFailure.error;
     let res: Buffer;
     try {
-      res = await this.get(this.o.listUrl, 15_000);
+      res = await this.get(this.o.listUrl, MAX_LIST_BYTES, 15_000);
     } catch (e) {
       this.listFailure = { at: Date.now(), error: e as Error };
       throw e;
@@ -156,7 +161,7 @@ export class CompilerStore {
     const url = new URL(b.path, this.o.listUrl!).toString();
     let bytes: Buffer;
     try {
-      bytes = await this.get(url);
+      bytes = await this.get(url, MAX_BUILD_BYTES);
     } catch (e) {
       throw new CompilerUnavailable(`solc ${version} could not be downloaded (${(e as Error).message}): ${how}`);
     }
@@ -170,10 +175,21 @@ export class CompilerStore {
     return file;
   }
 
-  private async get(url: string, timeoutMs = this.o.timeoutMs ?? 120_000): Promise<Buffer> {
-    const res = await (this.o.fetch ?? fetch)(url, { signal: AbortSignal.timeout(Math.min(timeoutMs, this.o.timeoutMs ?? timeoutMs)) });
-    if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
-    return Buffer.from(await res.arrayBuffer());
+  /**
+   * Through the outbound guard: size and time capped, redirects re-checked. The list's own origin
+   * is the operator's setting and may be private (a local mirror); a redirect elsewhere may not.
+   */
+  private async get(url: string, maxBytes: number, timeoutMs = this.o.timeoutMs ?? 120_000): Promise<Buffer> {
+    const listOrigin = new URL(this.o.listUrl!).origin;
+    const res = await outbound(url, {
+      maxBytes,
+      timeoutMs: Math.min(timeoutMs, this.o.timeoutMs ?? timeoutMs),
+      maxRedirects: 3,
+      allowHttp: true,
+      allowPrivate: (u) => u.origin === listOrigin,
+    });
+    if (res.status < 200 || res.status >= 300) throw new Error(`HTTP ${res.status} from ${url}`);
+    return res.body;
   }
 }
 

@@ -1,6 +1,6 @@
 // The nft lane: tokenURI/uri metadata of NFT instances (src/derived/nft-metadata.ts: data:,
-// http(s) with a timeout, a size cap and the SSRF guard, ipfs:// through IPFS_GATEWAY). A failure
-// is recorded and retried with backoff up to nftMaxAttempts, never an error page.
+// http(s) through the outbound guard, ipfs:// through IPFS_GATEWAY). A failure is recorded and
+// retried with backoff up to nftMaxAttempts, never an error page; its detail goes to the debug log.
 import * as lanes from '../../storage/postgres/lanes.js';
 import { fetchNftMetadata } from '../nft-metadata.js';
 import type { LaneFactory } from '../lane.js';
@@ -19,6 +19,7 @@ export const nftLane: LaneFactory = (env) => ({
             timeoutMs: env.nftTimeoutMs,
             allowPrivate: env.allowPrivateMetadataHosts,
           });
+          if (r.detail) env.log.debug('NFT metadata not fetched', { token: n.token, token_id: n.token_id, error: r.error, detail: r.detail });
           await lanes.saveNftMetadata(env.pg, n.token, n.token_id, r, n.attempts, env.nftMaxAttempts);
         } catch (e) {
           const error = (e as Error).message;

@@ -1,9 +1,11 @@
 // NFT metadata: tokenURI/uri over a replay RPC server, the documents served on loopback:
 // data: URIs, http(s) (redirects, 404, 5xx/429, oversize, timeout, closed port, non-JSON),
-// ipfs:// through the gateway, ERC-1155 {id}, and the SSRF guard.
+// ipfs:// through the gateway, ERC-1155 {id}, and the SSRF guard (every address checked,
+// redirects re-checked, DNS rebinding).
 import t from 'tap';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import dns from 'node:dns';
 import { encodeAbiParameters } from 'viem';
 import { createRpcClient } from '../../../src/rpc/client.js';
 import { RpcError } from '../../../src/rpc/errors.js';
@@ -43,6 +45,8 @@ async function docServer(t: Teardown) {
     if (path === '/meta/bom.json') return json(200, '\uFEFF{"name":"bom"}', { 'content-type': 'text/plain' });
     if ((m = /^\/nft\/(\d+)$/.exec(path))) return json(200, { name: `http #${m[1]}`, image: `http://img.example/${m[1]}.png` });
     if ((m = /^\/multi\/([0-9a-f]{64})\.json$/.exec(path))) return json(200, { name: `multi ${m[1]}`, image: 'https://img.example/{id}.png' });
+    // The gateway sends one document elsewhere on its host: outside the gateway's trusted prefix.
+    if (path === '/ipfs/QmRedirectOut') return res.writeHead(302, { location: '/meta/ok.json' }).end();
     if ((m = /^\/ipfs\/(.+)$/.exec(path))) return json(200, { name: `ipfs ${m[1]}`, image: 'ipfs://ipfs/QmImg' });
     if ((m = /^\/r\/(\d+)$/.exec(path))) {
       const n = Number(m[1]);
@@ -182,14 +186,14 @@ t.test('fetchNftMetadata over replay RPC and a loopback server', async (t) => {
   t.match(await get('5'), { error: 'HTTP 500', retryable: true });
   t.match(await get('22'), { error: 'HTTP 503', retryable: true });
   t.match(await get('6'), { error: 'HTTP 429', retryable: true });
-  t.match(await get('7'), { error: /fetch failed: ECONNREFUSED/, retryable: true }, 'closed port');
+  t.match(await get('7'), { error: 'the target is unreachable', detail: /ECONNREFUSED/, retryable: true }, 'closed port');
   t.match(await get('8'), { error: /larger than 2048 bytes/, retryable: false }, 'content-length over the cap');
   t.match(await get('9'), { error: /larger than 2048 bytes/, retryable: false }, 'chunked body over the cap');
   t.match(await get('8', { maxBytes: 1 << 20 }), { metadata: { name: 'big' }, error: null }, 'default-sized cap');
 
   const t0 = Date.now();
-  t.match(await get('10', { timeoutMs: 300 }), { error: /timed out after 300 ms/, retryable: true }, 'no answer');
-  t.match(await get('11', { timeoutMs: 300 }), { error: /timed out after 300 ms/, retryable: true }, 'body stalls');
+  t.match(await get('10', { timeoutMs: 300 }), { error: /no complete answer within 300 ms/, retryable: true }, 'no answer');
+  t.match(await get('11', { timeoutMs: 300 }), { error: /no complete answer within 300 ms/, retryable: true }, 'body stalls');
   t.ok(Date.now() - t0 < 3000, 'timeouts are prompt');
 
   t.match(await get('12'), { error: /not JSON/, retryable: false });
@@ -231,44 +235,77 @@ t.test('SSRF: private targets refused unless allowed', async (t) => {
     ['3', `http://[::1]:${d.port}/meta/ok.json`],
     ['4', 'http://169.254.169.254/latest/meta-data/'],
     ['5', 'http://2130706433/'], // 127.0.0.1 as one number: the URL parser normalizes it
-    ['6', 'http://93.184.216.34/meta.json'],
-    ['7', 'http://93.184.216.34/redirect-to-metadata'],
+    ['7', 'ipfs://QmRedirectOut'], // the gateway redirects outside itself, to a private address
     ['8', 'ipfs://QmViaLocalGateway'],
     ['9', 'ipfs://../meta/ok.json'], // leaves the gateway's path: checked like any URL
+    ['10', `http://mixed.test:${d.port}/meta/ok.json`],
   ]);
   const s = await nftRpc(t, uris);
   const c = rpcClient(s);
   const before = d.hits.length;
-  // A fetch stand-in for the "public" host (no network here): it answers only 93.184.216.34.
-  const seen: string[] = [];
-  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = String(input);
-    seen.push(url);
-    if (url === 'http://93.184.216.34/meta.json') return new Response(JSON.stringify({ name: 'public' }), { status: 200 });
-    if (url === 'http://93.184.216.34/redirect-to-metadata') {
-      return new Response(null, { status: 301, headers: { location: 'http://169.254.169.254/latest/meta-data/iam' } });
-    }
-    return fetch(input, init);
-  }) as typeof fetch;
-  const opts: FetchNftMetadataOptions = { ipfsGateway: `${d.base}/ipfs/`, timeoutMs: 2000, fetchImpl };
+  // mixed.test resolves to a public and a private address: every address is checked.
+  const resolve = async (host: string) =>
+    host === 'mixed.test'
+      ? [
+          { address: '93.184.216.34', family: 4 },
+          { address: '127.0.0.1', family: 4 },
+        ]
+      : dns.promises.lookup(host, { all: true });
+  const opts: FetchNftMetadataOptions = { ipfsGateway: `${d.base}/ipfs/`, timeoutMs: 2000, resolve };
   const get = (id: string, o: Partial<FetchNftMetadataOptions> = {}) => fetchNftMetadata(c, { address: NFT, type: 'ERC-721' }, id, { ...opts, ...o });
+  const refused = { error: 'the target is refused (not a public address)', retryable: false, metadata: null };
 
-  t.match(await get('1'), { error: /refused: 127\.0\.0\.1 is a private address/, retryable: false, metadata: null });
-  t.match(await get('2'), { error: /refused: localhost resolves to private address/, retryable: false });
-  t.match(await get('3'), { error: /refused: ::1 is a private address/, retryable: false });
-  t.match(await get('4'), { error: /refused: 169\.254\.169\.254/, retryable: false });
-  t.match(await get('5'), { error: /refused: 127\.0\.0\.1/, retryable: false });
+  t.match(await get('1'), { ...refused, detail: /127\.0\.0\.1 is a private address/ });
+  t.match(await get('2'), { ...refused, detail: /localhost resolves to private address/ });
+  t.match(await get('3'), { ...refused, detail: /::1 is a private address/ });
+  t.match(await get('4'), { ...refused, detail: /169\.254\.169\.254/ });
+  t.match(await get('5'), { ...refused, detail: /127\.0\.0\.1/ });
+  t.match(await get('10'), { ...refused, detail: /mixed\.test resolves to private address 127\.0\.0\.1/ }, 'one private address among public ones');
   t.equal(d.hits.length, before, 'no request reached the loopback server');
-  t.match(await get('6'), { metadata: { name: 'public' }, error: null }, 'a public address is fetched');
-  t.match(await get('7'), { error: /refused: 169\.254\.169\.254/, retryable: false }, 'a redirect to a private address is refused');
-  t.notOk(seen.some((u) => u.includes('169.254')), 'the private redirect target was never requested');
-  // The operator's own gateway is trusted even on loopback (e.g. a local IPFS node).
+  // The operator's own gateway is trusted even on loopback (e.g. a local IPFS node)...
   t.match(await get('8'), { metadata: { name: 'ipfs QmViaLocalGateway' }, error: null });
-  t.match(await get('9'), { error: /refused: 127\.0\.0\.1/, retryable: false });
-  t.notOk(d.hits.includes('/meta/ok.json'), 'the path outside the gateway was not requested');
+  // ...but not where it redirects outside itself, nor a path that leaves it.
+  t.match(await get('7'), { ...refused, detail: /127\.0\.0\.1 is a private address/ }, 'a redirect to a private address is refused');
+  t.match(await get('9'), { ...refused, detail: /127\.0\.0\.1/ });
+  t.notOk(d.hits.includes('/meta/ok.json'), 'the paths outside the gateway were not requested');
   // allowPrivate lifts the guard.
   t.match(await get('1', { allowPrivate: true }), { metadata: { name: 'ok' }, error: null });
   t.match(await get('2', { allowPrivate: true }), { metadata: { name: 'ok' }, error: null });
+});
+
+t.test('DNS rebinding: a name answering public to the check and loopback after never reaches loopback', async (t) => {
+  // The system resolver itself is made to rebind (both of node's lookup entry points), so the test
+  // holds for any way of fetching: a check that resolves, then a fetch that resolves again, is
+  // caught here (the code before src/net/outbound.ts reached the loopback server).
+  const d = await docServer(t);
+  const lookups: string[] = [];
+  const answer = () => (lookups.length === 1 ? '93.184.216.34' : '127.0.0.1');
+  const original = { lookup: dns.lookup, promisesLookup: dns.promises.lookup };
+  type Cb = (e: Error | null, a: string | { address: string; family: number }[], f?: number) => void;
+  const fake = ((host: string, options: unknown, cb?: Cb) => {
+    const callback = (typeof options === 'function' ? options : cb) as Cb;
+    const opts = (typeof options === 'object' && options) || {};
+    if (host !== 'rebind.test') return (original.lookup as (...a: unknown[]) => void)(host, options, cb);
+    lookups.push(host);
+    const address = answer();
+    process.nextTick(() => ((opts as { all?: boolean }).all ? callback(null, [{ address, family: 4 }]) : callback(null, address, 4)));
+  }) as typeof dns.lookup;
+  dns.lookup = fake;
+  dns.promises.lookup = (async (host: string, options?: unknown) => {
+    if (host !== 'rebind.test') return original.promisesLookup(host, options as dns.LookupAllOptions);
+    lookups.push(host);
+    const address = answer();
+    return (options as { all?: boolean } | undefined)?.all ? [{ address, family: 4 }] : { address, family: 4 };
+  }) as typeof dns.promises.lookup;
+  t.teardown(() => {
+    dns.lookup = original.lookup;
+    dns.promises.lookup = original.promisesLookup;
+  });
+  const s = await nftRpc(t, new Map([['1', `http://rebind.test:${d.port}/meta/ok.json`]]));
+  const r = await fetchNftMetadata(rpcClient(s), { address: NFT, type: 'ERC-721' }, '1', { ipfsGateway: 'https://ipfs.io/ipfs/', timeoutMs: 2000 });
+  t.same(d.hits, [], 'the loopback server got no request');
+  t.equal(r.metadata, null, 'and nothing of it is published');
+  t.same(lookups, ['rebind.test'], 'the name was resolved once');
 });
 
 t.test('RPC transport failure throws; nothing else does', async (t) => {
@@ -279,5 +316,5 @@ t.test('RPC transport failure throws; nothing else does', async (t) => {
   t.equal((err as RpcError).kind, 'http');
   // A DNS failure is a network error: retryable (.invalid never resolves; no network needed).
   const r = await fetchNftMetadata(rpcClient(s), { address: NFT, type: 'ERC-721' }, '1', { ipfsGateway: 'https://ipfs.io/ipfs/', timeoutMs: 3000 });
-  t.match(r, { tokenUri: 'https://example.invalid/1', error: /cannot resolve example\.invalid|timed out/, retryable: true });
+  t.match(r, { tokenUri: 'https://example.invalid/1', error: /the target is unreachable|no complete answer/, retryable: true });
 });

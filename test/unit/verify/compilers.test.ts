@@ -23,6 +23,9 @@ async function binaries(t: Test, builds: { longVersion: string; sha256: string }
     asked.push(req.url!);
     if (req.url === '/bin/list.json') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ builds: builds.map((b) => ({ ...b, path: `soljson-v${b.longVersion}.js` })) }));
+    } else if (req.url?.startsWith('/bin/soljson-v0.8.96')) {
+      // A mirror sending one build elsewhere: to another origin, on loopback.
+      res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/bin/soljson-v0.8.99+commit.deadbeef.js` }).end();
     } else if (req.url?.startsWith('/bin/soljson-')) res.writeHead(200).end(SOLJSON);
     else res.writeHead(404).end();
   });
@@ -44,6 +47,7 @@ t.test('the npm build is seeded; others are downloaded and checked', async (t) =
   const list = await binaries(t, [
     { longVersion: good, sha256: sha(SOLJSON) },
     { longVersion: tampered, sha256: sha(Buffer.from('something else')) },
+    { longVersion: '0.8.96+commit.deadbeef', sha256: sha(SOLJSON) },
   ]);
   const store = new CompilerStore({ dir, listUrl: list.url });
   const seeded = store.seedFromNpm(PROJECT_ROOT);
@@ -61,6 +65,10 @@ t.test('the npm build is seeded; others are downloaded and checked', async (t) =
   await t.rejects(store.path(`v${tampered}`), /sha256 .* differs from the list's/, "a build whose sha256 is not the list's is refused");
   t.notOk(fs.existsSync(path.join(dir, `soljson-v${tampered}.js`)), 'and not kept');
   await t.rejects(store.path('v0.8.97+commit.deadbeef'), /not a known release/, 'a version the list does not have');
+  // The list's origin is the operator's (here loopback); a redirect off it is checked like any URL.
+  const asked = list.asked.length;
+  await t.rejects(store.path('v0.8.96+commit.deadbeef'), /could not be downloaded \(the target is refused/, 'a redirect to a private address elsewhere is refused');
+  t.same(list.asked.slice(asked), ['/bin/soljson-v0.8.96+commit.deadbeef.js'], 'and not followed');
   await t.rejects(store.path('nonsense'), CompilerUnavailable);
   t.same((await store.versions()).slice(0, 2), [`v${good}`, `v${tampered}`], 'the config lists cached and listed versions, newest first');
   t.ok((await store.versions()).includes(seeded[0]), 'the cached ones too');
