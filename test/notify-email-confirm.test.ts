@@ -3,7 +3,7 @@
 // mail carries nothing the account chose; codes expire, allow 5 attempts and are sent at most
 // every 30 s per account; bad addresses are refused with a 400. Confirmation mails are limited per
 // recipient (silently: the answer is a sent one's) and per account (429) over an hour.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { accountApp, accountPg, client, movableClock, newAccount, smtpSink, type Mail } from './helpers/account.js';
 import { createMailer } from '../src/mail.js';
 import { CONFIRMATION_LIMITS, notificationRoutes } from '../src/notify/routes.js';
@@ -60,7 +60,8 @@ async function outcome(pg: PgStore, eventId: string): Promise<{ status: string; 
   return row!;
 }
 
-t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
+/** The Account API with the notification routes, mailing through an SMTP sink, on a movable clock. */
+async function mailingApp(t: Test) {
   const pg = await accountPg(t);
   const smtp = await smtpSink(t);
   const clock = movableClock();
@@ -68,6 +69,11 @@ t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
   const routes = notificationRoutes(pg, { allowHttp: false, allowPrivate: false, timeoutMs: 1000 }, { mailer, clock: clock.now });
   const app = await accountApp(t, pg, { clock: clock.now, mailer, extraRoutes: routes });
   const call = client(app.handle);
+  return { pg, smtp, clock, call };
+}
+
+t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
+  const { pg, smtp, clock, call } = await mailingApp(t);
   const notifier = new Notifier({ pg, smtp: { url: `smtp://127.0.0.1:${smtp.port}`, from: 'explorer@explorer.test' }, pollMs: 25 });
   notifier.start();
   t.teardown(() => notifier.stop());
@@ -213,13 +219,7 @@ t.test('without SMTP another address cannot be chosen; a wallet account has no a
 });
 
 t.test('confirmation mails are limited per recipient (silently) and per account', async (t) => {
-  const pg = await accountPg(t);
-  const smtp = await smtpSink(t);
-  const clock = movableClock();
-  const mailer = createMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'Explorer <no-reply@explorer.test>' });
-  const routes = notificationRoutes(pg, { allowHttp: false, allowPrivate: false, timeoutMs: 1000 }, { mailer, clock: clock.now });
-  const app = await accountApp(t, pg, { clock: clock.now, mailer, extraRoutes: routes });
-  const call = client(app.handle);
+  const { pg, smtp, clock, call } = await mailingApp(t);
   const { mailsPerRecipient, codesPerAccount, windowMs } = CONFIRMATION_LIMITS;
   /** Waits for the mails in flight, then takes every mail the sink has. */
   const delivered = async () => {
