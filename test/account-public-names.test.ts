@@ -5,7 +5,7 @@
 // a rejection or a revert. Bad icons and text are refused; non-admins get 404 on admin paths.
 import t, { type Test } from 'tap';
 import http from 'node:http';
-import { PNG } from 'pngjs';
+import sharp from 'sharp';
 import { privateKeyToAccount } from 'viem/accounts';
 import { apiWithDerived } from './helpers/api-derived.js';
 import { makeRequest, newAccount, parseReply, type Res } from './helpers/account.js';
@@ -13,17 +13,14 @@ import { rpcCall } from './helpers/api.js';
 import { runAdmin } from '../src/account/admin-cli.js';
 import { createPublicNames, submissionMessage } from '../src/account/public-names.js';
 import { checkIcon } from '../src/account/icons.js';
+import { image } from './helpers/images.js';
 
 /** Anvil's dev account #0: it deploys the scenario's contracts (and owns DevnetToken). */
 const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 /** Dev account #1: no contract of the scenario is its. */
 const STRANGER_KEY = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
-function png(w: number, h: number): Buffer {
-  const p = new PNG({ width: w, height: h });
-  for (let i = 0; i < p.data.length; i += 4) p.data.set([200, 30, 30, 255], i);
-  return PNG.sync.write(p);
-}
+const png = (w: number, h: number) => image('png', w, h);
 
 const SVG = Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
 
@@ -72,7 +69,7 @@ t.test('submissions, review, and where approved names show', async (t) => {
   t.equal((await cli('frobnicate')).code, 2, 'a usage error');
 
   // ---- icons ----
-  const up = await call('POST', '/user/public-icons', project.token, undefined, png(32, 32));
+  const up = await call('POST', '/user/public-icons', project.token, undefined, await png(32, 32));
   t.equal(up.status, 201, 'a PNG upload is accepted');
   t.match(up.body.data.icon, /^[0-9a-f]{64}\.png$/);
   t.match(up.body.data.icon_url, /^https:\/\/explorer\.test\/api\/v2\/public-icons\//, 'its URL is absolute, under PUBLIC_URL');
@@ -81,23 +78,23 @@ t.test('submissions, review, and where approved names show', async (t) => {
   t.equal(served.headers['content-type'], 'image/png');
   t.equal(served.headers['x-content-type-options'], 'nosniff');
   t.equal(served.headers['content-security-policy'], "default-src 'none'");
-  t.equal(PNG.sync.read(served.body as Buffer).width, 32, 'the stored PNG decodes (it was re-encoded)');
+  t.equal((await sharp(served.body as Buffer).metadata()).width, 32, 'the stored PNG decodes (it was re-encoded)');
 
   const svg = await call('POST', '/user/public-icons', project.token, undefined, SVG);
   t.equal(svg.status, 422, 'an SVG with a script is refused');
   t.match(svg.body.message, /SVG/);
   const text = await call('POST', '/user/public-icons', project.token, undefined, Buffer.from('just some text, not an image\n'));
   t.equal(text.status, 422, 'a text file is refused');
-  t.match(text.body.message, /not a PNG or JPEG/);
+  t.match(text.body.message, /not a PNG, JPEG, WebP or GIF/);
   const huge = Buffer.alloc(20 * 1024 * 1024);
-  png(8, 8).copy(huge);
+  (await png(8, 8)).copy(huge);
   const big = await call('POST', '/user/public-icons', project.token, undefined, huge);
   t.equal(big.status, 413, 'a 20 MB image is refused before it is read');
-  t.throws(() => checkIcon(png(2048, 16), 1 << 20), /1x1 to 1024x1024/, 'dimensions over 1024 are refused');
-  const fakePng = Buffer.concat([png(4, 4).subarray(0, 40), Buffer.from('<script>')]);
-  t.throws(() => checkIcon(fakePng, 1 << 20), /does not decode/, 'a PNG header on something else is refused');
+  await t.rejects(checkIcon(await png(2048, 16), 1 << 20), /1x1 to 1024x1024/, 'dimensions over 1024 are refused');
+  const fakePng = Buffer.concat([(await png(4, 4)).subarray(0, 40), Buffer.from('<script>')]);
+  await t.rejects(checkIcon(fakePng, 1 << 20), /does not decode/, 'a PNG header on something else is refused');
 
-  const host = await iconHost(t, { '/logo.png': png(64, 64), '/evil.svg': SVG, '/big.png': huge });
+  const host = await iconHost(t, { '/logo.png': await png(64, 64), '/evil.svg': SVG, '/big.png': huge });
   const base = { address_hash: token, name: 'Devnet Project' };
   const viaSvgUrl = await call('POST', '/user/public-names', project.token, { ...base, icon_url: `${host}/evil.svg` });
   t.equal(viaSvgUrl.status, 422, 'an icon URL serving an SVG is refused');

@@ -16,8 +16,8 @@ import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
 import { compileContracts } from '../src/devnet/compile.js';
 import type { ApiReply, ApiRequest } from '../src/api/http.js';
 import { newAccount } from './helpers/account.js';
-import { PNG } from 'pngjs';
 import { checkIcon } from '../src/account/icons.js';
+import { image } from './helpers/images.js';
 import { decide, insertSubmission, putIcon } from '../src/storage/postgres/public-names.js';
 
 const V2 = '/api/v2';
@@ -112,8 +112,7 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
 async function approvePublicNames(api: ApiFixture): Promise<void> {
   const pg = api.stores.pg;
   const who = await newAccount(pg, 'project@conformance.test');
-  const img = new PNG({ width: 4, height: 4 });
-  const icon = checkIcon(PNG.sync.write(img), 1 << 20);
+  const icon = await checkIcon(await image('png', 4, 4, [0, 0, 0, 0]), 1 << 20);
   await putIcon(pg, { sha256: icon.sha256, ext: icon.ext, contentType: icon.contentType, width: icon.width, height: icon.height, bytes: icon.bytes });
   const s = api.devnet.scenario;
   const named: [string, 'address' | 'token', string, string[]][] = [

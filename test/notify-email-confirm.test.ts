@@ -1,11 +1,12 @@
 // A notification e-mail address other than the account's own gets no watchlist e-mail until its
 // owner enters the code mailed to it (real SMTP on loopback, a real notifier): the confirmation
 // mail carries nothing the account chose; codes expire, allow 5 attempts and are sent at most
-// every 30 s per account; bad addresses are refused with a 400.
-import t from 'tap';
+// every 30 s per account; bad addresses are refused with a 400. Confirmation mails are limited per
+// recipient (silently: the answer is a sent one's) and per account (429) over an hour.
+import t, { type Test } from 'tap';
 import { accountApp, accountPg, client, movableClock, newAccount, smtpSink, type Mail } from './helpers/account.js';
 import { createMailer } from '../src/mail.js';
-import { notificationRoutes } from '../src/notify/routes.js';
+import { CONFIRMATION_LIMITS, notificationRoutes } from '../src/notify/routes.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { enqueue } from '../src/storage/postgres/notify.js';
 import type { PgStore } from '../src/storage/postgres/store.js';
@@ -59,7 +60,8 @@ async function outcome(pg: PgStore, eventId: string): Promise<{ status: string; 
   return row!;
 }
 
-t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
+/** The Account API with the notification routes, mailing through an SMTP sink, on a movable clock. */
+async function mailingApp(t: Test) {
   const pg = await accountPg(t);
   const smtp = await smtpSink(t);
   const clock = movableClock();
@@ -67,6 +69,11 @@ t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
   const routes = notificationRoutes(pg, { allowHttp: false, allowPrivate: false, timeoutMs: 1000 }, { mailer, clock: clock.now });
   const app = await accountApp(t, pg, { clock: clock.now, mailer, extraRoutes: routes });
   const call = client(app.handle);
+  return { pg, smtp, clock, call };
+}
+
+t.test('a chosen e-mail address is mailed only once confirmed', async (t) => {
+  const { pg, smtp, clock, call } = await mailingApp(t);
   const notifier = new Notifier({ pg, smtp: { url: `smtp://127.0.0.1:${smtp.port}`, from: 'explorer@explorer.test' }, pollMs: 25 });
   notifier.start();
   t.teardown(() => notifier.stop());
@@ -209,4 +216,69 @@ t.test('without SMTP another address cannot be chosen; a wallet account has no a
   const wt = newToken('session');
   await insertSession(pg, { tokenHash: sha256Hex(wt), userId: wallet.id, at: new Date(), expiresAt: new Date(Date.now() + 3600_000) });
   t.match((await call('GET', '/user/notification-settings', { token: wt })).body.data, { email: null, email_is_account_address: true, email_confirmed: false });
+});
+
+t.test('confirmation mails are limited per recipient (silently) and per account', async (t) => {
+  const { pg, smtp, clock, call } = await mailingApp(t);
+  const { mailsPerRecipient, codesPerAccount, windowMs } = CONFIRMATION_LIMITS;
+  /** Waits for the mails in flight, then takes every mail the sink has. */
+  const delivered = async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    return smtp.mails.splice(0);
+  };
+
+  // Fresh accounts all choose the victim's address (spelled differently, with +tags) at once.
+  const spellings = ['victim@example.org', 'Victim@Example.ORG', 'victim+1@example.org', 'victim+news@example.org'];
+  const accounts = await Promise.all(Array.from({ length: 12 }, (_, i) => newAccount(pg, `flooder-${i}@example.org`)));
+  const sent = await Promise.all(
+    accounts.map((a, i) => call('PUT', '/user/notification-settings/email', { token: a.token, body: { email: spellings[i % spellings.length] } })),
+  );
+  const expected = (email: string) => ({
+    status: 200,
+    body: {
+      data: {
+        webhook_url: null,
+        webhook_set_at: null,
+        email,
+        email_is_account_address: false,
+        email_confirmed: false,
+        email_confirmation_expires_at: new Date(clock.now() + 10 * 60_000).toISOString(),
+      },
+    },
+  });
+  sent.forEach((r, i) => t.same({ status: r.status, body: r.body }, expected(spellings[i % spellings.length]!.toLowerCase()), `account ${i}: the answer of a sent code`));
+  t.same(new Set(sent.map((r) => Object.keys(r.headers).sort().join())).size, 1, 'with the same headers');
+  const flood = await delivered();
+  t.equal(flood.length, mailsPerRecipient, `${accounts.length} accounts got ${mailsPerRecipient} mails to the one mailbox`);
+  for (const m of flood) t.match(m.to[0], /^victim(\+[a-z0-9]+)?@example\.org$/);
+
+  // Another address is not affected; the victim's limit frees up as the hour passes.
+  const bystander = await newAccount(pg, 'bystander@example.org');
+  t.equal((await call('PUT', '/user/notification-settings/email', { token: bystander.token, body: { email: 'someone-else@example.org' } })).status, 200);
+  t.same((await delivered()).map((m) => m.to), [['someone-else@example.org']], 'another recipient still gets its mail');
+  clock.advance(windowMs + 1000);
+  const later = await newAccount(pg, 'later@example.org');
+  t.equal((await call('PUT', '/user/notification-settings/email', { token: later.token, body: { email: 'victim@example.org' } })).status, 200);
+  t.same((await delivered()).map((m) => m.to), [['victim@example.org']], 'an hour later the victim can be mailed again');
+  const [kept] = await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM notification_email_codes_sent');
+  t.equal(kept.n, 1, 'the counts of the past hour are deleted as new ones are written');
+
+  // One account changing its address again and again (30 s apart, as the cooldown allows).
+  const busy = await newAccount(pg, 'busy@example.org');
+  for (let i = 0; i < codesPerAccount; i++) {
+    clock.advance(31_000);
+    const r = await call('PUT', '/user/notification-settings/email', { token: busy.token, body: { email: `target-${i}@example.org` } });
+    t.equal(r.status, 200, `code ${i + 1} of the hour`);
+  }
+  t.equal((await delivered()).length, codesPerAccount, `${codesPerAccount} codes mailed`);
+  clock.advance(31_000);
+  const over = await call('PUT', '/user/notification-settings/email', { token: busy.token, body: { email: 'target-x@example.org' } });
+  t.equal(over.status, 429, 'one more in the hour is refused');
+  t.match(over.body.message, /at most 5 confirmation codes per account per hour/);
+  t.ok(Number(over.headers['retry-after']) > 3000 && Number(over.headers['retry-after']) <= 3600 - 5 * 31, `Retry-After ${over.headers['retry-after']}: when the first code leaves the hour`);
+  t.equal((await call('GET', '/user/notification-settings', { token: busy.token })).body.data.email, 'target-4@example.org', 'the refused PUT changed nothing');
+  t.equal((await delivered()).length, 0, 'and mailed nobody');
+  clock.advance(windowMs);
+  t.equal((await call('PUT', '/user/notification-settings/email', { token: busy.token, body: { email: 'target-x@example.org' } })).status, 200, 'an hour later it may again');
+  t.equal((await delivered()).length, 1);
 });

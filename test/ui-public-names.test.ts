@@ -7,11 +7,11 @@
 // a revert make them go away; a non-admin gets the 404 page. axe-core, 1366 and 360 px wide, light
 // and dark screenshots (test-output/screenshots).
 import t, { type Test } from 'tap';
-import { PNG } from 'pngjs';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { BrowserContext, Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink } from './helpers/account.js';
+import { image } from './helpers/images.js';
 import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { injectWallet, signedInContext } from './helpers/ui-account.js';
 import { runAdmin } from '../src/account/admin-cli.js';
@@ -19,12 +19,6 @@ import { runAdmin } from '../src/account/admin-cli.js';
 /** Anvil's dev account #0: it deploys the scenario's contracts. */
 const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MINE = '/account/api/v1/user/public-names';
-
-function png(w: number, h: number): Buffer {
-  const p = new PNG({ width: w, height: h });
-  for (let i = 0; i < p.data.length; i += 4) p.data.set([30, 120 + ((i / 4) % w) * 3, 200, 255], i);
-  return PNG.sync.write(p);
-}
 
 async function bodyText(t: Test, page: Page): Promise<string> {
   const text = await page.innerText('body');
@@ -130,7 +124,7 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     await page.fill('#pn-website', 'https://devnet.example');
     await page.fill('#pn-description', 'The devnet token of "Devnet Exchange" & friends.');
     await page.fill('#pn-link-github', 'https://github.com/devnet/token');
-    await page.setInputFiles('#pn-icon', { name: 'icon.png', mimeType: 'image/png', buffer: png(32, 32) });
+    await page.setInputFiles('#pn-icon', { name: 'icon.png', mimeType: 'image/png', buffer: await image('png', 32, 32, [30, 160, 200, 255]) });
     await Promise.all([page.waitForURL(/done=submitted/), page.click('form[data-public-name-form] button[type=submit]')]);
     t.match(await page.innerText('.form-ok'), /Submitted/, 'it says the submission was sent');
     const mine = (await project.api('GET', MINE)).body.data;

@@ -1,11 +1,11 @@
-// Icons of public-name submissions: an uploaded or fetched image is accepted only as PNG or JPEG,
-// by its magic bytes AND a header that parses to sane dimensions, and is decoded and re-encoded
-// (pure JS: pngjs, jpeg-js), so nothing but pixels is stored. WebP and GIF are recognised only to
-// say why they are refused (no pure-JS encoder here: stored as sent, they would be neither
-// re-encoded nor refused); SVG is refused outright (it can carry scripts), and so is anything else.
+// Icons of public-name submissions: an uploaded or fetched image is accepted only as PNG, JPEG,
+// WebP or GIF, by its magic bytes AND a header that parses to sane dimensions (checked before
+// anything is decoded), and is then decoded and re-encoded by sharp (libvips), so nothing but
+// pixels is stored (no metadata, no trailing bytes). libvips works on libuv's thread pool, so a
+// large or noisy image never stalls the event loop (the pure-JS decoders it replaces did, up to
+// a second per upload). SVG is refused outright (it can carry scripts), and so is anything else.
 import crypto from 'node:crypto';
-import { PNG } from 'pngjs';
-import jpeg from 'jpeg-js';
+import sharp from 'sharp';
 
 export const ICON_EXTS = ['png', 'jpg', 'webp', 'gif'] as const;
 export type IconExt = (typeof ICON_EXTS)[number];
@@ -21,7 +21,7 @@ export interface CheckedIcon {
   contentType: string;
   width: number;
   height: number;
-  /** The bytes to store: re-encoded for PNG and JPEG, as given (after the checks) otherwise. */
+  /** The bytes to store: the decoded pixels re-encoded in the same format (GIF and WebP: the first frame). */
   bytes: Buffer;
   sha256: string;
   /** '<sha256>.<ext>': how submissions name it, and its path under /api/v2/public-icons/. */
@@ -95,38 +95,58 @@ function headerSize(ext: IconExt, b: Buffer): { width: number; height: number } 
   }
 }
 
+/** The re-encoding of each format; sharp writes no metadata unless asked to. */
+function encoder(ext: IconExt, img: sharp.Sharp): sharp.Sharp {
+  switch (ext) {
+    case 'png':
+      return img.png();
+    case 'jpg':
+      return img.jpeg({ quality: 90 });
+    case 'webp':
+      return img.webp({ quality: 90 });
+    case 'gif':
+      return img.gif();
+  }
+}
+
 /**
- * Checks an image and returns what to store; throws IconError saying why it is refused.
- * `maxBytes`: the largest accepted image (PUBLIC_ICON_MAX_BYTES).
+ * Checks an image and returns what to store; rejects with IconError saying why it is refused.
+ * `maxBytes`: the largest accepted image (PUBLIC_ICON_MAX_BYTES). Everything up to the header
+ * checks is cheap and synchronous; the decode and the re-encoding run on libuv's thread pool.
+ * Animated GIF and WebP icons keep their first frame only: an icon is shown small and still,
+ * and decoding one frame bounds the work by the header's pixel count (many frames would not).
  */
-export function checkIcon(input: Buffer, maxBytes: number): CheckedIcon {
+export async function checkIcon(input: Buffer, maxBytes: number): Promise<CheckedIcon> {
   if (input.length === 0) throw new IconError('the icon is empty');
   if (input.length > maxBytes) throw new IconError(`the icon is larger than ${maxBytes} bytes`, 413);
   const kind = sniff(input);
-  if (kind === 'svg') throw new IconError('SVG icons are refused (an SVG can carry scripts): send a PNG or JPEG');
-  if (kind === 'webp' || kind === 'gif') throw new IconError(`${FORMAT[kind]} icons are refused (only PNG and JPEG are re-encoded here, so that nothing but pixels is stored): send a PNG or JPEG`);
-  if (!kind) throw new IconError('the icon is not a PNG or JPEG image');
+  if (kind === 'svg') throw new IconError('SVG icons are refused (an SVG can carry scripts): send a PNG, JPEG, WebP or GIF');
+  if (!kind) throw new IconError('the icon is not a PNG, JPEG, WebP or GIF image');
   const size = headerSize(kind, input);
   if (!size) throw new IconError(`the icon is not a valid ${FORMAT[kind]} image (its header does not parse)`);
   if (size.width < 1 || size.height < 1 || size.width > ICON_MAX_SIDE || size.height > ICON_MAX_SIDE) {
     throw new IconError(`the icon must be from 1x1 to ${ICON_MAX_SIDE}x${ICON_MAX_SIDE} pixels (it is ${size.width}x${size.height})`);
   }
-  let bytes = input;
+  let out: { data: Buffer; info: sharp.OutputInfo };
   try {
-    if (kind === 'png') {
-      const png = PNG.sync.read(input);
-      if (png.width !== size.width || png.height !== size.height) throw new Error('size mismatch');
-      bytes = PNG.sync.write(png);
-    } else if (kind === 'jpg') {
-      const raw = jpeg.decode(input, { useTArray: true, maxResolutionInMP: 2, maxMemoryUsageInMB: 64 });
-      if (raw.width !== size.width || raw.height !== size.height) throw new Error('size mismatch');
-      bytes = jpeg.encode({ width: raw.width, height: raw.height, data: raw.data }, 90).data;
+    // limitInputPixels holds even where libvips reads a size the header parse above did not see
+    // (a GIF frame larger than its screen, say); pages: 1 decodes the first frame only;
+    // failOn 'warning' refuses truncated and corrupt images instead of padding them.
+    const img = sharp(input, { limitInputPixels: ICON_MAX_SIDE * ICON_MAX_SIDE, pages: 1, failOn: 'warning' }).autoOrient();
+    out = await encoder(kind, img).toBuffer({ resolveWithObject: true });
+  } catch (e) {
+    if (e instanceof Error && /pixel limit/.test(e.message)) {
+      throw new IconError(`the icon must be from 1x1 to ${ICON_MAX_SIDE}x${ICON_MAX_SIDE} pixels (its image has more pixels than ${ICON_MAX_SIDE}x${ICON_MAX_SIDE}, whatever its header says)`);
     }
-  } catch {
     throw new IconError(`the icon is not a valid ${FORMAT[kind]} image (it does not decode)`);
   }
+  const { width, height } = out.info;
+  // autoOrient turns an EXIF orientation into pixels (the tag itself is not kept): sides may swap.
+  const same = (width === size.width && height === size.height) || (width === size.height && height === size.width);
+  if (!same) throw new IconError(`the icon is not a valid ${FORMAT[kind]} image (its header says ${size.width}x${size.height}, its pixels are ${width}x${height})`);
+  const bytes = out.data;
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
-  return { ext: kind, contentType: ICON_TYPES[kind], width: size.width, height: size.height, bytes, sha256, id: `${sha256}.${kind}` };
+  return { ext: kind, contentType: ICON_TYPES[kind], width, height, bytes, sha256, id: `${sha256}.${kind}` };
 }
 
 /** '<sha256>.<ext>' as stored icons are named. */

@@ -186,7 +186,7 @@ export function createPublicNames(pg: PgStore, o: PublicNamesOptions & { instanc
   async function storeIcon(bytes: Buffer): Promise<string> {
     let icon;
     try {
-      icon = checkIcon(bytes, iconMaxBytes);
+      icon = await checkIcon(bytes, iconMaxBytes);
     } catch (e) {
       if (e instanceof IconError) throw new HttpError(e.status, e.message);
       throw e;

@@ -17,7 +17,7 @@ import * as store from '../storage/postgres/notify.js';
 import type { QueryLike } from '../api/http.js';
 import type { Mailer } from '../mail.js';
 import { CODE_MAX_ATTEMPTS, CODE_RESEND_MS, CODE_TTL_MS, normalizeEmail } from '../account/signin.js';
-import { hashEmailCode, newEmailCode, newSalt, sameDigest } from '../account/tokens.js';
+import { hashEmailCode, newEmailCode, newSalt, sameDigest, sha256Hex } from '../account/tokens.js';
 import { createLogger, type Logger } from '../log.js';
 import { CONTROL } from '../account/validate.js';
 import { checkWebhookUrl, type WebhookPolicy } from './webhook.js';
@@ -35,6 +35,26 @@ function deliveryFacts(payload: unknown) {
     kind: p?.transfer?.kind ?? null,
     direction: p?.transfer?.direction ?? null,
   };
+}
+
+/**
+ * Confirmation mails are limited so that accounts cannot be used to flood an address (46 fresh
+ * accounts once mailed one address 46 codes in 10 s). Per recipient: at most 3 mails an hour from
+ * all accounts together; beyond that a code is still issued and stored but not mailed, and the
+ * answer is the one of a sent mail, so nobody learns whether others asked for that address. Per
+ * account: at most 5 codes an hour (with the 30 s between codes, CODE_RESEND_MS); beyond that
+ * 429 with Retry-After, as for the 30 s: it tells the account only of its own requests. The
+ * counts are kept in PostgreSQL, so the limits hold across API replicas.
+ */
+export const CONFIRMATION_LIMITS: store.ConfirmationLimits = { windowMs: 60 * 60_000, mailsPerRecipient: 3, codesPerAccount: 5 };
+
+/**
+ * The recipient as its limit counts it: one mailbox, so without a +tag (victim+1@ and victim+2@
+ * share victim@'s limit), and hashed (the count outlives the account that asked).
+ */
+export function recipientKey(email: string): string {
+  const at = email.lastIndexOf('@');
+  return sha256Hex(`${email.slice(0, at).split('+')[0]}${email.slice(at)}`);
 }
 
 export interface NotifyCtx {
@@ -77,6 +97,8 @@ export interface NotifyRoute {
 export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: NotifyRouteOptions = {}): NotifyRoute[] {
   const clock = o.clock ?? Date.now;
   const log = o.log ?? createLogger('account:notify');
+  // How long sending a confirmation mail takes here (a moving average), which an unsent one waits.
+  let sendMs = 0;
   const settings = async (userId: string) => {
     const s = await store.getNotificationSettings(pg, userId);
     const codeLive = s.email_code_expires_at && s.email_code_expires_at.getTime() > clock();
@@ -166,22 +188,31 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
           const chosen = await store.chooseNotificationEmail(pg, {
             userId: c.userId,
             email,
+            recipient: email === null ? null : recipientKey(email),
             codeHash,
             salt,
             now,
             expiresAt: new Date(now.getTime() + CODE_TTL_MS),
             cooldownMs: CODE_RESEND_MS,
             canMail: o.mailer !== undefined,
+            limits: CONFIRMATION_LIMITS,
           });
           if (chosen.result === 'cannot-mail') {
             throw new NotifyInputError(503, 'e-mail is not configured on this instance (SMTP_URL), so another address cannot be confirmed');
           }
-          if (chosen.result === 'wait') {
+          if (chosen.result === 'wait' || chosen.result === 'account-limit') {
             const secs = Math.max(1, Math.ceil((chosen.retryAt.getTime() - now.getTime()) / 1000));
-            throw new NotifyInputError(429, `a confirmation code was sent a moment ago; ask again in ${secs} s`, { 'retry-after': String(secs) });
+            const why =
+              chosen.result === 'wait' ? 'a confirmation code was sent a moment ago' : `at most ${CONFIRMATION_LIMITS.codesPerAccount} confirmation codes per account per hour`;
+            throw new NotifyInputError(429, `${why}; ask again in ${secs} s`, { 'retry-after': String(secs) });
           }
-          if (chosen.result === 'code') {
+          if (chosen.result === 'code' && !chosen.mail) {
+            // Its recipient has had its mails of the hour: the answer is a sent code's, in about the time a send takes.
+            log.info('a notification address confirmation is not mailed: its recipient had its mails of the hour', { user_id: c.userId });
+            await new Promise((r) => setTimeout(r, sendMs));
+          } else if (chosen.result === 'code') {
             // A fixed subject and text: nothing the account chose (names, labels) goes to an address not yet confirmed.
+            const started = performance.now();
             try {
               await o.mailer!.send({
                 to: email!,
@@ -198,6 +229,8 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
               log.warn('could not send a notification address confirmation', { error: e instanceof Error ? e.message : String(e) });
               throw new NotifyInputError(503, 'the confirmation e-mail could not be sent; the address is kept unconfirmed (nothing is sent to it): try again later');
             }
+            const took = performance.now() - started;
+            sendMs = sendMs === 0 ? took : 0.8 * sendMs + 0.2 * took;
           }
           return { status: 200, data: await settings(c.userId) };
         },

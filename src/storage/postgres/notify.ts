@@ -229,24 +229,57 @@ export type EmailChoice =
   | { result: 'account' }
   /** Already the confirmed address: nothing changed. */
   | { result: 'confirmed' }
-  /** Stored, unconfirmed, with the given code: send it. */
-  | { result: 'code' }
+  /**
+   * Stored, unconfirmed, with the given code: send it when `mail`; when not, the recipient has had
+   * its mails of the window and the code is kept unsent (the caller answers as if sent).
+   */
+  | { result: 'code'; mail: boolean }
   /** A code was sent to this account less than the cooldown ago: nothing changed. */
   | { result: 'wait'; retryAt: Date }
+  /** This account has had its codes of the window: nothing changed. */
+  | { result: 'account-limit'; retryAt: Date }
   /** A code would be needed but `canMail` is false: nothing changed. */
   | { result: 'cannot-mail' };
 
 const NO_CODE = 'email_code_hash = NULL, email_code_salt = NULL, email_code_expires_at = NULL, email_code_attempts = 0';
 
+/** Counts of confirmation codes over a window, kept in notification_email_codes_sent. */
+export interface ConfirmationLimits {
+  windowMs: number;
+  /** Codes per account in the window (mailed or not). */
+  codesPerAccount: number;
+  /** Mails per recipient in the window, from every account. */
+  mailsPerRecipient: number;
+}
+
+/** Class of the transaction lock that orders the counting of one recipient's mails (pg_advisory_xact_lock(int, int)). */
+const RECIPIENT_LOCK_CLASS = 746124;
+
 /**
  * Chooses the notification address of an account under a row lock. Null or the account's own
  * address: back to the account's address. Another address replaces the chosen one as unconfirmed
  * with a new code, unless a code went out less than `cooldownMs` ago (per account, whatever the
- * address, so an account cannot mail many addresses quickly) or no code can be mailed (`canMail`).
+ * address, so an account cannot mail many addresses quickly), the account has had
+ * `codesPerAccount` codes in the window, or no code can be mailed (`canMail`). A new code is
+ * mailed only while its recipient (`recipient`: the key the limit counts by) has had fewer than
+ * `mailsPerRecipient` mails in the window, from any account; counting and recording are ordered
+ * by a transaction lock on the recipient, so concurrent requests of many accounts (and replicas)
+ * cannot all see room for one more.
  */
 export async function chooseNotificationEmail(
   pgs: PgStore,
-  a: { userId: string; email: string | null; codeHash: string; salt: string; now: Date; expiresAt: Date; cooldownMs: number; canMail: boolean },
+  a: {
+    userId: string;
+    email: string | null;
+    recipient: string | null;
+    codeHash: string;
+    salt: string;
+    now: Date;
+    expiresAt: Date;
+    cooldownMs: number;
+    canMail: boolean;
+    limits: ConfirmationLimits;
+  },
 ): Promise<EmailChoice> {
   return pgs.tx(async (c) => {
     await c.query('INSERT INTO notification_settings (user_id, updated_at) VALUES ($1, $2) ON CONFLICT (user_id) DO NOTHING', [a.userId, a.now]);
@@ -269,13 +302,41 @@ export async function chooseNotificationEmail(
     if (row.email_code_sent_at && row.email_code_sent_at.getTime() + a.cooldownMs > a.now.getTime()) {
       return { result: 'wait', retryAt: new Date(row.email_code_sent_at.getTime() + a.cooldownMs) };
     }
+    const since = new Date(a.now.getTime() - a.limits.windowMs);
+    const own = (
+      await c.query<{ n: number; oldest: Date | null }>(
+        'SELECT count(*)::int AS n, min(sent_at) AS oldest FROM notification_email_codes_sent WHERE user_id = $1 AND sent_at > $2',
+        [a.userId, since],
+      )
+    ).rows[0];
+    if (own.n >= a.limits.codesPerAccount) return { result: 'account-limit', retryAt: new Date(own.oldest!.getTime() + a.limits.windowMs) };
+    await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [RECIPIENT_LOCK_CLASS, a.recipient]);
+    const mailed = (
+      await c.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM notification_email_codes_sent WHERE recipient_sha256 = $1 AND mailed AND sent_at > $2',
+        [a.recipient, since],
+      )
+    ).rows[0].n;
+    const mail = mailed < a.limits.mailsPerRecipient;
+    // Rows out of the window go; SKIP LOCKED: two requests removing the same rows never wait on each other.
+    await c.query(
+      `DELETE FROM notification_email_codes_sent WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM notification_email_codes_sent WHERE sent_at <= $1 LIMIT 1000 FOR UPDATE SKIP LOCKED))`,
+      [since],
+    );
+    await c.query('INSERT INTO notification_email_codes_sent (recipient_sha256, user_id, sent_at, mailed) VALUES ($1, $2, $3, $4)', [
+      a.recipient,
+      a.userId,
+      a.now,
+      mail,
+    ]);
     await c.query(
       `UPDATE notification_settings SET email = $2, email_confirmed_at = NULL, email_code_hash = $3, email_code_salt = $4,
          email_code_sent_at = $5, email_code_expires_at = $6, email_code_attempts = 0, updated_at = $5
        WHERE user_id = $1`,
       [a.userId, a.email, a.codeHash, a.salt, a.now, a.expiresAt],
     );
-    return { result: 'code' };
+    return { result: 'code', mail };
   });
 }
 

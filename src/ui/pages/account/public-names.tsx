@@ -162,7 +162,7 @@ function SubmitForm({ ctx, v, isToken, message, error }: { ctx: PageCtx; v: Valu
       </textarea>
       <fieldset class="watch-fields pn-fieldset">
         <legend>Icon (optional)</legend>
-        <p class="muted">A square PNG or JPEG of at most 1 MiB and 1024×1024 pixels (SVG is refused). Upload a file, or give its URL: it is fetched once and kept here.</p>
+        <p class="muted">A square PNG, JPEG, WebP or GIF of at most 1 MiB and 1024×1024 pixels (an animated one keeps its first frame; SVG is refused). Upload a file, or give its URL: it is fetched once and kept here.</p>
         {v.icon && ICON_ID.test(v.icon) ? (
           <p class="pn-kept">
             <input type="hidden" name="icon" value={v.icon} />
@@ -170,7 +170,7 @@ function SubmitForm({ ctx, v, isToken, message, error }: { ctx: PageCtx; v: Valu
           </p>
         ) : null}
         <label for="pn-icon">Icon file</label>
-        <input id="pn-icon" name="icon_file" type="file" accept="image/png,image/jpeg" />
+        <input id="pn-icon" name="icon_file" type="file" accept="image/png,image/jpeg,image/webp,image/gif" />
         <label for="pn-icon-url">or the icon's URL</label>
         <input id="pn-icon-url" name="icon_url" type="url" maxLength={2048} placeholder="https://…/icon.png" autocomplete="off" value={v.iconUrl} />
       </fieldset>
