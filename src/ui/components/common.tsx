@@ -121,6 +121,19 @@ export function Amount({ value, decimals, symbol, max }: { value: string | null 
   );
 }
 
+/** Why a mined transaction's outcome is unknown (the API's `status` null): said where it shows. */
+export const UNKNOWN_OUTCOME = 'its receipt carries no status, as before Byzantium, and no trace of it is indexed';
+
+/**
+ * "Unknown (why)" when a block's reward is not known, null when it is: the API lists no reward
+ * for a block after genesis (src/chain/rewards.ts). Before the merge only reward traces tell it,
+ * and the node gives none; after it the receipts do, so only blocks indexed without them lack it.
+ */
+export function unknownReward(b: { height: number; rewards?: unknown[] | null; difficulty?: string | null }): string | null {
+  if (b.height === 0 || b.rewards?.length) return null;
+  return b.difficulty && b.difficulty !== '0' ? 'Unknown (the node gives no reward traces)' : 'Unknown';
+}
+
 export function Status({ status, result }: { status: string | null | undefined; result?: string | null }) {
   if (status === 'ok') return <span class="status ok">Success</span>;
   if (status === 'error') return <span class="status err" title={result ?? undefined}>Failed{result && result !== 'error' ? `: ${result}` : ''}</span>;
