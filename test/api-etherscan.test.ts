@@ -361,7 +361,7 @@ t.test('the Etherscan-compatible API on the devnet', async (t) => {
         {
           status: '1',
           message: 'OK',
-          result: { blockNumber: String(BigInt(b.number)), timeStamp: Number(BigInt(b.timestamp)), blockMiner: lc(b.miner), blockReward: fees.toString(), uncles: null, uncleInclusionReward: null },
+          result: { blockNumber: String(BigInt(b.number)), timeStamp: String(BigInt(b.timestamp)), blockMiner: lc(b.miner), blockReward: fees.toString(), uncles: null, uncleInclusionReward: null },
         },
         `reward of block ${BigInt(b.number)}: its priority fees`,
       );

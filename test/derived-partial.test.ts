@@ -2,52 +2,26 @@
 // no historical state (a full node: state reads at past blocks refused as geth refuses them).
 // Balances come from the node where it can answer (coin balances at its head, token balances by
 // balanceOf once the lanes are near the head), the refusal is said once (log and indexing status),
-// and the refused reads are not retried.
+// and the refused reads are not retried. What stays partial is said where the figures are (the API's
+// token and address `caveats`, beside them on the pages, once in the log), and a balance is called
+// checked only when the node answered its check (a node refusing eth_call answers none).
 import t from 'tap';
 import { withDevnet } from './helpers/devnet.js';
-import { embeddedStores } from './helpers/stores.js';
-import { startReplayRpc } from './helpers/replay-rpc.js';
+import { FORWARDED, indexThrough, nodeInFront, relay } from './helpers/node-in-front.js';
 import { minedIn, rpc } from './helpers/rpc.js';
-import { createIndexer } from '../src/indexer/indexer.js';
-import { createDerived } from '../src/derived/scheduler.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
-import { createLogger, type Logger } from '../src/log.js';
-
-/** A JSON-RPC call relayed as is: the result, or the node's error object. */
-async function relay(url: string, method: string, params: unknown[]) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: unknown };
-  return body.error ? { error: body.error as { code: number; message: string } } : { result: body.result };
-}
-
-const FORWARDED = [
-  'eth_chainId', 'eth_blockNumber', 'eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getTransactionReceipt', 'trace_block',
-  'debug_traceBlockByNumber', 'eth_getCode', 'txpool_content',
-];
-
-/** Warnings a logger received, for "said once". */
-function recordingLogger(lines: string[]): Logger {
-  const base = createLogger('derived').child('test');
-  const make = (l: Logger): Logger => ({
-    debug: l.debug,
-    info: l.info,
-    error: l.error,
-    warn: (m, f) => {
-      lines.push(m);
-      l.warn(m, f);
-    },
-    child: (s) => make(l.child(s)),
-  });
-  return make(base);
-}
+import { createLogger } from '../src/log.js';
+import { createApiApp } from '../src/api/app.js';
+import { createUi } from '../src/ui/ui-server.js';
+import { inProcessClient } from '../src/ui/api-client.js';
+import { request } from './helpers/api.js';
+import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
 
 t.test('FIRST_BLOCK > 0 through a node without historical state', async (t) => {
   const devnet = await withDevnet(t);
   const s = devnet.scenario;
   const up = devnet.url;
-  const node = await startReplayRpc();
-  t.teardown(() => node.close());
-  for (const m of FORWARDED) node.handle(m, (params) => relay(up, m, params));
+  const node = await nodeInFront(t, up, [...FORWARDED, 'eth_getCode']);
   // A full node keeps the state of its newest blocks only.
   const KEPT = 2;
   const stateAt = async (tag: unknown) => {
@@ -73,43 +47,9 @@ t.test('FIRST_BLOCK > 0 through a node without historical state', async (t) => {
   await sendTx(owner!, s.contracts.DevnetToken, `0x40c10f19${word(alice!)}${(5n * 10n ** 18n).toString(16).padStart(64, '0')}`); // mint(alice, 5)
   await sendTx(alice!, s.contracts.DevnetToken, `0xa9059cbb${word(erin!)}${(10n ** 18n).toString(16).padStart(64, '0')}`); // transfer(erin, 1)
   t.ok(first <= s.toBlock + 1);
-  const stores = await embeddedStores(t);
-  const indexer = createIndexer({
-    ch: stores.ch,
-    pg: stores.pg,
-    rpc: { url: node.url, variant: 'anvil' },
-    firstBlock: first,
-    batchBlocks: 8,
-    workers: 1,
-    pollMs: 100,
-    pending: false,
-    log: createLogger('indexer').child('test'),
-  });
   const warnings: string[] = [];
-  const derived = createDerived({
-    pg: stores.pg,
-    ch: stores.ch,
-    rpc: indexer.rpc,
-    firstBlock: first,
-    pollMs: 50,
-    rangeBlocks: 16,
-    allowPrivateMetadataHosts: true,
-    nftTimeoutMs: 500,
-    nftMaxAttempts: 1,
-    // No random sample: only the checks this test is about.
-    sampleSize: 0,
-    log: recordingLogger(warnings),
-  });
-  derived.attach(indexer);
-  t.teardown(async () => {
-    await derived.stop();
-    await indexer.stop();
-  });
-  await indexer.start();
-  derived.start();
-  const head = Number(await rpc<string>(up, 'eth_blockNumber'));
-  await indexer.waitFor(head, 120_000);
-  await derived.settle(120_000);
+  // No random sample: only the checks this test is about.
+  const { stores } = await indexThrough(t, node, up, { firstBlock: first, warnings, derived: { rangeBlocks: 16, sampleSize: 0 } });
 
   // Token balances equal the node's balanceOf for every holder seen since FIRST_BLOCK.
   const token = s.contracts.DevnetToken.toLowerCase();
@@ -151,4 +91,73 @@ t.test('FIRST_BLOCK > 0 through a node without historical state', async (t) => {
   t.ok(calls <= 3 * addrs.length, `${calls} eth_getBalance calls for ${addrs.length} addresses (no retry storm)`);
   await new Promise((r) => setTimeout(r, 2000));
   t.equal(balanceCalls, calls, 'no eth_getBalance retried once settled');
+
+  // Said where the figures are, and "checked" only because the node answered the checks.
+  t.match(status.details.partial[0], /token balances that may predate it were checked with the node \(balanceOf\) and corrected where they differed \(\d+ checks answered\)/);
+  const { get, page } = apiAndUi(stores);
+  const tj = await get(`/api/v2/tokens/${token}`);
+  t.match(tj.caveats, {
+    holders_count: `History starts at block ${first}: holders from before it who have not moved the token since are not counted.`,
+    balances: `Balances of holders first seen since block ${first} were checked with the node (balanceOf), where the contract answers it.`,
+  }, 'the token answer carries its caveats');
+  t.same((await get(`/api/v2/tokens/${token}/holders`)).caveats, tj.caveats, 'so does its holders list');
+  const erinJson = await get(`/api/v2/addresses/${erin!.toLowerCase()}`);
+  t.match(erinJson.caveats, {
+    coin_balance: /^The node keeps no historical state: where it could not answer for a past block the balance was read at its head/,
+    token_balances: `History starts at block ${first}: a token held before it and not moved since is not listed; its balances of tokens older than block ${first} were checked with the node (balanceOf), where the contract answers it.`,
+  }, 'the address answer too');
+  t.same((await get(`/api/v2/addresses/${erin!.toLowerCase()}/tokens`)).caveats, { token_balances: erinJson.caveats.token_balances }, 'and its tokens list');
+  const doc = loadOpenApi();
+  if (doc) {
+    t.same(validate(doc, responseSchema(doc, '/v2/tokens/{address_hash_param}'), tj), [], 'the token answer keeps its schema, caveats aside');
+    t.same(validate(doc, responseSchema(doc, '/v2/addresses/{address_hash_param}'), erinJson), [], 'so does the address answer');
+  }
+  t.match(await page(`/token/${token}`), `Holders ${tj.holders_count} ${tj.caveats.holders_count}`, 'the token page says it beside the holders count');
+  t.match(await page(`/token/${token}?tab=holders`), tj.caveats.balances, 'and above the holders\' balances');
+  const erinPage = await page(`/address/${erin!.toLowerCase()}`);
+  t.match(erinPage, erinJson.caveats.coin_balance, 'the address page beside the balance');
+  t.match(erinPage, erinJson.caveats.token_balances, 'and beside the tokens');
+  t.equal(warnings.filter((w) => w.includes(`history starts at block ${first}`)).length, 1, 'the log says it once at start');
+});
+
+/** The API on these stores (no node), and the web UI reading it: JSON answers and pages as text. */
+function apiAndUi(stores: Pick<Parameters<typeof createApiApp>[0], 'ch' | 'pg'>) {
+  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: 0 });
+  const ui = createUi({ api: inProcessClient(app.handle), coin: 'ETH', log: createLogger('ui') });
+  const text = (b: string | Buffer) => (typeof b === 'string' ? b : b.toString('utf8'));
+  return {
+    get: async (p: string) => JSON.parse(text((await app.handle(request(p))).body)),
+    page: async (p: string) =>
+      text((await ui.handle(request(p))).body)
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/&#x27;|&#39;/g, "'")
+        .replace(/\s+/g, ' '),
+  };
+}
+
+t.test('FIRST_BLOCK > 0 through a node that refuses eth_call: no balance is called checked', async (t) => {
+  const devnet = await withDevnet(t);
+  const s = devnet.scenario;
+  const node = await nodeInFront(t, devnet.url, [...FORWARDED, 'eth_getBalance', 'eth_getCode']);
+  node.disable('eth_call');
+  const first = s.txs.find((x) => x.label === 'erc20 burn bob 20 (by owner)')!.blockNumber + 1;
+  const warnings: string[] = [];
+  const { stores } = await indexThrough(t, node, devnet.url, { firstBlock: first, warnings, derived: { sampleSize: 0 } });
+
+  t.equal(node.calls('eth_call'), 1, 'eth_call asked once');
+  t.equal(warnings.filter((w) => w.includes('refuses eth_call')).length, 1, 'said once');
+  const [queued] = await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM balance_checks');
+  t.ok(queued!.n > 0, `${queued!.n} balance checks kept queued, not dropped`);
+  const status = await indexingStatus(stores.pg, stores.ch);
+  t.match(status.details.partial[0], `${queued!.n} token balances that may predate it are not checked with the node (balanceOf) yet: the node refuses eth_call`);
+  t.notMatch(status.details.partial.join('\n'), /were checked|corrected where/, 'the status calls nothing checked');
+  const { get, page } = apiAndUi(stores);
+  const token = s.contracts.DevnetToken.toLowerCase();
+  const tj = await get(`/api/v2/tokens/${token}`);
+  t.match(tj.caveats.balances, /^\d+ holders' balances count only transfers since block \d+ and may miss what was held before it: not checked with the node \(balanceOf\) yet: the node refuses eth_call\.$/);
+  t.match(await page(`/token/${token}?tab=holders`), tj.caveats.balances, 'the holders tab says so');
+  const alice = s.accounts[1]!.toLowerCase();
+  const aj = await get(`/api/v2/addresses/${alice}`);
+  t.match(aj.caveats.token_balances, /not checked with the node \(balanceOf\) yet: the node refuses eth_call\.$/, 'the address answer too');
+  t.notMatch(JSON.stringify([tj.caveats, aj.caveats]), /were checked/, 'no answer calls a balance checked');
 });

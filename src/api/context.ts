@@ -15,6 +15,8 @@ import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transf
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import type { Logger } from '../log.js';
+import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
+import { historyFacts, type HistoryFacts } from '../storage/partial-history.js';
 import { verifiedAbi, verifiedSince } from '../storage/postgres/verified.js';
 import { publicNamesSince } from '../storage/postgres/public-names.js';
 import { indexAbi, mergeAbis, type IndexedAbi } from '../abi/decode.js';
@@ -100,6 +102,12 @@ export class ApiContext {
    * the next block, or FACT_TTL_MS when no indexer events reach this process.
    */
   private readonly proxyFacts = new LRUCache<string, { fact: ProxyFact | null; gen: number; at: number }>({ max: 50_000 });
+  /** What is partial about the indexed history and the node, read again after FACT_TTL_MS or a derived change. */
+  private historyValue: { at: number; value: Promise<HistoryFacts> } | undefined;
+  /** Methods the node refuses: after the first refusal this process answers them as unknown without asking. */
+  private readonly refusedMethods = new RefusedMethods(STATE_METHODS, (e) =>
+    this.log.warn(`the node refuses ${e.method}: what it would tell is answered as unknown, and it is not asked again`, { code: e.code, error: e.detail.slice(0, 200) }),
+  );
   /** Bumped by every block and reorg. */
   private chainGen = 0;
   private eventsAttached = false;
@@ -108,7 +116,7 @@ export class ApiContext {
     this.ch = deps.ch;
     this.pg = deps.pg;
     this.log = deps.log;
-    this.rpc = deps.rpc;
+    this.rpc = deps.rpc && this.refusedMethods.wrap(deps.rpc);
     this.verification = deps.verification;
     if (deps.publicUrl) {
       this.iconOrigin = new URL(deps.publicUrl).origin;
@@ -145,6 +153,7 @@ export class ApiContext {
    */
   onDerivedChange(): void {
     this.tokenRows.clear();
+    this.historyValue = undefined;
     for (const [a, k] of this.facts.entries()) if (k.f.isContract === null) this.facts.delete(a);
   }
 
@@ -157,6 +166,18 @@ export class ApiContext {
     if (this.headValue && this.fresh(this.headValue.at)) return this.headValue.value;
     const value = await latestBlockNumber(this.ch);
     this.headValue = { at: Date.now(), value };
+    return value;
+  }
+
+  /** What is partial about the indexed history and the node (src/storage/partial-history.ts), for the answers' caveats. */
+  historyFacts(): Promise<HistoryFacts> {
+    if (this.historyValue && Date.now() - this.historyValue.at < FACT_TTL_MS) return this.historyValue.value;
+    const value = historyFacts(this.pg);
+    this.historyValue = { at: Date.now(), value };
+    // A failed read is not kept.
+    value.catch(() => {
+      if (this.historyValue?.value === value) this.historyValue = undefined;
+    });
     return value;
   }
 

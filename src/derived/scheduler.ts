@@ -115,11 +115,12 @@ export class Derived extends EventEmitter {
       catchUpShare: Math.min(1, Math.max(0.01, opts.catchUpShare ?? 0.1)),
     };
     this.log = opts.log ?? createLogger('derived');
-    this.history = new NodeHistory(this.o.pg, this.log);
+    this.history = new NodeHistory(this.o.pg, this.log, this.o.rpc.url);
     const env: LaneEnv = {
       pg: this.o.pg,
       ch: this.o.ch,
-      rpc: this.o.rpc,
+      // A method the node refuses is asked once, never again (NodeHistory says so and records it).
+      rpc: this.history.methods.wrap(this.o.rpc),
       log: this.log,
       firstBlock: this.o.firstBlock,
       rangeBlocks: this.o.rangeBlocks,
@@ -162,8 +163,17 @@ export class Derived extends EventEmitter {
   }
 
   start(): void {
-    void this.history.load().catch(() => undefined);
-    for (const lane of this.lanes) this.loops.push(this.loop(lane));
+    if (this.o.firstBlock > 0) {
+      // Once per start: the figures this leaves partial carry their own caveats (API `caveats`, the pages).
+      this.log.warn(
+        `history starts at block ${this.o.firstBlock} (FIRST_BLOCK): token holder counts and counters count only what is seen since then, and ` +
+          "balances of tokens older than that count only transfers since then until the node answers their balanceOf checks; " +
+          "the API's token and address answers say so in `caveats`, the indexing status in details.partial",
+      );
+    }
+    // The lanes wait for what an earlier run learned of the node (a refused method is not asked again).
+    const loaded = this.history.load().catch((e) => this.log.warn('could not read what the node refused before', { error: (e as Error).message }));
+    for (const lane of this.lanes) this.loops.push(loaded.then(() => this.loop(lane)));
   }
 
   async stop(): Promise<void> {

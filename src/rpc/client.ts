@@ -347,11 +347,23 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     return out as CallOutcome<T>[];
   }
 
+  return clientOver(
+    {
+      url: main.label,
+      traceUrl: trace.label,
+      variant,
+      options: { timeoutMs, maxRetries, batchSize, concurrency },
+      stats: () => ({ ...stats }),
+      methods: () => sumMethodStats([Object.fromEntries(byMethod)]),
+    },
+    batch,
+  );
+}
+
+/** A client whose `request` and `batchOrThrow` go through `batch` (this file's, or a wrapper's of another client). */
+export function clientOver(base: Omit<RpcClient, 'request' | 'batch' | 'batchOrThrow'>, batch: RpcClient['batch']): RpcClient {
   return {
-    url: main.label,
-    traceUrl: trace.label,
-    variant,
-    options: { timeoutMs, maxRetries, batchSize, concurrency },
+    ...base,
     async request<T>(method: string, params: readonly unknown[] = [], opts?: CallOptions): Promise<T> {
       const [o] = await batch<T>([{ method, params }], opts);
       if (!o!.ok) throw o!.error;
@@ -368,7 +380,5 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       }
       return res;
     },
-    stats: () => ({ ...stats }),
-    methods: () => sumMethodStats([Object.fromEntries(byMethod)]),
   };
 }

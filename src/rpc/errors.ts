@@ -65,11 +65,14 @@ export class RpcError extends Error {
 const METHOD_NOT_FOUND_RE =
   /(method|function)\b.*\b(not found|does not exist|not available|not supported|is not supported|unsupported|not implemented|not whitelisted|not allowed|disabled)|unknown method|unsupported method|no such method|not implemented/i;
 
-/** True when the node does not have the method at all (-32601 or the usual wordings). */
+/**
+ * True when the node does not have the method at all (-32601 or the usual wordings). A contract's
+ * revert is never one, whatever its reason says ("execution reverted: function not allowed").
+ */
 export function isMethodNotFound(err: unknown): boolean {
   if (!(err instanceof RpcError) || err.kind !== 'rpc') return false;
   if (err.code === -32601) return true;
-  return METHOD_NOT_FOUND_RE.test(err.detail);
+  return err.code !== 3 && !/revert/i.test(err.detail) && METHOD_NOT_FOUND_RE.test(err.detail);
 }
 
 const TRANSIENT_RPC_RE =

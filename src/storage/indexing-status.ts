@@ -11,6 +11,7 @@ import type { ClickHouseStore } from './clickhouse/store.js';
 import type { PgStore } from './postgres/store.js';
 import { storedBlockCounts } from './clickhouse/chain.js';
 import { CHAIN_LANE, getCheckpoint, getFact } from './postgres/indexer.js';
+import { REFUSED_METHOD_EFFECTS, historyFacts, uncheckedWhy, type HistoryFacts } from './partial-history.js';
 
 /** indexer_facts name of the failure that keeps the index from moving (src/indexer/stall.ts). */
 export const INDEXER_STALL_FACT = 'indexer_stall';
@@ -87,11 +88,11 @@ export function ratio(done: number, total: number): string {
 }
 
 export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
-  const [cp, head, caps, state, stall] = await Promise.all([
+  const [cp, head, caps, history, stall] = await Promise.all([
     getCheckpoint(pg, CHAIN_LANE),
     getFact<{ number: number; at: string }>(pg, 'head'),
     getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
-    getFact<{ available: boolean; since: string; error: string }>(pg, 'state_history'),
+    historyFacts(pg),
     indexerStall(pg),
   ]);
   const firstBlock = caps?.firstBlock ?? 0;
@@ -120,25 +121,36 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
       internal_transactions: traces,
       notes: caps?.notes ?? [],
       indexer_error: stall,
-      partial: partialNotes(firstBlock, state),
+      partial: partialNotes(history),
     },
   };
 }
 
-/** What the derived figures lack, in words for the status (and the UI's banner). */
-function partialNotes(firstBlock: number, state: { available: boolean; since: string; error: string } | undefined): string[] {
+/**
+ * What the derived figures lack, in words for the status (and the UI's banner), from what the
+ * node really did: balances are called checked only when it answered the checks.
+ */
+function partialNotes(f: HistoryFacts): string[] {
   const out: string[] = [];
-  if (firstBlock > 0) {
+  if (f.firstBlock > 0) {
+    const { answered, queued } = f.checks;
+    const checks =
+      queued > 0
+        ? `${queued} token balances that may predate it are not checked with the node (balanceOf) yet${uncheckedWhy(f)}${answered > 0 ? ` (${answered} checks answered so far)` : ''}`
+        : answered > 0
+          ? `token balances that may predate it were checked with the node (balanceOf) and corrected where they differed (${answered} checks answered)`
+          : 'no token balance that may predate it was checked with the node (balanceOf)';
+    out.push(`history starts at block ${f.firstBlock}: token holder counts count only holders seen since then, and transaction and transfer counters start there; ${checks}`);
+  }
+  if (f.noState) {
     out.push(
-      `history starts at block ${firstBlock}: token holder counts count only holders seen since then, and transaction ` +
-        'and transfer counters start there; token balances that may predate it are checked with the node (balanceOf) and corrected where it answers',
+      `the node keeps no historical state (since ${f.noState.since}: ${f.noState.error}): ` +
+        (f.refused.eth_getBalance ? '' : 'coin balances are read at its head, so coin balance history is missing where it could not answer, and ') +
+        'token balance checks wait until the derived data is near the head',
     );
   }
-  if (state && state.available === false) {
-    out.push(
-      `the node keeps no historical state (since ${state.since}: ${state.error}): coin balances are read at its head, so coin balance ` +
-        'history is missing where it could not answer, and token balance checks wait until the derived data is near the head',
-    );
+  for (const [method, r] of Object.entries(f.refused)) {
+    out.push(`the node refuses ${method} (since ${r.since}: ${r.error}): ${REFUSED_METHOD_EFFECTS[method] ?? 'what it tells is unknown'}; it is not asked again`);
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // `nullable`, `additionalProperties: false`, `pattern`, `enum`, `format` (date-time, uri),
 // bounds, `anyOf`/`oneOf`/`allOf`. The places where the live Blockscout server is documented to
 // differ from its document (../shared/spec/blockscout-api-v2.md, the ⚠ notes) are applied in ONE
-// place, documentedDifferences(), and nowhere else.
+// place, documentedDifferences(), and nowhere else; this project's own additions in ourAdditions().
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ export function loadOpenApi(): OpenApiDoc | null {
   if (!fs.existsSync(OPENAPI_FILE)) return null;
   const doc = parse(fs.readFileSync(OPENAPI_FILE, 'utf8'), { maxAliasCount: -1 }) as OpenApiDoc;
   documentedDifferences(doc);
+  ourAdditions(doc);
   return doc;
 }
 
@@ -87,6 +88,20 @@ export function documentedDifferences(doc: OpenApiDoc): void {
   const decimal = { type: 'string', pattern: '^([1-9][0-9]*|0)(\\.[0-9]+)?$' };
   status.properties.indexed_blocks_ratio = decimal;
   status.properties.indexed_internal_transactions_ratio = { ...decimal, nullable: true };
+}
+
+/**
+ * This project's own addition (README.md, "Partial history"): `caveats` on the answers whose
+ * figures a partial history or node leaves incomplete (a token, its holders, an address, its
+ * tokens), an object of sentences keyed by the figure they qualify; absent when complete.
+ */
+function ourAdditions(doc: OpenApiDoc): void {
+  const caveats = { type: 'object', additionalProperties: { type: 'string' } };
+  const s = doc.components.schemas;
+  for (const name of ['TokenResponse', 'AddressResponse']) s[name].properties.caveats = caveats;
+  for (const path of ['/v2/tokens/{address_hash_param}/holders', '/v2/addresses/{address_hash_param}/tokens']) {
+    doc.paths[path].get.responses['200'].content['application/json'].schema.properties.caveats = caveats;
+  }
 }
 
 /** The 200 response schema of GET `template` (e.g. '/v2/blocks/{block_hash_or_number_param}'). */

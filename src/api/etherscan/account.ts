@@ -16,7 +16,7 @@ import {
 } from '../../storage/clickhouse/reads/etherscan.js';
 import { coinBalances, pendingTransactionsOf, tokenBalanceOf } from '../../storage/postgres/reads/etherscan.js';
 import { RESULT_WINDOW, listOptions, parseAddress, parseHash, parseInteger, type ListOptions, type Params } from './params.js';
-import { confirmations, fail, functionName, methodId, notFound, ok, succeeded, withHead, type ActionReply, type ActionTable } from './actions.js';
+import { confirmations, fail, flag, functionName, methodId, notFound, ok, succeeded, withHead, type ActionReply, type ActionTable } from './actions.js';
 
 /** balancemulti's cap (Blockscout takes the first 20 of the list). */
 const BALANCE_MULTI_MAX = 20;
@@ -134,8 +134,8 @@ async function txlist(p: Params, ctx: ApiContext): Promise<ActionReply> {
       value: t.value,
       gas: t.gas,
       gasPrice: t.effective_gas_price,
-      isError: succeeded(t) ? '0' : '1',
-      txreceipt_status: succeeded(t) ? '1' : '0',
+      isError: flag(succeeded(t), false),
+      txreceipt_status: flag(succeeded(t), true),
       input: t.input,
       contractAddress: t.created_contract,
       cumulativeGasUsed: t.cumulative_gas_used,

@@ -60,8 +60,18 @@ export function confirmations(head: bigint | null, block: string): string {
 /** "0x" + lower-case hex, as the logs view writes numbers (LogsView.integer_to_hex). */
 export const hex = (v: string | number | bigint): string => `0x${BigInt(v).toString(16)}`;
 
-/** Whether a stored transaction succeeded (pre-Byzantium receipts have no status: no error means success). */
-export const succeeded = (t: { status: number | null; error: string }): boolean => (t.status === null ? t.error === '' : t.status === 1);
+/**
+ * A stored transaction's outcome: true succeeded, false failed, null unknown. A pre-Byzantium
+ * receipt has no status; its block's traces tell (the indexer then stores the status they prove),
+ * and without them nothing does: a top-level error is a failure, no error proves nothing.
+ */
+export function succeeded(t: { status: number | null; error: string }): boolean | null {
+  if (t.status !== null) return t.status === 1;
+  return t.error === '' ? null : false;
+}
+
+/** The "0"/"1" flag of a known outcome (`one`: the outcome written "1"); "" when it is unknown, as Etherscan writes a pre-Byzantium txreceipt_status. */
+export const flag = (outcome: boolean | null, one: boolean): string => (outcome === null ? '' : outcome === one ? '1' : '0');
 
 /** Head and rows at once. */
 export async function withHead<T>(ctx: ApiContext, rows: Promise<T>): Promise<[bigint | null, T]> {

@@ -9,7 +9,8 @@ import { fail, ok, type ActionReply, type ActionTable } from './actions.js';
 /**
  * getblockreward: the miner's reward rows of the block (src/chain/rewards.ts: the priority fees
  * after the merge, plus the static and uncle rewards where the node's traces report them).
- * Blockscout's view writes timeStamp as a number and uncles/uncleInclusionReward as null.
+ * timeStamp is a decimal string like every other number of this API (Blockscout's view writes a
+ * JSON number there; Etherscan a string); uncles and uncleInclusionReward are null as Blockscout's.
  */
 async function getblockreward(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const raw = p.get('blockno');
@@ -24,7 +25,7 @@ async function getblockreward(p: Params, ctx: ApiContext): Promise<ActionReply> 
   if (!rows.length && n !== 0n) return fail('Block reward is not known for this block', null, 'stable');
   const reward = rows.filter((r) => r.address_type === 'validator' && r.address === block.miner).reduce((s, r) => s + BigInt(r.reward), 0n);
   return ok(
-    { blockNumber: block.number, timeStamp: block.ts, blockMiner: block.miner, blockReward: reward.toString(), uncles: null, uncleInclusionReward: null },
+    { blockNumber: block.number, timeStamp: String(block.ts), blockMiner: block.miner, blockReward: reward.toString(), uncles: null, uncleInclusionReward: null },
     'stable',
   );
 }

@@ -5,7 +5,8 @@ import type { ApiContext } from '../context.js';
 import { etherscanTransaction, etherscanTransactionLogs } from '../../storage/clickhouse/reads/etherscan.js';
 import { topFramesAndFailures } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { parseHash, RESULT_WINDOW, type Params } from './params.js';
-import { confirmations, fail, ok, succeeded, type ActionReply, type ActionTable } from './actions.js';
+import { confirmations, fail, flag, ok, succeeded, type ActionReply, type ActionTable } from './actions.js';
+import { result } from '../serializers/transaction.js';
 
 /** The txhash parameter, or the error reply. */
 function txhash(p: Params): string | ActionReply {
@@ -15,17 +16,21 @@ function txhash(p: Params): string | ActionReply {
 }
 
 /**
- * getstatus: isError "1" with the error of a failed transaction (the trace's error; Blockscout
- * says "awaiting internal transactions" while it has none), "0" and "" otherwise, unknown hashes
- * included (as Blockscout answers them).
+ * getstatus: isError "1" with the error of a failed transaction (the trace's error, else what its
+ * receipt proves, as API v2's `result` says it: Blockscout's "awaiting internal transactions"
+ * would never resolve here, no trace comes later), "0" and "" for a success and for an unknown
+ * hash (as Blockscout answers it). A transaction whose outcome nobody knows (a pre-Byzantium
+ * receipt, no traces) has isError "": Etherscan's word for an unknown status (its txlist's
+ * txreceipt_status of such a transaction), neither "0" nor "1", so a client testing either is
+ * not misled; errDescription "" as for any transaction without an error.
  */
 async function getstatus(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const hash = txhash(p);
   if (typeof hash !== 'string') return hash;
   const t = await etherscanTransaction(ctx.ch, hash);
   if (!t) return ok({ isError: '0', errDescription: '' });
-  if (succeeded(t)) return ok({ isError: '0', errDescription: '' }, 'stable');
-  return ok({ isError: '1', errDescription: t.error || 'awaiting internal transactions' }, t.error ? 'stable' : 'volatile');
+  const outcome = succeeded(t);
+  return ok({ isError: flag(outcome, false), errDescription: outcome === false ? result(t) : '' }, 'stable');
 }
 
 /** gettxreceiptstatus: "1" success, "0" failure, "" for an unknown hash or a receipt without status. */
@@ -45,7 +50,7 @@ async function revertOutput(ctx: ApiContext, block: bigint, index: number): Prom
 }
 
 /**
- * gettxinfo: the transaction with its logs. All of its logs are listed (Blockscout pages them by
+ * gettxinfo: the transaction with its logs; `success` null when its outcome is unknown. All of its logs are listed (Blockscout pages them by
  * 50), so next_page_params is null: there is no further page.
  */
 async function gettxinfo(p: Params, ctx: ApiContext): Promise<ActionReply> {
@@ -55,13 +60,14 @@ async function gettxinfo(p: Params, ctx: ApiContext): Promise<ActionReply> {
   if (!t) return fail('Transaction not found', null, 'volatile');
   const [logs, lookups] = await Promise.all([
     etherscanTransactionLogs(ctx.ch, BigInt(t.block_number), t.transaction_index, RESULT_WINDOW),
-    succeeded(t) ? null : revertOutput(ctx, BigInt(t.block_number), t.transaction_index),
+    succeeded(t) === false ? revertOutput(ctx, BigInt(t.block_number), t.transaction_index) : null,
   ]);
   return ok({
     hash: t.hash,
     timeStamp: String(t.ts),
     blockNumber: t.block_number,
     confirmations: confirmations(head, t.block_number),
+    // null: the outcome is not known (a pre-Byzantium receipt without traces), neither true nor false.
     success: succeeded(t),
     from: t.from,
     to: t.to,

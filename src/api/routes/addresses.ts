@@ -51,7 +51,9 @@ import {
   traceKey,
   transactionsPage,
   transferKey,
+  withCaveats,
 } from './common.js';
+import { addressCaveats, type HistoryFacts } from '../../storage/partial-history.js';
 
 /** Blockscout's tab counters stop at 51: the frontend shows "50+" beyond a page. */
 export const TAB_COUNT_CAP = 51;
@@ -143,7 +145,7 @@ export const addressRoutes: RouteDef[] = [
         has_beacon_chain_withdrawals: activity.hasWithdrawals,
         watchlist_address_id: null,
       };
-      return { body, policy: 'volatile' };
+      return { body: await withCaveats(ctx, body, (f) => addressCaveats(ctx.pg, f, a, balanceKnown)), policy: 'volatile' };
     },
   },
   {
@@ -368,7 +370,13 @@ export const addressRoutes: RouteDef[] = [
         };
       };
       const cursor = (r: BalanceRow) => ({ fiat_value: null, value: r.value, id: int(r.id) });
-      return { body: makePage(rows, size, (rs) => rs.map(item), cursor), policy: 'volatile' };
+      const page = makePage(rows, size, (rs) => rs.map(item), cursor);
+      // The caveat of these figures only (the coin balance's is the address's).
+      const caveats = async (f: HistoryFacts) => {
+        const c = await addressCaveats(ctx.pg, f, a, true);
+        return c?.token_balances ? { token_balances: c.token_balances } : null;
+      };
+      return { body: await withCaveats(ctx, page, caveats), policy: 'volatile' };
     },
   },
   {

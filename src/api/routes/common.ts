@@ -10,6 +10,7 @@ import { tokenTransferJson, type TokenTransferJson } from '../serializers/token-
 import { internalTransactionJson, type InternalTransactionJson } from '../serializers/internal-transaction.js';
 import { makePage, PAGE_SIZE, type Page, type PageParamValue } from '../paging.js';
 import { int } from '../serializers/common.js';
+import { isPartial, type HistoryFacts } from '../../storage/partial-history.js';
 
 export const ITEMS_COUNT: ParamSpec = { kind: 'int', min: 1n, max: 50n };
 export const BLOCK_NUMBER: ParamSpec = { kind: 'int', min: 0n };
@@ -119,4 +120,16 @@ export async function internalTransactionsPage(
   const pageRows = opts.noNext ? rows.slice(0, size) : rows;
   const facts = await ctx.addressFacts(pageRows.slice(0, size).flatMap((r) => [r.from, r.to, r.created_contract_address]));
   return makePage(pageRows, size, (rs) => rs.map((r) => internalTransactionJson(r, facts)), traceCursor, { echo: opts.echo });
+}
+
+/**
+ * `body` with this project's `caveats` (src/storage/partial-history.ts: what its figures lack,
+ * keyed by figure) when the indexed history or the node is partial and they lack something;
+ * exactly Blockscout's shape otherwise. Clients that know only Blockscout's fields ignore it.
+ */
+export async function withCaveats<T extends object>(ctx: ApiContext, body: T, caveats: (f: HistoryFacts) => Promise<object | null>): Promise<T> {
+  const f = await ctx.historyFacts();
+  if (!isPartial(f)) return body;
+  const c = await caveats(f);
+  return c ? { ...body, caveats: c } : body;
 }

@@ -31,7 +31,8 @@ import { tokenObject } from '../serializers/address.js';
 import { holderJson, tokenInstanceJson, tokenJson, type TokenInstanceJson } from '../serializers/token.js';
 import { tokenTransferJson } from '../serializers/token-transfer.js';
 import { int } from '../serializers/common.js';
-import { ADDRESS, ADDRESS_PATH, BLOCK_NUMBER, INDEX, ITEMS_COUNT, LIMIT, TOKEN_TYPES, TRANSFER_PAGING, limitSize, tokenTransfersPage, transferKey } from './common.js';
+import { ADDRESS, ADDRESS_PATH, BLOCK_NUMBER, INDEX, ITEMS_COUNT, LIMIT, TOKEN_TYPES, TRANSFER_PAGING, limitSize, tokenTransfersPage, transferKey, withCaveats } from './common.js';
+import { tokenCaveats } from '../../storage/partial-history.js';
 
 /** Blockscout's anyOf [IntegerString, EmptyString, NullString]: a digit string or null. */
 const DIGITS_OR_EMPTY: ParamSpec = { kind: 'digitsOrEmpty' };
@@ -132,7 +133,7 @@ export const tokenRoutes: RouteDef[] = [
     async handler({ path, ctx }) {
       const a = path.address_hash_param as string;
       const row = (await ctx.tokens([a])).get(a);
-      if (row) return { body: tokenJson(row), policy: 'volatile' };
+      if (row) return { body: await withCaveats(ctx, tokenJson(row), (f) => tokenCaveats(ctx.pg, f, a)), policy: 'volatile' };
       // Proven by its transfers, not derived yet: its standard only.
       const type = (await tokenTypes(ctx.ch, [a])).get(a);
       if (!type) throw new NotFoundError();
@@ -178,7 +179,8 @@ export const tokenRoutes: RouteDef[] = [
         value: r.value,
         ...(r.token_id ? { token_id: r.token_id } : {}),
       });
-      return { body: makePage(rows, size, (rs) => rs.map((r) => holderJson(r, facts)), cursor), policy: 'volatile' };
+      const page = makePage(rows, size, (rs) => rs.map((r) => holderJson(r, facts)), cursor);
+      return { body: await withCaveats(ctx, page, (f) => tokenCaveats(ctx.pg, f, a)), policy: 'volatile' };
     },
   },
   {

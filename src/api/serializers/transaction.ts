@@ -95,7 +95,9 @@ export const txKey = (block: string | bigint, index: number | bigint) => `${bloc
 /**
  * Blockscout's `result` (Chain.transaction_to_status): "success", the top-level trace's error
  * text, or "awaiting_internal_transactions" while the status is unknown (a pre-Byzantium receipt
- * has none; traces would tell). A failed transaction without a stored error (its block was
+ * has none; traces would tell). That stays Blockscout's word on the wire, with `status` null,
+ * though no trace comes later here (a block is traced when it is indexed or never): the web UI
+ * says "Unknown" instead. A failed transaction without a stored error (its block was
  * indexed without traces, and traces never come later: Blockscout would say
  * "awaiting_internal_transactions" for ever) says what its receipt proves. Only a REVERT hands
  * back unused gas: any other failure of the top-level frame consumes all of it, and the refund
@@ -103,7 +105,7 @@ export const txKey = (block: string | bigint, index: number | bigint) => `${bloc
  * here too, normalizeTraceError); all gas used does not tell which failure it was: "error", the
  * word Blockscout's own views (TransactionView.formatted_result) use when the reason is unknown.
  */
-function result(t: TransactionRead): string {
+export function result(t: Pick<TransactionRead, 'status' | 'error' | 'gas' | 'gas_used'>): string {
   if (t.status === 1) return 'success';
   if (t.error) return t.error;
   if (t.status === 0) return BigInt(t.gas_used) < BigInt(t.gas) ? 'Reverted' : 'error';

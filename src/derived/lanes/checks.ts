@@ -4,8 +4,10 @@
 // only once the cursor is near its head.
 import { decodeAbiParameters, encodeFunctionData, parseAbi, type Hex } from 'viem';
 import type { RpcClient } from '../../rpc/client.js';
-import { RpcError, isStateUnavailable } from '../../rpc/errors.js';
+import { RpcError, isMethodNotFound, isStateUnavailable } from '../../rpc/errors.js';
 import { ACCOUNTING, applyBalanceCheck, getLaneCursor } from '../../storage/postgres/derived.js';
+import { addToFact } from '../../storage/postgres/indexer.js';
+import { olderTokens } from '../../storage/postgres/reads/balance-checks.js';
 import * as lanes from '../../storage/postgres/lanes.js';
 import { STATE_WINDOW_BLOCKS } from '../node-history.js';
 import type { LaneFactory } from '../lane.js';
@@ -16,17 +18,22 @@ const POSTPONE_SECONDS = 30;
 export const checksLane: LaneFactory = (env) => {
   /** Corrections made since start (observability, tests). */
   let corrections = 0;
+  /** The node refuses eth_call: the checks stay queued (unchecked, and said so), never dropped. */
+  const refused = () => env.history.refuses('eth_call');
   return {
     name: 'checks',
-    due: () => lanes.dueBalanceChecks(env.pg),
+    due: async () => (refused() ? 0 : lanes.dueBalanceChecks(env.pg)),
 
     async run() {
       const { pg, rpc } = env;
+      if (refused()) return 0;
       const cur = await getLaneCursor(pg.pool, ACCOUNTING);
       if (!cur) return 0;
       const nodeHead = env.nodeHead();
       if (env.history.missing && nodeHead !== null && nodeHead - cur.blockNumber > STATE_WINDOW_BLOCKS) return 0;
       const due = await lanes.claimBalanceChecks(pg, 32);
+      /** Tokens whose checks the node answered in this step. */
+      const answered: string[] = [];
       for (const d of due) {
         const tag = `0x${cur.blockNumber.toString(16)}`;
         let value: string | null;
@@ -37,7 +44,8 @@ export const checksLane: LaneFactory = (env) => {
           if (isStateUnavailable(e)) {
             await env.history.refused(e, cur.blockNumber);
             await lanes.postponeBalanceCheck(pg, d.token, d.holder, d.token_id, POSTPONE_SECONDS);
-          } else await lanes.failBalanceCheck(pg, d.token, d.holder, d.token_id, d.attempts);
+          } else if (refused()) await lanes.postponeBalanceCheck(pg, d.token, d.holder, d.token_id, POSTPONE_SECONDS);
+          else await lanes.failBalanceCheck(pg, d.token, d.holder, d.token_id, d.attempts);
           continue;
         }
         if (value === null) {
@@ -51,10 +59,18 @@ export const checksLane: LaneFactory = (env) => {
           await lanes.retryBalanceCheckNow(pg, d.token, d.holder, d.token_id);
           continue;
         }
+        answered.push(d.token);
         if (delta !== 0n) {
           corrections++;
           env.log.warn('token balance corrected by balanceOf', { token: d.token, holder: d.holder, token_id: d.token_id || undefined, delta: delta.toString(), corrections });
         }
+      }
+      // Counted where history is partial, for balances that may predate it (of tokens older than
+      // it): the indexing status and the caveats call such balances checked only when it answered.
+      if (answered.length && env.firstBlock > 0) {
+        const older = await olderTokens(pg, answered);
+        const n = answered.filter((t) => older.has(t)).length;
+        if (n) await addToFact(pg, 'balance_checks', 'answered', n);
       }
       return due.length;
     },
@@ -68,8 +84,9 @@ const BALANCE_OF_ID = parseAbi(['function balanceOf(address account, uint256 id)
 
 /**
  * balanceOf(holder) (or balanceOf(holder, id) of an ERC-1155) at `tag`; null when the contract
- * does not answer it (a revert, garbage). Throws the RpcError of a transport failure and of a
- * state the node does not keep (isStateUnavailable), which say nothing about the contract.
+ * does not answer it (a revert, garbage). Throws the RpcError of a transport failure, of a
+ * state the node does not keep (isStateUnavailable) and of eth_call refused, which say nothing
+ * about the contract.
  */
 async function balanceAt(rpc: RpcClient, token: string, holder: string, id: string | null, tag: string): Promise<string | null> {
   const data =
@@ -78,7 +95,7 @@ async function balanceAt(rpc: RpcClient, token: string, holder: string, id: stri
       : encodeFunctionData({ abi: BALANCE_OF_ID, functionName: 'balanceOf', args: [holder as Hex, BigInt(id)] });
   const [o] = await rpc.batch<string>([{ method: 'eth_call', params: [{ to: token, data }, tag] }]);
   if (!o.ok) {
-    if (o.error.kind !== 'rpc' || isStateUnavailable(o.error)) throw o.error;
+    if (o.error.kind !== 'rpc' || isStateUnavailable(o.error) || isMethodNotFound(o.error)) throw o.error;
     return null;
   }
   try {

@@ -12,11 +12,16 @@ import type { LaneEnv, LaneFactory } from '../lane.js';
 /** Pairs claimed per step. */
 const BATCH = 200;
 
+/** The node refuses eth_getBalance: nothing to read, and the balances not read stay unknown (null), never 0. */
+const refused = (env: LaneEnv) => env.history.refuses('eth_getBalance');
+
 export const coinLane: LaneFactory = (env) => ({
   name: 'coin',
-  due: () => lanes.dueCoinBalances(env.pg),
+  // The pairs stay queued for a node that answers (another NODE_URL, another run).
+  due: async () => (refused(env) ? 0 : lanes.dueCoinBalances(env.pg)),
 
   async run() {
+    if (refused(env)) return 0;
     await restore(env);
     const cur = await getLaneCursor(env.pg.pool, ACCOUNTING);
     if (!cur) return 0;
@@ -66,6 +71,11 @@ async function readings(env: LaneEnv, claimed: { address: string; block_number: 
   await lanes.dropCoinPending(pg, covered);
   const due = claimed.filter((d) => !covered.includes(d));
   const outcomes = await rpc.batch<string>(due.map((d) => ({ method: 'eth_getBalance', params: [d.address, `0x${Number(d.block_number).toString(16)}`] })));
+  if (refused(env)) {
+    // Refused (said once by env.history): not an attempt that failed, nothing to retry.
+    await lanes.releaseCoinBalances(pg, due);
+    return 0;
+  }
   const ts = await blockTimestamps(ch, due.map((d) => Number(d.block_number)));
   const entries: CoinBalanceEntry[] = [];
   const done: { address: string; block: number; value: string; changed: boolean }[] = [];

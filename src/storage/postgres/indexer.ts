@@ -119,6 +119,15 @@ export async function setFact(pgs: PgStore, name: string, value: unknown): Promi
   );
 }
 
+/** Adds `n` to the count `key` of fact `name` (from 0), in one statement: concurrent additions all count. */
+export async function addToFact(pgs: PgStore, name: string, key: string, n: number): Promise<void> {
+  await pgs.query(
+    `INSERT INTO indexer_facts (name, value, updated_at) VALUES ($1, jsonb_build_object($2::text, $3::bigint), now())
+     ON CONFLICT (name) DO UPDATE SET value = indexer_facts.value || jsonb_build_object($2::text, COALESCE((indexer_facts.value ->> $2)::bigint, 0) + $3::bigint), updated_at = now()`,
+    [name, key, n],
+  );
+}
+
 export async function getFact<T>(pgs: PgStore, name: string): Promise<T | undefined> {
   const rows = await pgs.query<{ value: T }>('SELECT value FROM indexer_facts WHERE name = $1', [name]);
   return rows[0]?.value;

@@ -121,6 +121,19 @@ export function Amount({ value, decimals, symbol, max }: { value: string | null 
   );
 }
 
+/** Why a mined transaction's outcome is unknown (the API's `status` null): said where it shows. */
+export const UNKNOWN_OUTCOME = 'its receipt carries no status, as before Byzantium, and no trace of it is indexed';
+
+/**
+ * "Unknown (why)" when a block's reward is not known, null when it is: the API lists no reward
+ * for a block after genesis (src/chain/rewards.ts). Before the merge only reward traces tell it,
+ * and the node gives none; after it the receipts do, so only blocks indexed without them lack it.
+ */
+export function unknownReward(b: { height: number; rewards?: unknown[] | null; difficulty?: string | null }): string | null {
+  if (b.height === 0 || b.rewards?.length) return null;
+  return b.difficulty && b.difficulty !== '0' ? 'Unknown (the node gives no reward traces)' : 'Unknown';
+}
+
 export function Status({ status, result }: { status: string | null | undefined; result?: string | null }) {
   if (status === 'ok') return <span class="status ok">Success</span>;
   if (status === 'error') return <span class="status err" title={result ?? undefined}>Failed{result && result !== 'error' ? `: ${result}` : ''}</span>;
@@ -174,6 +187,19 @@ export function Pager({ base, keep, next, hasPrev }: { base: string; keep?: Reco
 }
 
 /** A label and its value, in the detail lists of block, transaction, address and token pages. */
+/**
+ * What a figure lacks, beside it: the API's `caveats` for that figure (partial history, a node that
+ * refuses to answer), so a partial figure is never shown as if it were complete.
+ */
+export function Caveat({ text }: { text: string | null | undefined }) {
+  if (!text) return null;
+  return (
+    <span class="caveat" role="note">
+      {text}
+    </span>
+  );
+}
+
 export function Row({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
   return (
     <div class="row">

@@ -1,6 +1,6 @@
 // The lists most pages share: transactions, blocks, token transfers and internal transactions,
 // each row built from the API's own objects.
-import { AddressLink, Amount, BlockLink, Status, Table, Time, TxLink } from './common.js';
+import { AddressLink, Amount, BlockLink, Status, Table, Time, TxLink, UNKNOWN_OUTCOME, unknownReward } from './common.js';
 import { formatUnits, groupDigits, percent } from '../format.js';
 
 /** A transaction as /api/v2 lists it (the fields the table shows). */
@@ -27,7 +27,10 @@ export function TxTable({ items, coin, me }: { items: TxItem[]; coin: string; me
         return (
           <tr>
             <td>
-              <span class={`dot ${t.status === 'ok' ? 'ok' : t.status === 'error' ? 'err' : 'pending'}`} title={t.status === 'ok' ? 'Success' : t.status === 'error' ? `Failed: ${t.result ?? ''}` : 'Pending'} />
+              <span
+                class={`dot ${t.status === 'ok' ? 'ok' : t.status === 'error' ? 'err' : t.block_number === null ? 'pending' : 'unknown'}`}
+                title={t.status === 'ok' ? 'Success' : t.status === 'error' ? `Failed: ${t.result ?? ''}` : t.block_number === null ? 'Pending' : `Unknown outcome (${UNKNOWN_OUTCOME})`}
+              />
               <TxLink hash={t.hash} />
             </td>
             <td>{t.method ? <span class="method" title={t.method}>{t.method}</span> : <span class="muted">—</span>}</td>
@@ -67,6 +70,7 @@ export interface BlockItem {
   burnt_fees: string | null;
   base_fee_per_gas: string | null;
   rewards?: { reward: string; type: string }[];
+  difficulty?: string | null;
 }
 
 export function BlockTable({ items, coin }: { items: BlockItem[]; coin: string }) {
@@ -74,6 +78,7 @@ export function BlockTable({ items, coin }: { items: BlockItem[]; coin: string }
     <Table head={['Block', 'Age', 'Txs', 'Miner', 'Gas used', `Reward (${coin})`, `Burnt fees (${coin})`]} caption="Blocks">
       {items.map((b) => {
         const reward = b.rewards?.reduce((s, r) => s + BigInt(r.reward), 0n);
+        const unknown = b.rewards ? unknownReward(b) : null;
         return (
           <tr>
             <td>
@@ -89,7 +94,17 @@ export function BlockTable({ items, coin }: { items: BlockItem[]; coin: string }
             <td class="num">
               {groupDigits(b.gas_used)} <span class="muted">({percent(b.gas_used_percentage)})</span>
             </td>
-            <td class="num">{reward === undefined || !b.rewards?.length ? <span class="muted">—</span> : formatUnits(reward, 18, 6)}</td>
+            <td class="num">
+              {unknown ? (
+                <span class="muted" title={unknown}>
+                  unknown
+                </span>
+              ) : reward !== undefined && b.rewards?.length ? (
+                formatUnits(reward, 18, 6)
+              ) : (
+                <span class="muted">—</span>
+              )}
+            </td>
             <td class="num">
               <Amount value={b.burnt_fees} decimals={18} max={6} />
             </td>

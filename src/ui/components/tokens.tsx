@@ -17,6 +17,8 @@ export interface TokenJson {
   total_supply: string | null;
   /** An approved public name's icon (#19), served by the API; null without one. */
   icon_url?: string | null;
+  /** What holders_count and the holders' balances lack (partial history); absent when complete. */
+  caveats?: { holders_count?: string; balances?: string };
 }
 
 /** A token's name for people: its name, else its symbol, else its shortened address. */

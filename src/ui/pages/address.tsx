@@ -4,7 +4,7 @@
 // history, and where Blockscout shows them withdrawals, validated blocks, logs and the contract),
 // each list paged through next_page_params with its filters kept in the pager's links.
 import type { VNode } from 'preact';
-import { AddressLink, Amount, BlockLink, Copy, Empty, Identicon, OwnMark, Pager, Row, Tabs, TxLink, ownLabel, type TabDef } from '../components/common.js';
+import { AddressLink, Amount, BlockLink, Caveat, Copy, Empty, Identicon, OwnMark, Pager, Row, Tabs, TxLink, ownLabel, type TabDef } from '../components/common.js';
 import { BlockTable, TokenName, TransferTable, TxTable } from '../components/tables.js';
 import { LineChart } from '../components/chart.js';
 import {
@@ -46,6 +46,8 @@ const FILTER_KEYS = ['tab', 'filter', 'type', 'token', 'topic', 'items_count'];
 interface Page<T = any> {
   items: T[];
   next_page_params: Record<string, unknown> | null;
+  /** What the listed figures lack (partial history); absent when complete. */
+  caveats?: { token_balances?: string };
 }
 
 interface TabsCounters {
@@ -159,9 +161,11 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
           <dl class="details">
             <Row label="Balance">
               <Amount value={a.coin_balance} decimals={18} symbol={ctx.coin} />
+              <Caveat text={a.caveats?.coin_balance} />
             </Row>
             <Row label="Tokens">
               <Holdings items={holdings} href={tabHref(base, 'tokens', {})} />
+              <Caveat text={a.caveats?.token_balances} />
             </Row>
             <Row label="Transactions">
               <Count v={counters?.transactions_count} href={base} />
@@ -384,6 +388,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
         body: card(
           [
             <Pills label="Type" options={TRANSFER_TYPES} current={type} href={(v) => tabHref(p.base, p.tab, { type: v })} />,
+            <Caveat text={page.caveats?.token_balances} />,
             page.items.length ? (
               <HoldingsTable items={page.items} transfersHref={(t) => tabHref(p.base, 'token_transfers', { token: t })} />
             ) : (

@@ -1,6 +1,6 @@
 // The blocks list and a block's page: its details (base fee, burnt fees, gas, rewards, miner,
 // previous and next), then its transactions or withdrawals, paged through next_page_params.
-import { AddressLink, Amount, Empty, HashLink, Pager, Row, Tabs, Time } from '../components/common.js';
+import { AddressLink, Amount, Empty, HashLink, Pager, Row, Tabs, Time, unknownReward } from '../components/common.js';
 import { BlockTable, TxTable } from '../components/tables.js';
 import { formatUnits, groupDigits, gwei, percent, utcTime } from '../format.js';
 import type { PageCtx, PageResult } from '../routes.js';
@@ -99,6 +99,12 @@ export async function blockPage(ctx: PageCtx): Promise<PageResult> {
                 <Amount value={r.reward} decimals={18} symbol={ctx.coin} />
               </Row>
             ))}
+            {/* No reward listed after genesis: not a reward of 0, an unknown one. */}
+            {unknownReward(b) ? (
+              <Row label="Reward">
+                <span class="muted">{unknownReward(b)}</span>
+              </Row>
+            ) : null}
             <Row label="Gas used">
               {groupDigits(b.gas_used)} <span class="muted">({percent(b.gas_used_percentage, 2)} of {groupDigits(b.gas_limit)})</span>
             </Row>

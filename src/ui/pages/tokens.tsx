@@ -1,7 +1,7 @@
 // The tokens list (search by name or symbol, filter by standard, paged) and a token's page: its
 // details and counters, then its transfers, holders (exact balances and shares), NFT inventory
 // and contract, each tab paged through the API's next_page_params.
-import { AddressLink, Empty, HashLink, Identicon, Pager, Row, Tabs } from '../components/common.js';
+import { AddressLink, Caveat, Empty, HashLink, Identicon, Pager, Row, Tabs } from '../components/common.js';
 import { HolderTable, NftGrid, Supply, TokenListTable, TokenTransferTable, tokenLabel, type HolderJson, type InstanceJson, type TokenJson, type TokenTransferJson } from '../components/tokens.js';
 import { groupDigits } from '../format.js';
 import { PublicIcon } from '../components/public-icon.js';
@@ -13,6 +13,8 @@ import { passOn } from './blocks.js';
 interface ListPage<T> {
   items: T[];
   next_page_params: Record<string, unknown> | null;
+  /** What the listed figures lack (partial history); absent when complete. */
+  caveats?: { balances?: string };
 }
 
 const TYPES = ['ERC-20', 'ERC-721', 'ERC-1155'] as const;
@@ -109,6 +111,7 @@ export async function tokenPage(ctx: PageCtx): Promise<PageResult> {
     const idSupply = token.type === 'ERC-1155' ? await idSupplies(ctx, addr, list.items) : new Map<string, string | null>();
     section = (
       <>
+        <Caveat text={list.caveats?.balances} />
         {list.items.length ? <HolderTable items={list.items} token={token} idSupply={idSupply} /> : <Empty>No address holds this token.</Empty>}
         <Pager base={base} keep={keep} next={list.next_page_params} hasPrev={hasPrev} />
       </>
@@ -164,7 +167,10 @@ export async function tokenPage(ctx: PageCtx): Promise<PageResult> {
             <Row label="Total supply" hint="The token's totalSupply(), with its decimals">
               <Supply token={token} />
             </Row>
-            <Row label="Holders">{holders !== null && holders !== undefined ? <a href={`${base}?tab=holders`}>{groupDigits(holders)}</a> : <span class="muted">—</span>}</Row>
+            <Row label="Holders">
+              {holders !== null && holders !== undefined ? <a href={`${base}?tab=holders`}>{groupDigits(holders)}</a> : <span class="muted">—</span>}
+              <Caveat text={token.caveats?.holders_count} />
+            </Row>
             <Row label="Transfers">{counters ? <a href={base}>{groupDigits(counters.transfers_count)}</a> : <span class="muted">—</span>}</Row>
             <Row label="Contract">
               <AddressLink a={{ hash: addr, is_contract: true }} full />

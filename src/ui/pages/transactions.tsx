@@ -1,7 +1,7 @@
 // The transactions list (/txs: validated, pending, failed) and a transaction's page (/tx/:hash,
 // Blockscout's frontend URL): its details, then its token transfers, internal transactions, logs,
 // state changes or raw trace, each paged through next_page_params as the API pages it.
-import { AddressLink, Amount, BlockLink, Empty, Pager, Row, Status, Tabs, Tile, Time, TxLink } from '../components/common.js';
+import { AddressLink, Amount, BlockLink, Empty, Pager, Row, Status, Tabs, Tile, Time, TxLink, UNKNOWN_OUTCOME } from '../components/common.js';
 import { TxTable } from '../components/tables.js';
 import {
   AuthorizationTable,
@@ -286,11 +286,13 @@ function TabBody({ tab, list, coin }: { tab: TabKind; list: any; coin: string })
 function TxStatus({ tx }: { tx: any }) {
   if (tx.status === 'ok' || tx.status === 'error') return <Status status={tx.status} result={tx.result} />;
   if (tx.block_number === null) return <span class="status pending">Pending</span>;
-  // In a block without a known outcome (a pre-Byzantium receipt and no trace yet).
+  // Mined, and its outcome is not known: a pre-Byzantium receipt carries no status, and its block
+  // was indexed without traces, which never come later (the API's `result` keeps Blockscout's
+  // "awaiting_internal_transactions", which would promise otherwise).
   return (
-    <span class="status pending" title={tx.result}>
-      Unknown ({String(tx.result).replace(/_/g, ' ')})
-    </span>
+    <>
+      <span class="status unknown">Unknown</span> <span class="muted">({UNKNOWN_OUTCOME})</span>
+    </>
   );
 }
 
