@@ -2,7 +2,7 @@
 // owner enters the code mailed to it (real SMTP on loopback, a real notifier): the confirmation
 // mail carries nothing the account chose; codes expire, allow 5 attempts and are sent at most
 // every 30 s per account; bad addresses are refused with a 400. Confirmation mails are limited per
-// recipient (silently: the answer is a sent one's) and per account (429) over an hour.
+// recipient and per account over an hour, silently (the answer is a sent one's).
 import t, { type Test } from 'tap';
 import { accountApp, accountPg, client, movableClock, newAccount, smtpSink, type Mail } from './helpers/account.js';
 import { createMailer } from '../src/mail.js';
@@ -273,12 +273,9 @@ t.test('confirmation mails are limited per recipient (silently) and per account'
   t.equal((await delivered()).length, codesPerAccount, `${codesPerAccount} codes mailed`);
   clock.advance(31_000);
   const over = await call('PUT', '/user/notification-settings/email', { token: busy.token, body: { email: 'target-x@example.org' } });
-  t.equal(over.status, 429, 'one more in the hour is refused');
-  t.match(over.body.message, /at most 5 confirmation codes per account per hour/);
-  t.ok(Number(over.headers['retry-after']) > 3000 && Number(over.headers['retry-after']) <= 3600 - 5 * 31, `Retry-After ${over.headers['retry-after']}: when the first code leaves the hour`);
-  t.equal((await call('GET', '/user/notification-settings', { token: busy.token })).body.data.email, 'target-4@example.org', 'the refused PUT changed nothing');
-  t.equal((await delivered()).length, 0, 'and mailed nobody');
+  t.same({ status: over.status, body: over.body }, expected('target-x@example.org'), 'one more in the hour: the answer of a sent code');
+  t.equal((await delivered()).length, 0, 'but nobody is mailed');
   clock.advance(windowMs);
-  t.equal((await call('PUT', '/user/notification-settings/email', { token: busy.token, body: { email: 'target-x@example.org' } })).status, 200, 'an hour later it may again');
+  t.equal((await call('PUT', '/user/notification-settings/email', { token: busy.token, body: { email: 'target-y@example.org' } })).status, 200, 'an hour later it may again');
   t.equal((await delivered()).length, 1);
 });

@@ -42,9 +42,9 @@ function deliveryFacts(payload: unknown) {
  * accounts once mailed one address 46 codes in 10 s). Per recipient: at most 3 mails an hour from
  * all accounts together; beyond that a code is still issued and stored but not mailed, and the
  * answer is the one of a sent mail, so nobody learns whether others asked for that address. Per
- * account: at most 5 codes an hour (with the 30 s between codes, CODE_RESEND_MS); beyond that
- * 429 with Retry-After, as for the 30 s: it tells the account only of its own requests. The
- * counts are kept in PostgreSQL, so the limits hold across API replicas.
+ * account: at most 5 mails an hour (with the 30 s between codes, CODE_RESEND_MS), silently beyond
+ * that too (issue #29: an account cannot learn what the limits let through). The counts are kept
+ * in PostgreSQL, so the limits hold across API replicas.
  */
 export const CONFIRMATION_LIMITS: store.ConfirmationLimits = { windowMs: 60 * 60_000, mailsPerRecipient: 3, codesPerAccount: 5 };
 
@@ -200,15 +200,14 @@ export function notificationRoutes(pg: PgStore, policy: WebhookPolicy, o: Notify
           if (chosen.result === 'cannot-mail') {
             throw new NotifyInputError(503, 'e-mail is not configured on this instance (SMTP_URL), so another address cannot be confirmed');
           }
-          if (chosen.result === 'wait' || chosen.result === 'account-limit') {
+          if (chosen.result === 'wait') {
             const secs = Math.max(1, Math.ceil((chosen.retryAt.getTime() - now.getTime()) / 1000));
-            const why =
-              chosen.result === 'wait' ? 'a confirmation code was sent a moment ago' : `at most ${CONFIRMATION_LIMITS.codesPerAccount} confirmation codes per account per hour`;
-            throw new NotifyInputError(429, `${why}; ask again in ${secs} s`, { 'retry-after': String(secs) });
+            throw new NotifyInputError(429, `a confirmation code was sent a moment ago; ask again in ${secs} s`, { 'retry-after': String(secs) });
           }
           if (chosen.result === 'code' && !chosen.mail) {
-            // Its recipient has had its mails of the hour: the answer is a sent code's, in about the time a send takes.
-            log.info('a notification address confirmation is not mailed: its recipient had its mails of the hour', { user_id: c.userId });
+            // Its recipient, or this account, has had its mails of the hour: the answer is a sent
+            // code's, in about the time a send takes.
+            log.info('a notification address confirmation is not mailed: its recipient or account had its mails of the hour', { user_id: c.userId });
             await new Promise((r) => setTimeout(r, sendMs));
           } else if (chosen.result === 'code') {
             // A fixed subject and text: nothing the account chose (names, labels) goes to an address not yet confirmed.

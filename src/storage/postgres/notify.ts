@@ -236,8 +236,6 @@ export type EmailChoice =
   | { result: 'code'; mail: boolean }
   /** A code was sent to this account less than the cooldown ago: nothing changed. */
   | { result: 'wait'; retryAt: Date }
-  /** This account has had its codes of the window: nothing changed. */
-  | { result: 'account-limit'; retryAt: Date }
   /** A code would be needed but `canMail` is false: nothing changed. */
   | { result: 'cannot-mail' };
 
@@ -246,7 +244,7 @@ const NO_CODE = 'email_code_hash = NULL, email_code_salt = NULL, email_code_expi
 /** Counts of confirmation codes over a window, kept in notification_email_codes_sent. */
 export interface ConfirmationLimits {
   windowMs: number;
-  /** Codes per account in the window (mailed or not). */
+  /** Codes mailed per account in the window (beyond it, codes are stored unmailed). */
   codesPerAccount: number;
   /** Mails per recipient in the window, from every account. */
   mailsPerRecipient: number;
@@ -259,10 +257,10 @@ const RECIPIENT_LOCK_CLASS = 746124;
  * Chooses the notification address of an account under a row lock. Null or the account's own
  * address: back to the account's address. Another address replaces the chosen one as unconfirmed
  * with a new code, unless a code went out less than `cooldownMs` ago (per account, whatever the
- * address, so an account cannot mail many addresses quickly), the account has had
- * `codesPerAccount` codes in the window, or no code can be mailed (`canMail`). A new code is
- * mailed only while its recipient (`recipient`: the key the limit counts by) has had fewer than
- * `mailsPerRecipient` mails in the window, from any account; counting and recording are ordered
+ * address, so an account cannot mail many addresses quickly) or no code can be mailed
+ * (`canMail`). A new code is mailed only while the account has had fewer than `codesPerAccount`
+ * mails in the window and its recipient (`recipient`: the key the limit counts by) fewer than
+ * `mailsPerRecipient`, from any account; counting and recording are ordered
  * by a transaction lock on the recipient, so concurrent requests of many accounts (and replicas)
  * cannot all see room for one more.
  */
@@ -304,12 +302,14 @@ export async function chooseNotificationEmail(
     }
     const since = new Date(a.now.getTime() - a.limits.windowMs);
     const own = (
-      await c.query<{ n: number; oldest: Date | null }>(
-        'SELECT count(*)::int AS n, min(sent_at) AS oldest FROM notification_email_codes_sent WHERE user_id = $1 AND sent_at > $2',
+      await c.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM notification_email_codes_sent WHERE user_id = $1 AND mailed AND sent_at > $2',
         [a.userId, since],
       )
     ).rows[0];
-    if (own.n >= a.limits.codesPerAccount) return { result: 'account-limit', retryAt: new Date(own.oldest!.getTime() + a.limits.windowMs) };
+    // Beyond its codes of the window an account still gets its code stored, but not mailed (as
+    // beyond a recipient's mails): the answer does not tell it apart.
+    const accountHasRoom = own.n < a.limits.codesPerAccount;
     await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [RECIPIENT_LOCK_CLASS, a.recipient]);
     const mailed = (
       await c.query<{ n: number }>(
@@ -317,7 +317,7 @@ export async function chooseNotificationEmail(
         [a.recipient, since],
       )
     ).rows[0].n;
-    const mail = mailed < a.limits.mailsPerRecipient;
+    const mail = accountHasRoom && mailed < a.limits.mailsPerRecipient;
     // Rows out of the window go; SKIP LOCKED: two requests removing the same rows never wait on each other.
     await c.query(
       `DELETE FROM notification_email_codes_sent WHERE ctid = ANY(ARRAY(
