@@ -114,6 +114,13 @@ t.test('start with no settings brings everything up, stops it all on a signal, a
     const home = await fetch(`http://127.0.0.1:${uiPort}/`);
     t.equal(home.status, 200, 'and serves the home page');
     t.match(await home.text(), /Latest blocks/);
+    // Once both answer, the log names the URLs to open (not only host= and port=).
+    for (let i = 0; i < 300 && !s.log().includes('in a browser'); i++) await new Promise((r) => setTimeout(r, 100));
+    t.match(
+      s.log(),
+      new RegExp(`open http://127\\.0\\.0\\.1:${uiPort} in a browser web_ui=http://127\\.0\\.0\\.1:${uiPort} api=http://127\\.0\\.0\\.1:${port}/api/v2`),
+      'the URLs to open are said once they answer',
+    );
     if (sig === 'SIGINT') t.match(log, /fresh devnet: running the demo scenario/);
     else t.match(log, /devnet state restored head=\d+/, 'the second start continues the same chain');
     s.child.kill(sig);

@@ -39,7 +39,17 @@ if (last > 0 && changed < last) {
   process.exit(0);
 }
 const started = Date.now();
+// The first build of a checkout takes about a minute with nothing else printed: say so first.
+console.log(
+  last > 0
+    ? 'building the explorer (a source changed since the last build)...'
+    : 'building the explorer (TypeScript; about a minute the first time, later starts skip this)...',
+);
 const r = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
-if (r.status !== 0) process.exit(r.status ?? 1);
+if (r.status !== 0) {
+  console.error('the build failed (above); nothing was started');
+  process.exit(r.status ?? 1);
+}
+console.log(`built in ${Math.round((Date.now() - started) / 1000)} s; starting`);
 fs.mkdirSync('build', { recursive: true });
 fs.writeFileSync(STAMP, String(started));

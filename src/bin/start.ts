@@ -9,6 +9,37 @@ import { openMigratedStores, redact, startApiRole, startIndexerRole, startMetric
 
 const log = createLogger('start');
 
+/** How long the URLs to open may take to answer before the start says they do not. */
+const ANSWER_WAIT_MS = 30_000;
+
+/**
+ * Once the web UI and the API answer over HTTP, the URLs to open (a first start otherwise ends
+ * its log with `host=0.0.0.0 port=3000`, which is not an address a browser opens).
+ */
+async function announceUrls(host: string, uiPort: number, apiPort: number): Promise<void> {
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const reach = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : shown;
+  const ui = `http://${shown}:${uiPort}`;
+  const api = `http://${shown}:${apiPort}/api/v2`;
+  const answers = async (url: string) => {
+    const deadline = Date.now() + ANSWER_WAIT_MS;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+        await res.arrayBuffer();
+        if (res.status < 500) return true;
+      } catch {
+        // not yet
+      }
+      await new Promise((r) => setTimeout(r, 250).unref());
+    }
+    return false;
+  };
+  const [uiOk, apiOk] = await Promise.all([answers(`http://${reach}:${uiPort}/`), answers(`http://${reach}:${apiPort}/api/health/liveness`)]);
+  if (uiOk && apiOk) log.info(`open ${ui} in a browser`, { web_ui: ui, api, account_api: `http://${shown}:${apiPort}/account/api/v1` });
+  else log.warn('the explorer does not answer over HTTP yet', { web_ui: uiOk ? ui : `${ui} (no answer)`, api: apiOk ? api : `${api} (no answer)` });
+}
+
 export async function runStart(cfg: Config): Promise<number> {
   const life = new Lifecycle();
   try {
@@ -36,10 +67,11 @@ export async function runStart(cfg: Config): Promise<number> {
     const { indexer, derived } = await startIndexerRole(cfg, stores, node, life);
     const api = await startApiRole(cfg, stores, life, [indexer, derived], node);
     const verification = api.app.ctx.verification?.service;
-    await startUiRole(cfg, life, { handle: api.app.handle, gateway: api.handle, events: [indexer, derived, ...(verification ? [verification] : [])], apiPort: api.port, chainId: api.chainId });
+    const ui = await startUiRole(cfg, life, { handle: api.app.handle, gateway: api.handle, events: [indexer, derived, ...(verification ? [verification] : [])], apiPort: api.port, chainId: api.chainId });
     startNotifierRole(cfg, stores, life);
     await startMetrics(cfg, life);
     log.info('running; press Ctrl-C to stop');
+    void announceUrls(cfg.host, ui.port, api.port);
   } catch (e) {
     await life.stopAll('start failed');
     throw e;

@@ -18,8 +18,11 @@ t.test('builds only when something changed', async (t) => {
   const run = () => spawnSync(process.execPath, [SCRIPT], { cwd: dir, encoding: 'utf8' });
   const runs = () => Number(fs.readFileSync(path.join(dir, 'runs'), 'utf8'));
 
-  t.equal(run().status, 0);
+  const first = run();
+  t.equal(first.status, 0);
   t.equal(runs(), 1, 'a checkout never built is built');
+  t.match(first.stdout, /^building the explorer \(TypeScript; about a minute the first time, later starts skip this\)\.\.\.\n/, 'saying so before it builds');
+  t.match(first.stdout, /built in \d+ s; starting\n$/, 'and when it is done');
   const skipped = run();
   t.equal(skipped.status, 0);
   t.equal(runs(), 1, 'an up-to-date build is not built again');
@@ -33,7 +36,10 @@ t.test('builds only when something changed', async (t) => {
   fs.writeFileSync(path.join(dir, 'fail'), '');
   const again = new Date(Date.now() + 10_000);
   fs.utimesSync(path.join(dir, 'src', 'a.ts'), again, again);
-  t.not(run().status, 0, 'a failed build fails the start');
+  const failed = run();
+  t.not(failed.status, 0, 'a failed build fails the start');
+  t.match(failed.stdout, /^building the explorer \(a source changed since the last build\)\.\.\./);
+  t.match(failed.stderr, /the build failed \(above\); nothing was started/);
   fs.rmSync(path.join(dir, 'fail'));
   run();
   t.equal(runs(), 4, 'and is tried again next time');
