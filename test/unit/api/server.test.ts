@@ -109,3 +109,38 @@ t.test('stopping: idle keep-alive connections are closed, not left to the client
   t.ok(when !== -1 && when - at < 1000, 'the server closed the idle connection when it stopped');
   socket.destroy();
 });
+
+t.test('a streamed reply whose client went away before it was ready is told so (return())', async (t) => {
+  let returned = 0;
+  let pulled = 0;
+  const stream: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next: async () => {
+        pulled++;
+        return { done: true, value: undefined };
+      },
+      return: async () => {
+        returned++;
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+  const handle = async (): Promise<ApiReply> => {
+    await new Promise((r) => setTimeout(r, 200));
+    return { status: 200, headers: {}, body: '', stream };
+  };
+  const server = await startServer({ handle, host: '127.0.0.1', port: 0, log: createLogger('test-server') });
+  t.teardown(() => server.close());
+  await new Promise<void>((resolve) => {
+    const s = net.connect(server.port, '127.0.0.1', () => {
+      s.write('GET /export HTTP/1.1\r\nHost: x\r\n\r\n');
+      setTimeout(() => {
+        s.destroy();
+        resolve();
+      }, 20);
+    });
+  });
+  for (let i = 0; i < 50 && !returned; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(returned, 1, 'its return() ran, so it can let go of what it holds (an export slot)');
+  t.equal(pulled, 0, 'nothing was read of it');
+});
