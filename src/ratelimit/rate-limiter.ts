@@ -10,6 +10,8 @@
 // Memory is bounded: at most maxKeys buckets; when full, the oldest-created one is dropped (that
 // client simply starts again with a full bucket).
 
+import { parseIPv4, parseIPv6 } from '../net/private-address.js';
+
 export interface Clock {
   /** Milliseconds. */
   now(): number;
@@ -225,4 +227,18 @@ export function clientIp(socketIp: string, forwardedFor: string | undefined, tru
   const hops = forwardedFor.split(',').map((s) => s.trim()).filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.has(hops[i])) return hops[i];
   return socketIp;
+}
+
+/**
+ * The network of a client address, for what many addresses of one holder must share: its /24
+ * (IPv4, also written IPv4-mapped in IPv6) or its /64 (IPv6), as `a.b.c.0/24` or `h:h:h:h::/64`;
+ * anything that is not an IP address stands for itself.
+ */
+export function clientNetwork(ip: string): string {
+  const v4 = parseIPv4(ip);
+  if (v4) return `${v4[0]}.${v4[1]}.${v4[2]}.0/24`;
+  const g = parseIPv6(ip);
+  if (!g) return ip;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `${g[6]! >> 8}.${g[6]! & 0xff}.${g[7]! >> 8}.0/24`;
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
 }
