@@ -63,18 +63,18 @@ export function createEtherscanApi(o: {
   for (const [name, table] of Object.entries(ETHERSCAN_MODULES)) modules.set(name, table);
   for (const [name, table] of Object.entries(o.modules ?? {})) modules.set(name.toLowerCase(), { ...modules.get(name.toLowerCase()), ...table });
 
-  async function run(module: string, action: string, p: Params, client: string): Promise<CachedResponse> {
+  async function run(module: string, action: string, p: Params, client: string, ip: string): Promise<CachedResponse> {
     const fn = modules.get(module)![action];
-    const r = await fn(p, o.ctx, client);
+    const r = await fn(p, o.ctx, client, ip);
     const result = (r.body as { result?: unknown } | null)?.result;
-    return { status: r.status ?? 200, body: Buffer.from(JSON.stringify(r.body)), policy: r.policy, rows: Array.isArray(result) ? result.length : undefined };
+    return { status: r.status ?? 200, body: Buffer.from(JSON.stringify(r.body)), policy: r.policy, rows: Array.isArray(result) ? result.length : undefined, headers: r.headers };
   }
 
   async function handle(req: ApiRequest): Promise<ApiReply> {
     const method = req.method.toUpperCase();
     if (method === 'OPTIONS') return { status: 204, headers: { ...HEADERS }, body: '' };
     const head = method === 'HEAD';
-    const send = (r: { status: number; body: Buffer }): ApiReply => ({ status: r.status, headers: { ...HEADERS }, body: head ? '' : r.body });
+    const send = (r: { status: number; body: Buffer; headers?: Readonly<Record<string, string>> }): ApiReply => ({ status: r.status, headers: { ...HEADERS, ...r.headers }, body: head ? '' : r.body });
     if (method !== 'GET' && method !== 'POST' && !head) return send(error(404, 'Not found'));
     const p = requestParams(req.query, req.body, req.headers['content-type']);
     const rawModule = p.get('module');
@@ -89,7 +89,7 @@ export function createEtherscanApi(o: {
     try {
       const key = `etherscan ${module} ${action} ${JSON.stringify([...p].filter(([k]) => !NOT_IN_KEY.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`;
       const client = p.get('apikey') || req.headers.authorization || req.ip;
-      const compute = () => run(module, action, p, client);
+      const compute = () => run(module, action, p, client, req.ip);
       const r = o.cache ? await o.cache.get(key, compute) : await compute();
       req.meter?.read(r.rows ?? 0, ETHERSCAN_ROWS_PER_TOKEN);
       return send(r);
