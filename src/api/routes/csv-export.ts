@@ -400,10 +400,6 @@ export class ExportSlots {
       else this.perClient.delete(client);
     };
   }
-
-  get streaming(): number {
-    return this.total;
-  }
 }
 
 /** `chunks`, calling `release` once when they end, fail, or are dropped (also before the first pull). */
