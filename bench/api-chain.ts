@@ -19,6 +19,8 @@ export interface ApiChainOptions {
   txs: number;
   txsPerBlock?: number;
   seed?: number;
+  /** Share of transactions the busy address takes part in (default 0.1; tests of one address's long history use more). */
+  busyShare?: number;
 }
 
 /** sfc32: small, fast, deterministic. */
@@ -85,6 +87,7 @@ export interface ChunkSink {
 export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, blocksPerChunk = 100): Promise<ApiChain> {
   const r = rng(o.seed ?? 20_241_122);
   const perBlock = o.txsPerBlock ?? 200;
+  const busyShare = o.busyShare ?? 0.1;
   const blocks = Math.max(1, Math.ceil(o.txs / perBlock));
   const addr = () => '0x' + hexDigits(r, 40);
   const accounts = Array.from({ length: Math.min(200_000, Math.max(1000, Math.ceil(o.txs / 5))) }, addr);
@@ -130,7 +133,7 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
       const txHash = '0x' + hexDigits(r, 64);
       if (sampleTxs.length < 10_000 && r() < 0.02) sampleTxs.push(txHash);
       const u = r();
-      const withBusy = r() < 0.1;
+      const withBusy = r() < busyShare;
       let from = account();
       let to = '';
       let value = 0n;

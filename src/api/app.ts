@@ -47,7 +47,7 @@ export interface ApiAppOptions extends ApiDeps {
   /** Memory bound of the response cache (CACHE_MAX_MB). 0 disables caching. */
   cacheMaxMb?: number;
   routes?: readonly RouteDef[];
-  /** Rows per ClickHouse read of a CSV export (default 10,000; tests use small ones). */
+  /** Rows per ClickHouse read of a CSV export (default 1,000; tests use small ones). */
   csvChunkRows?: number;
   /** Readiness fails when the index is more blocks than this behind the node (src/api/health.ts). */
   readyMaxLagBlocks?: number;

@@ -15,10 +15,14 @@
 //   etherscanBodyBytes), whose `apikey` field is a credential like the query's. A POST without a
 //   credential in its headers or query is charged to its IP's bucket for unverified credentials
 //   before its body is read (the body may hold a key), then to the key's or the IP's bucket.
+//
+// A public API request goes on with the client's IP (behind a trusted proxy: the one it names) and
+// its meter (RequestMeter), through which the handlers that read many rows (CSV exports, Etherscan
+// lists) charge them to the same bucket.
 import crypto from 'node:crypto';
 import type { ApiReply, ApiRequest } from './http.js';
 import { JSON_TYPE, CORS_HEADERS, sentCredential } from './http.js';
-import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, type Decision } from '../ratelimit/rate-limiter.js';
+import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, requestMeter, type Decision } from '../ratelimit/rate-limiter.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
 import { MAX_BODY_BYTES } from '../account/validate.js';
@@ -147,7 +151,7 @@ export function createGateway(o: GatewayOptions): Gateway {
             key = who.keyId ?? `session:${who.userId}`;
           }
           const d = o.limiter.check(ip, key);
-          return d.allowed ? publicReply({ ...req, body }, path, undefined, d) : tooMany(d, true);
+          return d.allowed ? publicReply({ ...req, ip, body, meter: requestMeter(o.limiter, ip, key) }, path, undefined, d) : tooMany(d, true);
         },
       };
     } else if (o.account && isAccount && announcesBody && !path.startsWith(SIGN_IN_PREFIX)) {
@@ -168,7 +172,7 @@ export function createGateway(o: GatewayOptions): Gateway {
         },
       };
     }
-    return { finish: (body) => publicReply({ ...req, body }, path, viewer, decision) };
+    return { finish: (body) => publicReply({ ...req, ip, body, meter: requestMeter(o.limiter, ip, keyId) }, path, viewer, decision) };
   }
 
   /** A viewer's own answer: never stored, and without the shared answer's ETag (its bytes differ). */

@@ -1,5 +1,6 @@
 // The API's own request and reply: plain objects, so handlers are tested without sockets and only
 // src/api/server.ts knows about uWebSockets.js.
+import type { RequestMeter } from '../ratelimit/rate-limiter.js';
 
 /** A query string as parsed by URLSearchParams: keeps repeated keys in order. */
 export interface QueryLike {
@@ -17,9 +18,12 @@ export interface ApiRequest {
   query: QueryLike;
   /** Lower-case header names. */
   headers: Record<string, string>;
+  /** The client's address: the socket's, or (after the gateway) the one a trusted proxy names. */
   ip: string;
   /** Request body (already capped by the server). */
   body?: Buffer;
+  /** Set by the gateway: the client's account with the rate limits, charged for rows read. */
+  meter?: RequestMeter;
 }
 
 export interface ApiReply {
@@ -29,7 +33,8 @@ export interface ApiReply {
   /**
    * A body produced while it is sent (CSV exports): src/api/server.ts writes each chunk when the
    * socket takes it and pulls the next only then, so memory holds about one chunk. `body` is ''
-   * with it. Whoever drops such a reply unsent need do nothing: the iterator is lazy.
+   * with it. Whoever drops such a reply unsent calls its iterator's return(): nothing was read
+   * yet (the iterator is lazy), but what it holds is let go (an export's concurrency slot).
    */
   stream?: AsyncIterable<Uint8Array>;
 }

@@ -177,16 +177,17 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
 
     /** Writes the reply; `close` ends the connection after it (unread body bytes are dropped). */
     const write = (r: ApiReply, close = false) => {
-      if (aborted || answered) return;
+      const sending = !aborted && !answered;
       answered = true;
       if (r.stream) {
-        if (method !== 'HEAD' && !close) {
+        if (sending && method !== 'HEAD' && !close) {
           void pump(r, r.stream);
           return;
         }
         // Nothing of it is sent: let it clean up (it is lazy, so usually nothing ran yet).
         void r.stream[Symbol.asyncIterator]().return?.();
       }
+      if (!sending) return;
       res.cork(() => {
         res.writeStatus(statusLine(r.status));
         for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);

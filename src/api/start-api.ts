@@ -92,6 +92,8 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
   const service = new VerificationService({
     pg,
     pool,
+    // 8 places as the pool has; one network holds at most 2 of them.
+    queue: { maxWaiting: 8, perNetwork: 2, timeoutMs: v.timeoutMs },
     chain: nodeChain(v.chainId, v.nodeUrl),
     log: log.child('verify'),
     contractOf: async (address) => {

@@ -23,6 +23,10 @@ export interface CachedResponse {
   policy: CachePolicy;
   /** The block a 'stable' answer is about (the edges' freshness depends on its depth). */
   block?: bigint;
+  /** Rows the answer lists, when its price in the rate limits follows them (Etherscan lists). */
+  rows?: number;
+  /** Headers of its own (Retry-After of an uncached refusal). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface CacheResult extends CachedResponse {
@@ -96,7 +100,7 @@ export class ResponseCache {
     const hit = this.lru.get(key);
     if (hit && hit.policy !== 'none' && hit.generation === this.gens[hit.policy]) {
       this.stats.hits++;
-      return { status: hit.status, body: hit.body, policy: hit.policy, block: hit.block, source: 'hit' };
+      return { status: hit.status, body: hit.body, policy: hit.policy, block: hit.block, rows: hit.rows, headers: hit.headers, source: 'hit' };
     }
     const flying = this.inflight.get(key);
     if (flying && flying.gens.volatile === this.gens.volatile) {

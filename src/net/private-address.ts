@@ -3,7 +3,8 @@
 // host resolves to before it connects.
 import { isIP } from 'node:net';
 
-function parseIPv4(ip: string): number[] | null {
+/** Dotted IPv4 text -> its 4 bytes; null when invalid. */
+export function parseIPv4(ip: string): number[] | null {
   const parts = ip.split('.');
   if (parts.length !== 4) return null;
   const out: number[] = [];
@@ -17,7 +18,7 @@ function parseIPv4(ip: string): number[] | null {
 }
 
 /** IPv6 text -> 8 groups of 16 bits (embedded dotted IPv4 tail allowed); null when invalid. */
-function parseIPv6(ip: string): number[] | null {
+export function parseIPv6(ip: string): number[] | null {
   let s = ip;
   const zone = s.indexOf('%');
   if (zone >= 0) s = s.slice(0, zone);

@@ -3,8 +3,14 @@
 // one per client IP, at the anonymous rate, for credentials that are not known to be valid yet,
 // charged before they are looked up (so sending made-up keys costs a client like anonymous use,
 // and the database at most that many lookups).
+// A request pays one token to be admitted; one that reads many rows (a CSV export, an Etherscan
+// list of thousands) pays for them after it read them (spend): its client's bucket goes into
+// debt, and the client's next requests wait until the debt is refilled at its rate, so the rows a
+// client can have read per second follow its rate whatever size its requests are.
 // Memory is bounded: at most maxKeys buckets; when full, the oldest-created one is dropped (that
 // client simply starts again with a full bucket).
+
+import { parseIPv4, parseIPv6 } from '../net/private-address.js';
 
 export interface Clock {
   /** Milliseconds. */
@@ -78,6 +84,19 @@ export class TokenBuckets {
     b.tokens = Math.max(-this.capacity, b.tokens - n);
   }
 
+  /**
+   * Takes `n` tokens from `key`'s bucket for work already done (rows read after admission); the
+   * bucket may go into debt, without a floor: the price is paid whole. Returns the milliseconds
+   * until the bucket is out of debt again (0: it is not in debt).
+   */
+  spend(key: string, n: number): number {
+    const b = this.buckets.get(key);
+    if (!b) return 0;
+    this.refill(b, this.clock.now());
+    if (n > 0) b.tokens -= n;
+    return b.tokens >= 0 ? 0 : Math.ceil((-b.tokens / this.rate) * 1000);
+  }
+
   private refill(b: Bucket, now: number): void {
     if (now <= b.at) return;
     b.tokens = Math.min(this.capacity, b.tokens + ((now - b.at) / 1000) * this.rate);
@@ -118,20 +137,35 @@ export class RateLimiter {
   }
 
   /**
-   * Called with each API key whose request was allowed (src/ratelimit/shared-key-limits.ts counts
-   * them, to share a key's limit across API replicas).
+   * Called with each API key's tokens spent, whole numbers: 1 per request allowed, more for the
+   * rows it read (src/ratelimit/shared-key-limits.ts counts them, to share a key's limit across
+   * API replicas).
    */
-  onKeyAllowed: ((keyId: string) => void) | undefined;
+  onKeyAllowed: ((keyId: string, tokens: number) => void) | undefined;
 
   /** A request by `ip`, with `keyId` when it carried a valid API key (its own, dedicated bucket). */
   check(ip: string, keyId?: string | null): Decision {
     if (keyId) {
       if (!this.keyed) return OFF;
       const d = this.keyed.take(`k:${keyId}`);
-      if (d.allowed) this.onKeyAllowed?.(keyId);
+      if (d.allowed) this.onKeyAllowed?.(keyId, 1);
       return d;
     }
     return this.anon ? this.anon.take(`ip:${ip}`) : OFF;
+  }
+
+  /**
+   * Charges the bucket `check` charged with `tokens` more, for work its request did beyond its
+   * admission token. Returns the milliseconds until that bucket is out of debt (0: limits off, or
+   * not in debt).
+   */
+  spend(ip: string, keyId: string | null | undefined, tokens: number): number {
+    if (keyId) {
+      if (!this.keyed) return 0;
+      if (tokens > 0) this.onKeyAllowed?.(keyId, tokens);
+      return this.keyed.spend(`k:${keyId}`, tokens);
+    }
+    return this.anon ? this.anon.spend(`ip:${ip}`, tokens) : 0;
   }
 
   /** Whether API keys are limited at all. */
@@ -146,6 +180,34 @@ export class RateLimiter {
 }
 
 export const TOO_MANY_REQUESTS = { message: 'Too many requests' } as const;
+
+/** One admitted request's account with the limiter (the gateway makes one per request). */
+export interface RequestMeter {
+  /** Who the limits count the request against: `k:<key id>` or `ip:<address>`. */
+  readonly client: string;
+  /**
+   * Adds `rows` read, `rowsPerToken` of them worth a token (what the reader measured its rows to
+   * cost, against an ordinary request's token). The request's admission token pays for the first
+   * token's worth; beyond it whole tokens are charged as they are reached. Returns the
+   * milliseconds until the client's bucket is out of debt (a streamed export waits them out
+   * before its next read).
+   */
+  read(rows: number, rowsPerToken: number): number;
+}
+
+export function requestMeter(limiter: RateLimiter, ip: string, keyId: string | undefined): RequestMeter {
+  let worth = 0;
+  let paid = 1;
+  return {
+    client: keyId ? `k:${keyId}` : `ip:${ip}`,
+    read(rows, rowsPerToken) {
+      worth += Math.max(0, rows) / rowsPerToken;
+      const due = Math.max(0, Math.floor(worth) - paid);
+      paid += due;
+      return limiter.spend(ip, keyId, due);
+    },
+  };
+}
 
 /** The headers every response carries, and Retry-After on a refusal (written into `into`). */
 export function rateLimitHeaders(d: Decision, into: Record<string, string> = {}): Record<string, string> {
@@ -165,4 +227,18 @@ export function clientIp(socketIp: string, forwardedFor: string | undefined, tru
   const hops = forwardedFor.split(',').map((s) => s.trim()).filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.has(hops[i])) return hops[i];
   return socketIp;
+}
+
+/**
+ * The network of a client address, for what many addresses of one holder must share: its /24
+ * (IPv4, also written IPv4-mapped in IPv6) or its /64 (IPv6), as `a.b.c.0/24` or `h:h:h:h::/64`;
+ * anything that is not an IP address stands for itself.
+ */
+export function clientNetwork(ip: string): string {
+  const v4 = parseIPv4(ip);
+  if (v4) return `${v4[0]}.${v4[1]}.${v4[2]}.0/24`;
+  const g = parseIPv6(ip);
+  if (!g) return ip;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `${g[6]! >> 8}.${g[6]! & 0xff}.${g[7]! >> 8}.0/24`;
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
 }

@@ -1,10 +1,11 @@
-// One API key's rate limit across every API replica: each replica counts the requests it allowed
-// per key and, a few times a second, publishes its totals and charges its own bucket with what
-// the other replicas' totals grew by since the last look. Every replica's bucket then sees the
-// key's whole traffic and refills at the key's rate once, so together they allow about the rate,
-// not the rate times the replicas. Between two syncs each replica decides alone: the overshoot is
-// at most one sync interval of traffic per replica (and each bucket's burst). Limits per client
-// IP stay per replica (docs/scale-out.md says why).
+// One API key's rate limit across every API replica: each replica counts the tokens it took per
+// key (one per request allowed, more for the rows a request read) and, a few times a second,
+// publishes its totals and charges its own bucket with what the other replicas' totals grew by
+// since the last look. Every replica's bucket then sees the key's whole traffic and refills at the
+// key's rate once, so together they allow about the rate, not the rate times the replicas.
+// Between two syncs each replica decides alone: the overshoot is at most one sync interval of
+// traffic per replica (and each bucket's burst). Limits per client IP stay per replica
+// (docs/scale-out.md says why).
 import crypto from 'node:crypto';
 import type { RateLimiter } from './rate-limiter.js';
 import type { Logger } from '../log.js';
@@ -18,7 +19,7 @@ export interface KeyUsageStore {
 }
 
 interface Local {
-  /** Requests this replica allowed with the key since it was first (or again) seen here. */
+  /** Tokens this replica took from the key since it was first (or again) seen here (whole numbers). */
   total: number;
   /** Changed since the last sync. */
   dirty: boolean;
@@ -65,10 +66,10 @@ export class SharedKeyLimits {
     this.idleMs = opts.idleMs ?? 60_000;
     this.now = opts.now ?? Date.now;
     this.log = opts.log;
-    limiter.onKeyAllowed = (keyId) => {
+    limiter.onKeyAllowed = (keyId, tokens) => {
       let l = this.local.get(keyId);
       if (!l) this.local.set(keyId, (l = { total: 0, dirty: true, lastAt: 0 }));
-      l.total++;
+      l.total += tokens;
       l.dirty = true;
       l.lastAt = this.now();
     };

@@ -11,7 +11,7 @@ import { render } from 'preact-render-to-string';
 import { LRUCache } from 'lru-cache';
 import type { ApiReply, ApiRequest } from '../api/http.js';
 import { PathMatcher, pathSegments } from '../api/path-match.js';
-import { RateLimiter, clientIp, rateLimitHeaders } from '../ratelimit/rate-limiter.js';
+import { RateLimiter, clientIp, rateLimitHeaders, requestMeter } from '../ratelimit/rate-limiter.js';
 import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
 import { MAX_FORM_BYTES, actionBodyLimit, createActions } from './actions.js';
@@ -250,7 +250,8 @@ export function createUi(o: UiOptions): Ui {
       const ip = clientIp(req.ip, req.headers['x-forwarded-for'], trusted);
       const decision = limiter.check(ip);
       if (!decision.allowed) return { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', ...rateLimitHeaders(decision) }, body: 'Too many requests: try again in a moment.' };
-      const r = await o.api.raw({ ...req, ip, headers: {} });
+      // An export's rows are charged to the visitor's bucket here, as the API's gateway charges them.
+      const r = await o.api.raw({ ...req, ip, headers: {}, meter: requestMeter(limiter, ip, undefined) });
       // An image is never read as anything else, nor run (an API over HTTP passes on only its type and caching).
       return ICON_PATH.test(path) ? { ...r, headers: { ...r.headers, 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'" } } : r;
     }

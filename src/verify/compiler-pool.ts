@@ -22,6 +22,8 @@ export interface CompilerPoolOptions {
   maxQueue: number;
   /** Longest compile (ms). */
   timeoutMs: number;
+  /** The compile process's script (default ./compile-worker.js; tests give a stand-in compiler). */
+  worker?: URL;
 }
 
 interface Job {
@@ -73,7 +75,7 @@ export class CompilerPool {
   private thread(): ChildProcess {
     if (this.worker) return this.worker;
     // execArgv: none of this process's flags or loaders; stdout/stderr: the server's own.
-    const w = fork(new URL('./compile-worker.js', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+    const w = fork(this.o.worker ?? new URL('./compile-worker.js', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
     // Neither the process nor its channel holds the server open.
     w.unref();
     w.channel?.unref();

@@ -1,8 +1,10 @@
 // The verification service of an API process: accepts a verification (checks what can be checked
-// at once: an address that is a contract and not yet fully verified, one verification per client
-// at a time), records it as a job (a guid a client can poll), runs it in the background (compile in
-// the worker thread, match with lib-sourcify against the node), stores the verified contract and
-// says what happened ('verified' events: the API clears its caches and tells the websocket).
+// at once: an address that is a contract and not yet fully verified, and a place in the queue of
+// src/verify/verification-queue.ts: one verification per client, a fair share per network, served
+// network by network), records it as a job (a guid a client can poll), runs it in the background
+// when its turn comes (compile in the compile process, match with lib-sourcify against the node),
+// stores the verified contract and says what happened ('verified' events: the API clears its
+// caches and tells the websocket). One job runs at a time: the compile process is one.
 import { EventEmitter } from 'node:events';
 import type { SolidityJsonInput } from '@ethereum-sourcify/compilers-types';
 import type { SourcifyChain } from '@ethereum-sourcify/lib-sourcify';
@@ -11,12 +13,16 @@ import { failStaleJobs, finishJob, saveVerified, startJob, verifiedRow } from '.
 import type { Logger } from '../log.js';
 import type { CompilerPool } from './compiler-pool.js';
 import { VerificationFailed, compilationTarget, verifySolidity, type VerifiedContract } from './verifier.js';
+import { QueueRefused, VerificationQueue, type QueueLimits, type Ticket } from './verification-queue.js';
+import { clientNetwork } from '../ratelimit/rate-limiter.js';
 
 /** A refusal before anything runs: the message is the client's to read. */
 export class VerificationRefused extends Error {
   constructor(
     message: string,
     readonly kind: 'already-verified' | 'not-a-contract' | 'busy' | 'invalid',
+    /** 'busy': when a retry may find a place in the queue (seconds). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -29,6 +35,8 @@ export interface SolidityJob {
   input: SolidityJsonInput;
   /** Who asked (an API key id or an IP): one verification at a time each. */
   client: string;
+  /** The address it asked from: its network (/24, /64) gets a share of the queue. */
+  ip: string;
   /** Blockscout's license_type (a name of the config's license_types), when given. */
   licenseType?: string;
   /** ABI-encoded constructor arguments the client says were used (hex), when it says so. */
@@ -51,13 +59,16 @@ export interface VerificationServiceOptions {
   log: Logger;
   /** Whether the stores know `address` as a contract, and its creation transaction. */
   contractOf(address: string): Promise<{ isContract: boolean; creationTx: string | null }>;
+  /** The queue's bounds (src/verify/verification-queue.ts); timeoutMs is the compile's. */
+  queue: QueueLimits;
 }
 
 export class VerificationService extends EventEmitter {
-  private readonly running = new Map<string, string>();
+  readonly queue: VerificationQueue;
 
   constructor(private readonly o: VerificationServiceOptions) {
     super();
+    this.queue = new VerificationQueue(o.queue);
   }
 
   /** Jobs an earlier process left pending are failed: nothing will finish them. */
@@ -72,7 +83,6 @@ export class VerificationService extends EventEmitter {
     if (existing?.match === 'full') throw new VerificationRefused('Smart-contract already verified.', 'already-verified');
     const c = await this.o.contractOf(address);
     if (!c.isContract) throw new VerificationRefused('Address is not a smart-contract', 'not-a-contract');
-    if (this.running.has(job.client)) throw new VerificationRefused('a verification of yours is still running: wait for its result', 'busy');
     // What can be told from the input alone is told now, not after the job (a contract name no source declares).
     try {
       compilationTarget(job.input, job.contractName);
@@ -80,12 +90,23 @@ export class VerificationService extends EventEmitter {
       if (e instanceof VerificationFailed) throw new VerificationRefused(e.message, 'invalid');
       throw e;
     }
+    let ticket: Ticket;
+    try {
+      ticket = this.queue.enter(job.client, clientNetwork(job.ip));
+    } catch (e) {
+      if (e instanceof QueueRefused) throw new VerificationRefused(e.message, 'busy', e.retryAfterSeconds);
+      throw e;
+    }
     // Blockscout's uid: the address's 40 hex digits and the time in hex (here milliseconds, so two
     // submissions in one second stay apart).
     const guid = `${address.slice(2)}${Date.now().toString(16)}`;
-    await startJob(this.o.pg, guid, address);
-    this.running.set(job.client, guid);
-    void this.run(guid, address, c.creationTx, job).finally(() => this.running.delete(job.client));
+    try {
+      await startJob(this.o.pg, guid, address);
+    } catch (e) {
+      this.queue.leave(ticket);
+      throw e;
+    }
+    void ticket.turn.then(() => this.run(guid, address, c.creationTx, job)).finally(() => this.queue.leave(ticket));
     return guid;
   }
 

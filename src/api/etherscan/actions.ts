@@ -11,10 +11,15 @@ export interface ActionReply {
   status?: number;
   body: unknown;
   policy: CachePolicy;
+  /** Headers of its own (Retry-After of a refusal). */
+  headers?: Record<string, string>;
 }
 
-/** `client`: who asks (an API key, else the address), for what is bounded per client (verifications). */
-export type Action = (p: Params, ctx: ApiContext, client: string) => Promise<ActionReply>;
+/**
+ * `client`: who asks (an API key, else the address), for what is bounded per client
+ * (verifications); `ip`: the address it asks from (its network's share of the verification queue).
+ */
+export type Action = (p: Params, ctx: ApiContext, client: string, ip: string) => Promise<ActionReply>;
 
 /** One module's actions, by lower-case name. */
 export type ActionTable = Readonly<Record<string, Action>>;

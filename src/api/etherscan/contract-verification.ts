@@ -64,7 +64,7 @@ async function getsourcecode(p: Params, ctx: ApiContext): Promise<ActionReply> {
  * answers its guid. Constructor arguments, when sent, must be the creation input's; linked
  * libraries are read from the deployed code.
  */
-async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Promise<ActionReply> {
+async function verifysourcecode(p: Params, ctx: ApiContext, client: string, ip: string): Promise<ActionReply> {
   const service = ctx.verification?.service;
   if (!service) return fail('Contract verification is not enabled on this instance');
   const format = p.get('codeformat');
@@ -110,10 +110,14 @@ async function verifysourcecode(p: Params, ctx: ApiContext, client: string): Pro
     const licenseType = Object.entries(LICENSE_TYPES).find(([, n]) => n === licenseNumber)?.[0];
     // The correctly spelled field, as Blockscout reads it (forge also sends Etherscan's misspelling).
     const constructorArgs = p.get('constructorArguments') || undefined;
-    const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client, licenseType, constructorArgs });
+    const guid = await service.submitSolidity({ address, compilerVersion, contractName, input: input as never, client, ip, licenseType, constructorArgs });
     return ok(guid, 'none');
   } catch (e) {
-    if (e instanceof VerificationRefused) return fail(e.message, e.message);
+    if (e instanceof VerificationRefused) {
+      // No place in the verification queue: when to retry, as the v2 API says it.
+      if (e.kind === 'busy') return { ...fail(e.message, e.message), status: 429, headers: { 'retry-after': String(e.retryAfterSeconds ?? 1) } };
+      return fail(e.message, e.message);
+    }
     throw e;
   }
 }

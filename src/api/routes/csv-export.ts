@@ -15,9 +15,24 @@
 // memory holds one chunk whatever the export's size. Exports bypass the response cache. Bad
 // input is a 422 in Blockscout's JSON:API error shape before anything is streamed; an address the
 // chain never showed is a 404, as Blockscout answers.
+//
+// What an export may take of the server (issue #29, item 10: one of 33,000 rows took ~550 ms of
+// CPU in 10,000-row slices, and eight at once stalled every other client for seconds):
+// - Its price: the rows it reads are charged to its client's rate limit as they are read
+//   (CSV_ROWS_PER_TOKEN per token, the request's meter), and before each next read the export
+//   waits until the client's bucket is out of debt: an export streams at the rows per second its
+//   client's rate pays for, and the client's other requests wait for the same bucket.
+// - Its share of the CPU: chunks of DEFAULT_CHUNK_ROWS (1,000 rows, ~25 ms to read and encode),
+//   and a turn of the event loop after each, so other requests run between any two chunks.
+// - How many at once: EXPORTS_PER_CLIENT per client (its API key, else its IP) and EXPORTS_AT_ONCE
+//   in all; beyond, 429 with Retry-After. A slot is held until the stream ends or is dropped.
+// - Memory: about two chunks per export (one being read and encoded, one the socket has not
+//   taken yet), so at most EXPORTS_AT_ONCE × 2 × 1,000 rows (a few MB; rows carrying large
+//   calldata or log data are larger).
 import type { ApiContext } from '../context.js';
 import { ApiError, NOT_FOUND_BODY, ValidationError, type ValidationIssue } from '../errors.js';
 import { CORS_HEADERS, JSON_TYPE, type ApiReply, type ApiRequest } from '../http.js';
+import type { RequestMeter } from '../../ratelimit/rate-limiter.js';
 import { castParams, type ParamSpec } from '../params.js';
 import { ADDRESS_PATH } from './common.js';
 import { checksum } from '../serializers/common.js';
@@ -62,7 +77,21 @@ export const CSV_HEADERS: Readonly<Record<CsvKind, readonly string[]>> = {
 };
 
 /** Rows per ClickHouse read (and per chunk written). */
-export const DEFAULT_CHUNK_ROWS = 10_000;
+export const DEFAULT_CHUNK_ROWS = 1_000;
+
+/**
+ * Export rows worth one rate-limit token, i.e. as much CPU as an ordinary request: measured on a
+ * loaded 2-core machine, an uncached ordinary request took 12-18 ms of CPU (the embedded
+ * ClickHouse's included), an export ~25 µs per row (27,700 transactions: ~680 ms in 1,000-row chunks).
+ */
+export const CSV_ROWS_PER_TOKEN = 500;
+
+/** Exports streaming at once per client, and in all. */
+export const EXPORTS_PER_CLIENT = 2;
+export const EXPORTS_AT_ONCE = 4;
+
+/** Retry-After of an export refused for the caps: exports end in seconds at the client's rate. */
+const EXPORT_RETRY_AFTER_S = 5;
 
 const CSV_TYPE = 'application/csv; charset=utf-8';
 const TOPIC_RE = /^0x[0-9a-fA-F]{64}$/;
@@ -272,18 +301,31 @@ function logLine(l: CsvLogRead): string {
 /**
  * The export's bytes: the header row, then one Buffer per chunk of `chunkRows` rows. Lazy: a
  * chunk is read only when the previous one was taken, so a consumer that waits for the socket
- * holds the reads back.
+ * holds the reads back. With a meter, each chunk's rows are charged to the client, and the next
+ * read waits until the client's bucket is out of debt; without one it still waits a turn of the
+ * event loop.
  */
-export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRange | null, chunkRows: number): AsyncGenerator<Buffer> {
+export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRange | null, chunkRows: number, meter?: RequestMeter): AsyncGenerator<Buffer> {
   yield Buffer.from(csvLine(CSV_HEADERS[r.kind]));
   if (!range) return;
   const a = r.address;
   const limit = chunkRows;
+  /** Charges a chunk's rows; resolves when the next one may be read. */
+  let due = 0;
+  const charge = (rows: number) => {
+    due = Date.now() + (meter?.read(rows, CSV_ROWS_PER_TOKEN) ?? 0);
+  };
+  const paced = () => {
+    const wait = due - Date.now();
+    return new Promise<void>((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+  };
   switch (r.kind) {
     case 'transactions': {
       let after: { block: bigint; index: bigint } | undefined;
       for (;;) {
+        if (after) await paced();
         const rows = await csvTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
+        charge(rows.length);
         if (rows.length) {
           const abis = await ctx.verifiedAbisOf(new Set(rows.map((t) => t.to)));
           yield Buffer.from(rows.map((t) => transactionLine(t, a, abis.get(t.to))).join(''));
@@ -296,7 +338,9 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
     case 'token-transfers': {
       let after: { block: bigint; logIndex: bigint; batchIndex: bigint } | undefined;
       for (;;) {
+        if (after) await paced();
         const rows = await csvTokenTransfers(ctx.ch, a, { range, direction: r.direction, after, limit });
+        charge(rows.length);
         if (rows.length) {
           const tokens = await ctx.tokens(new Set(rows.map((t) => t.token_address)));
           yield Buffer.from(rows.map((t) => tokenTransferLine(t, a, tokens.get(t.token_address))).join(''));
@@ -309,7 +353,9 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
     case 'internal-transactions': {
       let after: { block: bigint; txIndex: bigint; index: bigint } | undefined;
       for (;;) {
+        if (after) await paced();
         const rows = await csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
+        charge(rows.length);
         if (rows.length) yield Buffer.from(rows.map(internalLine).join(''));
         if (rows.length < limit) return;
         const last = rows[rows.length - 1];
@@ -319,7 +365,9 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
     case 'logs': {
       let after: { block: bigint; index: bigint } | undefined;
       for (;;) {
+        if (after) await paced();
         const rows = await csvLogs(ctx.ch, a, { range, topic: r.topic, after, limit });
+        charge(rows.length);
         if (rows.length) yield Buffer.from(rows.map(logLine).join(''));
         if (rows.length < limit) return;
         const last = rows[rows.length - 1];
@@ -329,6 +377,59 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
   }
 }
 
+/** Exports streaming now, per client and in all. */
+export class ExportSlots {
+  private readonly perClient = new Map<string, number>();
+  private total = 0;
+
+  constructor(readonly limits: { perClient: number; atOnce: number } = { perClient: EXPORTS_PER_CLIENT, atOnce: EXPORTS_AT_ONCE }) {}
+
+  /** A slot for `client` (release it once), or null when the client or the server is at its cap. */
+  take(client: string): (() => void) | null {
+    const mine = this.perClient.get(client) ?? 0;
+    if (mine >= this.limits.perClient || this.total >= this.limits.atOnce) return null;
+    this.perClient.set(client, mine + 1);
+    this.total++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.total--;
+      const n = (this.perClient.get(client) ?? 1) - 1;
+      if (n > 0) this.perClient.set(client, n);
+      else this.perClient.delete(client);
+    };
+  }
+}
+
+/** `chunks`, calling `release` once when they end, fail, or are dropped (also before the first pull). */
+function releasing(chunks: AsyncGenerator<Buffer>, release: () => void): AsyncGenerator<Buffer> {
+  const wrapped: AsyncGenerator<Buffer> = {
+    async next() {
+      try {
+        const n = await chunks.next();
+        if (n.done) release();
+        return n;
+      } catch (e) {
+        release();
+        throw e;
+      }
+    },
+    async return(v) {
+      release();
+      return chunks.return(v);
+    },
+    async throw(e) {
+      release();
+      return chunks.throw(e);
+    },
+    [Symbol.asyncIterator]() {
+      return wrapped;
+    },
+  };
+  return wrapped;
+}
+
 export interface CsvExport {
   /** The export's reply when `path` is an export path (the body streamed), else null. */
   handle(req: ApiRequest, path: string, head: boolean): Promise<ApiReply | null>;
@@ -336,8 +437,9 @@ export interface CsvExport {
 
 const PATH_RE = /^\/api\/v2\/addresses\/([^/]+)\/(transactions|token-transfers|internal-transactions|logs)\/csv\/*$/;
 
-export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number } = {}): CsvExport {
+export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?: ExportSlots } = {}): CsvExport {
   const chunkRows = Math.max(1, Math.floor(o.chunkRows ?? DEFAULT_CHUNK_ROWS));
+  const slots = o.slots ?? new ExportSlots();
   const json = (status: number, body: unknown): ApiReply => ({ status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS }, body: JSON.stringify(body) });
   return {
     async handle(req, path, head) {
@@ -361,7 +463,13 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number } = {})
         ...CORS_HEADERS,
       };
       if (head) return { status: 200, headers, body: '' };
-      return { status: 200, headers, body: '', stream: csvChunks(ctx, r, range, chunkRows) };
+      const release = slots.take(req.meter?.client ?? `ip:${req.ip}`);
+      if (!release) {
+        const refused = json(429, { message: `Too many CSV exports at once (at most ${slots.limits.perClient} per client, ${slots.limits.atOnce} in all): retry when one has ended` });
+        refused.headers['retry-after'] = String(EXPORT_RETRY_AFTER_S);
+        return refused;
+      }
+      return { status: 200, headers, body: '', stream: releasing(csvChunks(ctx, r, range, chunkRows, req.meter), release) };
     },
   };
 }

@@ -174,6 +174,7 @@ export async function verificationPost(req: ApiRequest, service: VerificationSer
       contractName: got.contractName,
       input: got.input as never,
       client,
+      ip: req.ip,
       licenseType: license && Object.hasOwn(LICENSE_TYPES, license) ? license : undefined,
       // Blockscout's form: arguments count only when autodetection is off.
       constructorArgs: form.fields.autodetect_constructor_args === 'false' ? form.fields.constructor_args || undefined : undefined,
@@ -183,7 +184,11 @@ export async function verificationPost(req: ApiRequest, service: VerificationSer
     if (e instanceof VerificationRefused) {
       if (e.kind === 'already-verified') return reply(200, { message: 'Already verified' });
       if (e.kind === 'not-a-contract') return reply(400, { message: e.message });
-      if (e.kind === 'busy') return reply(429, { message: e.message });
+      if (e.kind === 'busy') {
+        const refused = reply(429, { message: e.message });
+        refused.headers['retry-after'] = String(e.retryAfterSeconds ?? 1);
+        return refused;
+      }
       return reply(422, { message: e.message });
     }
     throw e;

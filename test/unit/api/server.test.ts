@@ -6,6 +6,19 @@ import { startServer } from '../../../src/api/server.js';
 import { createLogger } from '../../../src/log.js';
 import type { ApiReply, ApiRequest } from '../../../src/api/http.js';
 
+/** A client that asks for `path` and goes away 20 ms later, before the answer. */
+function goAwayAfterAsking(port: number, path: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => {
+      s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      setTimeout(() => {
+        s.destroy();
+        resolve();
+      }, 20);
+    });
+  });
+}
+
 t.test('server around a stub handler', async (t) => {
   const seen: ApiRequest[] = [];
   const handle = async (req: ApiRequest): Promise<ApiReply> => {
@@ -39,15 +52,7 @@ t.test('server around a stub handler', async (t) => {
     t.equal(thrown.status, 500);
     t.notMatch(thrown.body, /secret/, 'the 500 body says nothing about the cause');
     // A client that goes away before the answer: the server must not crash writing to it.
-    await new Promise<void>((resolve) => {
-      const s = net.connect(server.port, '127.0.0.1', () => {
-        s.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-        setTimeout(() => {
-          s.destroy();
-          resolve();
-        }, 20);
-      });
-    });
+    await goAwayAfterAsking(server.port, '/slow');
     await new Promise((r) => setTimeout(r, 300));
     t.equal((await call('GET', '/x')).status, 200, 'still serving after an aborted request');
   } finally {
@@ -108,4 +113,31 @@ t.test('stopping: idle keep-alive connections are closed, not left to the client
   const when = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(-1), 3000).unref())]);
   t.ok(when !== -1 && when - at < 1000, 'the server closed the idle connection when it stopped');
   socket.destroy();
+});
+
+t.test('a streamed reply whose client went away before it was ready is told so (return())', async (t) => {
+  let returned = 0;
+  let pulled = 0;
+  const stream: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next: async () => {
+        pulled++;
+        return { done: true, value: undefined };
+      },
+      return: async () => {
+        returned++;
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+  const handle = async (): Promise<ApiReply> => {
+    await new Promise((r) => setTimeout(r, 200));
+    return { status: 200, headers: {}, body: '', stream };
+  };
+  const server = await startServer({ handle, host: '127.0.0.1', port: 0, log: createLogger('test-server') });
+  t.teardown(() => server.close());
+  await goAwayAfterAsking(server.port, '/export');
+  for (let i = 0; i < 50 && !returned; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(returned, 1, 'its return() ran, so it can let go of what it holds (an export slot)');
+  t.equal(pulled, 0, 'nothing was read of it');
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateLimiter, TokenBuckets, clientIp, rateLimitHeaders, type Clock } from '../../../src/ratelimit/rate-limiter.js';
+import { RateLimiter, TokenBuckets, clientIp, rateLimitHeaders, requestMeter, type Clock } from '../../../src/ratelimit/rate-limiter.js';
 
 class FakeClock implements Clock {
   ms = 1_000_000;
@@ -79,4 +79,36 @@ t.test('client IP honours X-Forwarded-For only from trusted proxies', async (t) 
   t.equal(clientIp('10.0.0.1', '1.1.1.1', trusted), '1.1.1.1');
   t.equal(clientIp('10.0.0.1', '6.6.6.6, 1.1.1.1, 10.0.0.2', trusted), '1.1.1.1', 'right-most untrusted hop');
   t.equal(clientIp('10.0.0.1', undefined, trusted), '10.0.0.1');
+});
+
+t.test('rows read after admission are charged in whole tokens; the debt is waited out', async (t) => {
+  const clock = new FakeClock();
+  const rl = new RateLimiter({ anonymousPerSecond: 10, keyPerSecond: 50, clock });
+  t.equal(rl.check('1.2.3.4').remaining, 14, 'admitted: one token');
+  const meter = requestMeter(rl, '1.2.3.4', undefined);
+  t.equal(meter.client, 'ip:1.2.3.4');
+  t.equal(meter.read(150, 100), 0, 'the first token worth of rows is the admission token');
+  t.equal(meter.read(49, 100), 0, 'still under two tokens: nothing more');
+  t.equal(rl.check('1.2.3.4').remaining, 13, '199 rows: nothing charged yet, only this request');
+  t.equal(meter.read(1, 100), 0, 'the 200th row: one token more, not in debt');
+  t.equal(rl.check('1.2.3.4').remaining, 11);
+  // 2,100 rows more: 21 tokens, the bucket (11) goes 10 into debt.
+  t.equal(meter.read(2100, 100), 1000, 'into debt: a second until it is repaid at 10 per second');
+  const refused = rl.check('1.2.3.4');
+  t.equal(refused.allowed, false, 'the next request waits');
+  t.equal(refused.retryAfterSeconds, 2, 'until the debt and its own token are refilled');
+  clock.ms += 1000;
+  t.equal(meter.read(0, 100), 0, 'repaid a second later');
+  t.equal(rl.check('5.6.7.8').remaining, 14, 'another client is not charged');
+
+  const counted: [string, number][] = [];
+  rl.onKeyAllowed = (key, n) => counted.push([key, n]);
+  rl.check('1.2.3.4', 'k1');
+  const keyed = requestMeter(rl, '1.2.3.4', 'k1');
+  t.equal(keyed.client, 'k:k1');
+  keyed.read(1000, 100);
+  t.same(counted, [['k1', 1], ['k1', 9]], 'a key counts its tokens for the replicas to share: 1, then 9');
+  t.equal(rl.check('1.2.3.4', 'k1').remaining, 75 - 1 - 9 - 1, "the key's bucket paid, not the IP's");
+  const off = new RateLimiter({ anonymousPerSecond: 0, keyPerSecond: 0 });
+  t.equal(requestMeter(off, 'ip', undefined).read(1e9, 1), 0, 'limits off: nothing to wait for');
 });
