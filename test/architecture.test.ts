@@ -59,13 +59,44 @@ export function violations(files: ReadonlyMap<string, string>, rules: readonly R
   return out;
 }
 
+/**
+ * Modules that import each other in a circle (type imports included: a circle of types is still
+ * two modules that cannot be understood apart), each circle once, as 'a -> b -> a'.
+ */
+export function importCycles(files: ReadonlyMap<string, string>): string[] {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    const to = specifiers(source)
+      .filter((s) => s.startsWith('.'))
+      .map((s) => target(file, s))
+      .map((t) => (files.has(t) ? t : t.replace(/\.ts$/, '.tsx')))
+      .filter((t) => files.has(t));
+    edges.set(file, to);
+  }
+  const out: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const to of edges.get(f) ?? []) {
+      if (state.get(to) === 'open') out.push([...stack.slice(stack.indexOf(to)), to].join(' -> '));
+      else if (!state.has(to)) visit(to);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...files.keys()].sort()) if (!state.has(f)) visit(f);
+  return out;
+}
+
 function sources(): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true })) {
       const rel = `${dir}/${e.name}`;
       if (e.isDirectory()) walk(rel);
-      else if (e.name.endsWith('.ts')) out.set(rel, fs.readFileSync(path.join(PROJECT_ROOT, rel), 'utf8'));
+      else if (/\.tsx?$/.test(e.name)) out.set(rel, fs.readFileSync(path.join(PROJECT_ROOT, rel), 'utf8'));
     }
   };
   walk('src');
@@ -90,6 +121,18 @@ t.test('no module imports across the map', async (t) => {
   const files = sources();
   t.ok(files.size > 100, `${files.size} files read`);
   t.same(violations(files), []);
+});
+
+t.test('no modules import each other in a circle', async (t) => {
+  const circle = new Map([
+    ['src/api/server.ts', "import type { Front } from './gateway.js';"],
+    ['src/api/gateway.ts', "import type { AccountLike } from './socket/admission.js';"],
+    ['src/api/socket/admission.ts', "import type { Admitted } from '../server.js';"],
+    ['src/ui/page.ts', "import { x } from './pages/home.js';"],
+    ['src/ui/pages/home.tsx', "import type { PageCtx } from '../page.js';"],
+  ]);
+  t.same(importCycles(circle), ['src/api/gateway.ts -> src/api/socket/admission.ts -> src/api/server.ts -> src/api/gateway.ts', 'src/ui/page.ts -> src/ui/pages/home.tsx -> src/ui/page.ts'], 'the checker finds circles, .tsx files too');
+  t.same(importCycles(sources()), [], 'none in src/ or workers/');
 });
 
 t.test('SQL is written only under src/storage', async (t) => {

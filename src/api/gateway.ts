@@ -29,16 +29,8 @@ import { MAX_BODY_BYTES } from '../account/validate.js';
 import { bodyFields, isEtherscanPath } from './etherscan/params.js';
 import { personalize, personalizeSearch, viewerDataChanged } from './personalize.js';
 import { VERIFICATION_POST } from './routes/verification.js';
-import type { Admission, Front } from './server.js';
+import type { AccountLike, Admission, Front } from './front.js';
 
-export interface AccountLike {
-  handle(req: ApiRequest): Promise<ApiReply>;
-  identify(req: Pick<ApiRequest, 'headers' | 'query'>): Promise<{ userId: string; keyId?: string } | null>;
-  /** Its own body cap of a path (the public-name icon upload takes an image), when larger than accountBodyBytes. */
-  maxBodyBytes?(path: string): number;
-  /** Hears public-name decisions taken through it (the API clears its caches). */
-  onPublicNamesChanged?(fn: (address: string) => void): () => void;
-}
 
 export interface GatewayOptions {
   api: { handle(req: ApiRequest): Promise<ApiReply> };

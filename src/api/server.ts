@@ -21,19 +21,9 @@ import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { INTERNAL_ERROR_BODY } from './errors.js';
 import { JSON_TYPE, statusLine, type ApiReply, type ApiRequest } from './http.js';
+import type { Admission, Front } from './front.js';
 import type { SocketEndpoint, SocketHandlers } from './socket/endpoint.js';
 import type { Admitted } from './socket/admission.js';
-
-/** What admit decides: a reply to send now, or how to answer once the body (if any) is in. */
-export type Admission = { reply: ApiReply } | { finish(body: Buffer | undefined): Promise<ApiReply> };
-
-/** The two steps of a request that the server needs to keep bodies unread until they are wanted. */
-export interface Front {
-  /** Largest body this request may send, in bytes (0: none), from its method, path and headers. */
-  bodyLimit(req: ApiRequest): number;
-  /** Checks that need no body (rate limits, credentials); `announcesBody` when one will follow. */
-  admit(req: ApiRequest, announcesBody: boolean): Promise<Admission>;
-}
 
 export interface ServerOptions {
   /** The whole request at once (body included), when there is no front. */

@@ -7,7 +7,8 @@ import type { ApiReply, ApiRequest } from '../api/http.js';
 import { PathMatcher, pathSegments } from '../api/path-match.js';
 import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
-import { ACTIONS, type ActionResult, type PageCtx, type PageResult, type SessionChange, type Viewer } from './routes.js';
+import { ACTIONS } from './routes.js';
+import type { ActionResult, FormFile, PageCtx, PageResult, SessionChange, Viewer } from './page.js';
 import { PageError, errorPage } from './pages/errors.js';
 import { clearSessionCookie, csrfToken, refuseCrossSite, secure, sessionCookie, sessionOf, viewerName } from './session.js';
 
@@ -37,13 +38,6 @@ const actionMatcher = new PathMatcher(ACTIONS.map((a) => ({ pattern: a.pattern, 
 export function actionBodyLimit(path: string): number {
   const m = actionMatcher.match(pathSegments(path || '/'));
   return m ? m.value.maxBytes ?? MAX_FORM_BYTES : 0;
-}
-
-/** A file of a multipart form, as sent (the public-name form's icon). */
-export interface FormFile {
-  bytes: Buffer;
-  type: string;
-  name: string;
 }
 
 /**

@@ -15,12 +15,13 @@ import { RateLimiter, clientIp, rateLimitHeaders, requestMeter } from '../rateli
 import type { Logger } from '../log.js';
 import { ApiUnavailable, asCaller, type ApiClient } from './api-client.js';
 import { MAX_FORM_BYTES, actionBodyLimit, createActions } from './actions.js';
-import type { Front } from '../api/server.js';
+import type { Front } from '../api/front.js';
 import type { ApiSocketFollower } from './api-socket.js';
 import { clearSessionCookie, csrfToken, secure, sessionOf, viewerName } from './session.js';
 import { loadAssets, type Assets } from './assets.js';
 import { Layout, THEME_SCRIPT } from './components/layout.js';
-import { PAGES, type PageCtx, type PageResult, type Viewer } from './routes.js';
+import { PAGES } from './routes.js';
+import type { PageCtx, PageResult, Viewer } from './page.js';
 import { PageError, errorPage } from './pages/errors.js';
 
 export interface UiOptions {

@@ -6,7 +6,7 @@
 // trusted proxy).
 import { JSON_TYPE, type ApiReply, type ApiRequest } from '../http.js';
 import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders } from '../../ratelimit/rate-limiter.js';
-import type { AccountLike } from '../gateway.js';
+import type { AccountLike } from '../front.js';
 
 export interface SocketAdmissionOptions {
   limiter: RateLimiter;

@@ -2,7 +2,7 @@
 // tag, their watchlist name) and, in one click, "add private tag" and "add to watchlist" (forms
 // posting to the account pages' own actions, which come back here); for anyone else, a link to
 // sign in for them.
-import type { PageCtx } from '../routes.js';
+import type { PageCtx } from '../page.js';
 import { shortHash } from '../format.js';
 import { OwnMark, ownLabel, type AddressLike } from './common.js';
 

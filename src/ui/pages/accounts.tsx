@@ -4,7 +4,7 @@
 // transaction count. The rank of a later page is carried in the URL (`rank`: rows before it).
 import { AddressLink, Amount, Empty, Pager, Table } from '../components/common.js';
 import { groupDigits } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { passOn } from './blocks.js';
 import { apiGet } from './errors.js';
 

@@ -21,7 +21,7 @@ import {
   type TokenUnits,
 } from '../components/address-lists.js';
 import { formatUnits, groupDigits, shortHash } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';

@@ -3,7 +3,7 @@
 import { AddressLink, Amount, Empty, HashLink, Pager, Row, Tabs, Time, unknownReward } from '../components/common.js';
 import { BlockTable, TxTable } from '../components/tables.js';
 import { formatUnits, groupDigits, gwei, percent, utcTime } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { apiGet } from './errors.js';
 
 /** The query a list page passes on to the API: its paging keys, as the URL carries them. */

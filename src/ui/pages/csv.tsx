@@ -3,7 +3,7 @@
 import { getAddress } from 'viem';
 import { AddressLink } from '../components/common.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { PageError } from './errors.js';
 
 const KINDS: { kind: CsvKind; title: string; order: string; columns: [string, string][] }[] = [

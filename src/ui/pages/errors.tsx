@@ -1,6 +1,6 @@
 // Pages that say what went wrong: not found, bad input, the API unavailable; and the way page
 // code reads the API (its 404 and 422 become those pages).
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 
 /** A page that cannot be shown: its status, a title and what was asked. */
 export class PageError extends Error {

@@ -4,7 +4,7 @@
 import { AddressLink, Amount, BlockLink, Empty, Tile, Time, TxLink } from '../components/common.js';
 import { LineChart } from '../components/chart.js';
 import { duration, groupDigits, gwei, percent } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
 
 /** Failures in a row before the banner says indexing is stuck (as the API's health check counts them). */

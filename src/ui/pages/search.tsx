@@ -2,7 +2,7 @@
 // check-redirect); anything else lists what /api/v2/search finds, paged.
 import { AddressLink, BlockLink, Empty, Pager, TxLink } from '../components/common.js';
 import { groupDigits } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { apiGet } from './errors.js';
 
 const TARGET: Record<string, (p: string) => string> = {

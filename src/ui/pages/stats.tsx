@@ -6,7 +6,7 @@
 import { Empty, Tile } from '../components/common.js';
 import { LineChart, type Point } from '../components/chart.js';
 import { groupDigits, percent } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
 
 interface Counter {

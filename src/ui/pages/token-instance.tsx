@@ -5,7 +5,7 @@ import { AddressLink, Empty, Pager, Row, Table } from '../components/common.js';
 import { NftMedia, TokenTransferTable, instanceName, tokenLabel, type InstanceJson, type TokenJson, type TokenTransferJson } from '../components/tokens.js';
 import { groupDigits } from '../format.js';
 import { attributes, httpUrl, text } from '../token-values.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { PageError, apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 import { tokenAddress } from './tokens.js';

@@ -6,7 +6,7 @@ import { HolderTable, NftGrid, Supply, TokenListTable, TokenTransferTable, token
 import { groupDigits } from '../format.js';
 import { PublicIcon } from '../components/public-icon.js';
 import { text } from '../token-values.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { PageError, apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
 

@@ -15,7 +15,7 @@ import {
   TxTransferTable,
 } from '../components/tx-parts.js';
 import { formatUnits, groupDigits, gwei, shortHash, utcTime } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { PageError, apiGet, apiGetOptional } from './errors.js';
 
 interface ApiPage<T = any> {

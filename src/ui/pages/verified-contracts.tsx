@@ -4,7 +4,7 @@
 // where a contract is verified.
 import { AddressLink, Amount, Empty, Pager, Table, Tile, Time } from '../components/common.js';
 import { groupDigits } from '../format.js';
-import type { PageCtx, PageResult } from '../routes.js';
+import type { PageCtx, PageResult } from '../page.js';
 import { passOn } from './blocks.js';
 import { apiGet } from './errors.js';
 

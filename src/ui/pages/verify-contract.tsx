@@ -6,7 +6,7 @@
 // are shown in the form with what was typed kept.
 import { Row } from '../components/common.js';
 import { LICENSE_LABELS } from '../components/contract-source.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../page.js';
 import { apiMessage, apiProblem, formStatus, Csrf, FormError } from './account/account-forms.js';
 import { apiGet, apiGetOptional, PageError } from './errors.js';
 

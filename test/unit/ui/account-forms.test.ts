@@ -5,7 +5,7 @@ import t from 'tap';
 import { apiProblem, formStatus, refused } from '../../../src/ui/pages/account/account-forms.js';
 import { samePath } from '../../../src/ui/pages/account/records.js';
 import { abiSummary } from '../../../src/ui/pages/account/custom-abis.js';
-import type { PageCtx } from '../../../src/ui/routes.js';
+import type { PageCtx } from '../../../src/ui/page.js';
 
 t.test('a 429 says how long to wait, from Retry-After', async (t) => {
   t.equal(apiProblem({ status: 429, body: { message: 'Too Many Requests' }, headers: { 'retry-after': '7' } }, 'The tag could not be saved'), 'Too many requests. Try again in 7 seconds.');

@@ -3,7 +3,7 @@
 // wait), and the answer to a refused change: the page again with the error, or sign-in when the
 // session has ended.
 import type { ApiResponse } from '../../api-client.js';
-import type { ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionResult, PageCtx, PageResult } from '../../page.js';
 
 /** The API's message for a refused request ({message} of the Account API), or a fallback. */
 export function apiMessage(body: unknown, fallback: string): string {

@@ -3,7 +3,7 @@
 // one after a confirmation page that works without JavaScript.
 import { Copy, Empty, Table, Time } from '../../components/common.js';
 import { utcTime } from '../../format.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { PageError } from '../errors.js';
 import { Csrf, FormError, apiProblem, refused } from './account-forms.js';
 import { AccountNav, needSignIn } from './profile.js';

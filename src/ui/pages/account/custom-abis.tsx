@@ -3,7 +3,7 @@
 // it before it is sent), replacing one (a POST for the same contract replaces its ABI) and removing
 // one after a confirmation page. The Account API's check (src/account/abi.ts) stays the truth.
 import { AddressLink, Empty, Table } from '../../components/common.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { PageError } from '../errors.js';
 import { Csrf, FormError, apiProblem, refused } from './account-forms.js';
 import { AccountNav, needSignIn } from './profile.js';

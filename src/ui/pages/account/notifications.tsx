@@ -5,7 +5,7 @@
 import { AddressLink, Copy, Empty, Row, Table, Time, TxLink } from '../../components/common.js';
 import { utcTime } from '../../format.js';
 import { PageError } from '../errors.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { AccountNav, needSignIn } from './profile.js';
 import { Csrf, FormError, FormOk, apiProblem, formStatus, refused } from './account-forms.js';
 

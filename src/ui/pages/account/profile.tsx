@@ -3,7 +3,7 @@
 // for a signed-in visitor only: anyone else is sent to the sign-in page.
 import { Row } from '../../components/common.js';
 import { utcTime } from '../../format.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { apiMessage } from './account-forms.js';
 
 /** Sends a visitor who is not signed in to the sign-in page, back here afterwards. */

@@ -7,8 +7,8 @@
 // form token, so the pages work without JavaScript. A non-admin gets the UI's 404 page, as the API
 // answers them 404.
 import { AddressLink, Empty, Table, Time } from '../../components/common.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
-import type { FormFile } from '../../actions.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
+import type { FormFile } from '../../page.js';
 import { PublicIcon } from '../../components/public-icon.js';
 import { PageError } from '../errors.js';
 import { Csrf, FormError, apiProblem, refused } from './account-forms.js';

@@ -3,7 +3,7 @@
 // "done" line after a redirect, and the confirmation page a revoke or remove goes through (a GET
 // page with a POST form, so it works without JavaScript).
 import type { ComponentChildren } from 'preact';
-import type { PageCtx } from '../../routes.js';
+import type { PageCtx } from '../../page.js';
 import { PageError } from '../errors.js';
 import { AccountNav } from './profile.js';
 import { Csrf, FormError, FormOk, apiProblem } from './account-forms.js';

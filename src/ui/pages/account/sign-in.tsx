@@ -4,7 +4,7 @@
 // in the Account API's session token, kept in an HttpOnly cookie (src/ui/session.ts).
 import { createSiweMessage } from 'viem/siwe';
 import { getAddress, isAddress } from 'viem';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { apiMessage } from './account-forms.js';
 
 const AUTH = '/account/api/v1/auth';

@@ -3,7 +3,7 @@
 // same address replaces its tag in place; a new address is added first and the old tag removed
 // only once that worked) and removing one after a confirmation page.
 import { AddressLink, Empty, Table } from '../../components/common.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { PageError } from '../errors.js';
 import { Csrf, FormError, apiProblem, refused } from './account-forms.js';
 import { AccountNav, needSignIn } from './profile.js';

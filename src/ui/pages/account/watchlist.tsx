@@ -4,7 +4,7 @@
 // works without JavaScript.
 import { AddressLink, Empty, Row, Table } from '../../components/common.js';
 import { PageError } from '../errors.js';
-import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../routes.js';
+import type { ActionDef, ActionResult, PageCtx, PageResult } from '../../page.js';
 import { AccountNav, needSignIn } from './profile.js';
 import { Csrf, FormError, FormOk, apiProblem, formStatus, refused } from './account-forms.js';
 

@@ -2,7 +2,7 @@
 // the head, the share indexed during catch-up, and a stuck indexer said as stuck (issue #29).
 import t from 'tap';
 import type { ApiClient } from '../../../../src/ui/api-client.js';
-import type { PageCtx } from '../../../../src/ui/routes.js';
+import type { PageCtx } from '../../../../src/ui/page.js';
 import { indexingBanner } from '../../../../src/ui/pages/home.js';
 
 function ctxWith(status: unknown): PageCtx {

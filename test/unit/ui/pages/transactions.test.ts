@@ -4,7 +4,7 @@
 import t from 'tap';
 import { render } from 'preact-render-to-string';
 import type { ApiClient } from '../../../../src/ui/api-client.js';
-import type { PageCtx } from '../../../../src/ui/routes.js';
+import type { PageCtx } from '../../../../src/ui/page.js';
 import { gasRatio, txPage, txsPage } from '../../../../src/ui/pages/transactions.js';
 import { PageError } from '../../../../src/ui/pages/errors.js';
 
