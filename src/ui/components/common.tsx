@@ -186,7 +186,6 @@ export function Pager({ base, keep, next, hasPrev }: { base: string; keep?: Reco
   );
 }
 
-/** A label and its value, in the detail lists of block, transaction, address and token pages. */
 /**
  * What a figure lacks, beside it: the API's `caveats` for that figure (partial history, a node that
  * refuses to answer), so a partial figure is never shown as if it were complete.
@@ -200,6 +199,7 @@ export function Caveat({ text }: { text: string | null | undefined }) {
   );
 }
 
+/** A label and its value, in the detail lists of block, transaction, address and token pages. */
 export function Row({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
   return (
     <div class="row">
