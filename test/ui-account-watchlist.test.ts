@@ -146,7 +146,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
     const [refusedUrl] = await Promise.all([page.waitForNavigation(), page.click('form[action="/account/notifications/webhook"] button')]);
     t.equal(refusedUrl?.status(), 400);
     s.errors.length = 0; // chromium logs the 400 of the page itself
-    t.match(await page.innerText('#webhook-error'), /private|loopback|local/i, "a URL the policy refuses shows the API's reason in the webhook form");
+    t.match(await page.innerText('#webhook-error'), /the target is refused/, "a URL the policy refuses shows the API's reason in the webhook form (without the address behind it)");
     t.equal(await page.inputValue('#webhook-url'), receiver.url, 'the URL is kept');
     policy.allowPrivate = true;
 
