@@ -10,17 +10,10 @@ import { accountApp, accountPg, client, newAccount } from './helpers/account.js'
 import { notificationRoutes } from '../src/notify/routes.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { DEFAULT_POLICY } from '../src/notify/webhook.js';
+import { waitFor } from './helpers/explorer-process.js';
 
 /** What no answer to a user may contain: resolved loopback addresses and DNS error codes or hosts. */
 const INTERNAL = /127\.0\.0\.1|::1|ENOTFOUND|EAI_AGAIN|getaddrinfo|no-such-host|resolves to/;
-
-async function until(fn: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 t.test('refused and unreachable targets: no internal names or addresses in the answers', async (t) => {
   const pg = await accountPg(t);
@@ -73,12 +66,12 @@ t.test('refused and unreachable targets: no internal names or addresses in the a
     t.equal(queued.status, 202);
     const id = queued.body.data.event_id as string;
     let row: { status: string; last_error: string | null } | undefined;
-    await until(async () => {
+    await waitFor(`the delivery to ${url} to fail`, async () => {
       row = ((await call('GET', '/user/notifications?limit=10', { token })).body.data as { event_id: string; status: string; last_error: string | null }[]).find(
         (d) => d.event_id === id,
       );
       return row?.status === 'failed';
-    }, `the delivery to ${url} to fail`);
+    }, 20_000);
     t.equal(row!.last_error, said, `the delivery log says "${said}"`);
     t.notMatch(JSON.stringify(row), INTERNAL);
   }

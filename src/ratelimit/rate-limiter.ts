@@ -141,14 +141,14 @@ export class RateLimiter {
    * rows it read (src/ratelimit/shared-key-limits.ts counts them, to share a key's limit across
    * API replicas).
    */
-  onKeyAllowed: ((keyId: string, tokens: number) => void) | undefined;
+  onKeyTokens: ((keyId: string, tokens: number) => void) | undefined;
 
   /** A request by `ip`, with `keyId` when it carried a valid API key (its own, dedicated bucket). */
   check(ip: string, keyId?: string | null): Decision {
     if (keyId) {
       if (!this.keyed) return OFF;
       const d = this.keyed.take(`k:${keyId}`);
-      if (d.allowed) this.onKeyAllowed?.(keyId, 1);
+      if (d.allowed) this.onKeyTokens?.(keyId, 1);
       return d;
     }
     return this.anon ? this.anon.take(`ip:${ip}`) : OFF;
@@ -162,7 +162,7 @@ export class RateLimiter {
   spend(ip: string, keyId: string | null | undefined, tokens: number): number {
     if (keyId) {
       if (!this.keyed) return 0;
-      if (tokens > 0) this.onKeyAllowed?.(keyId, tokens);
+      if (tokens > 0) this.onKeyTokens?.(keyId, tokens);
       return this.keyed.spend(`k:${keyId}`, tokens);
     }
     return this.anon ? this.anon.spend(`ip:${ip}`, tokens) : 0;

@@ -66,7 +66,7 @@ export class SharedKeyLimits {
     this.idleMs = opts.idleMs ?? 60_000;
     this.now = opts.now ?? Date.now;
     this.log = opts.log;
-    limiter.onKeyAllowed = (keyId, tokens) => {
+    limiter.onKeyTokens = (keyId, tokens) => {
       let l = this.local.get(keyId);
       if (!l) this.local.set(keyId, (l = { total: 0, dirty: true, lastAt: 0 }));
       l.total += tokens;
@@ -88,7 +88,7 @@ export class SharedKeyLimits {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
-    this.limiter.onKeyAllowed = undefined;
+    this.limiter.onKeyTokens = undefined;
   }
 
   /** One exchange: publish the changed totals, charge what the others spent since the last one. */

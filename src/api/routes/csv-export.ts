@@ -310,70 +310,72 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
   if (!range) return;
   const a = r.address;
   const limit = chunkRows;
-  /** Charges a chunk's rows; resolves when the next one may be read. */
-  let due = 0;
-  const charge = (rows: number) => {
-    due = Date.now() + (meter?.read(rows, CSV_ROWS_PER_TOKEN) ?? 0);
-  };
-  const paced = () => {
-    const wait = due - Date.now();
-    return new Promise<void>((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
-  };
   switch (r.kind) {
-    case 'transactions': {
-      let after: { block: bigint; index: bigint } | undefined;
-      for (;;) {
-        if (after) await paced();
-        const rows = await csvTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
-        charge(rows.length);
-        if (rows.length) {
+    case 'transactions':
+      return yield* pagedLines(
+        meter,
+        limit,
+        (after: { block: bigint; index: bigint } | undefined) => csvTransactions(ctx.ch, a, { range, direction: r.direction, after, limit }),
+        async (rows) => {
           const abis = await ctx.verifiedAbisOf(new Set(rows.map((t) => t.to)));
-          yield Buffer.from(rows.map((t) => transactionLine(t, a, abis.get(t.to))).join(''));
-        }
-        if (rows.length < limit) return;
-        const last = rows[rows.length - 1];
-        after = { block: BigInt(last.block_number), index: BigInt(last.transaction_index) };
-      }
-    }
-    case 'token-transfers': {
-      let after: { block: bigint; logIndex: bigint; batchIndex: bigint } | undefined;
-      for (;;) {
-        if (after) await paced();
-        const rows = await csvTokenTransfers(ctx.ch, a, { range, direction: r.direction, after, limit });
-        charge(rows.length);
-        if (rows.length) {
+          return rows.map((t) => transactionLine(t, a, abis.get(t.to))).join('');
+        },
+        (last) => ({ block: BigInt(last.block_number), index: BigInt(last.transaction_index) }),
+      );
+    case 'token-transfers':
+      return yield* pagedLines(
+        meter,
+        limit,
+        (after: { block: bigint; logIndex: bigint; batchIndex: bigint } | undefined) => csvTokenTransfers(ctx.ch, a, { range, direction: r.direction, after, limit }),
+        async (rows) => {
           const tokens = await ctx.tokens(new Set(rows.map((t) => t.token_address)));
-          yield Buffer.from(rows.map((t) => tokenTransferLine(t, a, tokens.get(t.token_address))).join(''));
-        }
-        if (rows.length < limit) return;
-        const last = rows[rows.length - 1];
-        after = { block: BigInt(last.block_number), logIndex: BigInt(last.log_index), batchIndex: BigInt(last.batch_index) };
-      }
+          return rows.map((t) => tokenTransferLine(t, a, tokens.get(t.token_address))).join('');
+        },
+        (last) => ({ block: BigInt(last.block_number), logIndex: BigInt(last.log_index), batchIndex: BigInt(last.batch_index) }),
+      );
+    case 'internal-transactions':
+      return yield* pagedLines(
+        meter,
+        limit,
+        (after: { block: bigint; txIndex: bigint; index: bigint } | undefined) => csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit }),
+        (rows) => rows.map(internalLine).join(''),
+        (last) => ({ block: BigInt(last.block_number), txIndex: BigInt(last.transaction_index), index: BigInt(last.trace_index) }),
+      );
+    case 'logs':
+      return yield* pagedLines(
+        meter,
+        limit,
+        (after: { block: bigint; index: bigint } | undefined) => csvLogs(ctx.ch, a, { range, topic: r.topic, after, limit }),
+        (rows) => rows.map(logLine).join(''),
+        (last) => ({ block: BigInt(last.block_number), index: BigInt(last.log_index) }),
+      );
+  }
+}
+
+/**
+ * One export's pages: `read` a page after the last row's key (`next`), charge its rows to the
+ * meter, yield its lines, until a page is short. Before each later read it waits until the
+ * client's bucket is out of debt, or at least a turn of the event loop.
+ */
+async function* pagedLines<R, K>(
+  meter: RequestMeter | undefined,
+  limit: number,
+  read: (after: K | undefined) => Promise<R[]>,
+  lines: (rows: R[]) => string | Promise<string>,
+  next: (last: R) => K,
+): AsyncGenerator<Buffer> {
+  let after: K | undefined;
+  let due = 0;
+  for (;;) {
+    if (after !== undefined) {
+      const wait = due - Date.now();
+      await new Promise<void>((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
     }
-    case 'internal-transactions': {
-      let after: { block: bigint; txIndex: bigint; index: bigint } | undefined;
-      for (;;) {
-        if (after) await paced();
-        const rows = await csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit });
-        charge(rows.length);
-        if (rows.length) yield Buffer.from(rows.map(internalLine).join(''));
-        if (rows.length < limit) return;
-        const last = rows[rows.length - 1];
-        after = { block: BigInt(last.block_number), txIndex: BigInt(last.transaction_index), index: BigInt(last.trace_index) };
-      }
-    }
-    case 'logs': {
-      let after: { block: bigint; index: bigint } | undefined;
-      for (;;) {
-        if (after) await paced();
-        const rows = await csvLogs(ctx.ch, a, { range, topic: r.topic, after, limit });
-        charge(rows.length);
-        if (rows.length) yield Buffer.from(rows.map(logLine).join(''));
-        if (rows.length < limit) return;
-        const last = rows[rows.length - 1];
-        after = { block: BigInt(last.block_number), index: BigInt(last.log_index) };
-      }
-    }
+    const rows = await read(after);
+    due = Date.now() + (meter?.read(rows.length, CSV_ROWS_PER_TOKEN) ?? 0);
+    if (rows.length) yield Buffer.from(await lines(rows));
+    if (rows.length < limit) return;
+    after = next(rows[rows.length - 1]!);
   }
 }
 

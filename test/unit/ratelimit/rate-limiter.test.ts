@@ -102,7 +102,7 @@ t.test('rows read after admission are charged in whole tokens; the debt is waite
   t.equal(rl.check('5.6.7.8').remaining, 14, 'another client is not charged');
 
   const counted: [string, number][] = [];
-  rl.onKeyAllowed = (key, n) => counted.push([key, n]);
+  rl.onKeyTokens = (key, n) => counted.push([key, n]);
   rl.check('1.2.3.4', 'k1');
   const keyed = requestMeter(rl, '1.2.3.4', 'k1');
   t.equal(keyed.client, 'k:k1');
