@@ -6,7 +6,7 @@ import { apiWithDerived, type DerivedApiFixture } from './api-derived.js';
 import { createUi, type Ui } from '../../src/ui/ui-server.js';
 import { inProcessClient } from '../../src/ui/api-client.js';
 import { startServer } from '../../src/api/server.js';
-import { freePort } from '../../src/net/local.js';
+import type { Front } from '../../src/api/front.js';
 import { createLogger } from '../../src/log.js';
 import type { Devnet } from './devnet.js';
 import type { WebhookPolicy } from '../../src/notify/webhook.js';
@@ -30,15 +30,24 @@ export async function uiOnDevnet(
     verify?: boolean;
   } = {},
 ): Promise<UiFixture> {
-  const port = await freePort();
-  const base = `http://localhost:${port}`;
+  // Listen before the devnet and the API are built (tens of seconds): a port picked free then
+  // bound afterwards was taken meanwhile by a parallel test once ("cannot listen on …").
+  let ui: Ui | undefined;
+  const notYet = { reply: { status: 503, headers: { 'content-type': 'text/plain' }, body: 'starting' } };
+  const front: Front = {
+    bodyLimit: (req) => ui?.front.bodyLimit(req) ?? 0,
+    admit: (req, announces) => (ui ? ui.front.admit(req, announces) : Promise.resolve(notYet)),
+  };
+  const server = await startServer({ front, host: '127.0.0.1', port: 0, log: createLogger('ui') });
+  t.teardown(() => server.close());
+  const base = `http://localhost:${server.port}`;
   const api = await apiWithDerived(t, {
     serve: true,
     before: opts.before,
     account: { publicUrl: base, smtpUrl: opts.smtpUrl, webhookPolicy: opts.webhookPolicy, notify: opts.notify },
     verify: opts.verify ? {} : undefined,
   });
-  const ui = createUi({
+  ui = createUi({
     api: inProcessClient(api.server!.app.handle, api.server!.handle),
     coin: 'ETH',
     chainId: api.devnet.scenario.chainId,
@@ -48,10 +57,6 @@ export async function uiOnDevnet(
   });
   const verification = api.server!.app.ctx.verification?.service;
   const detach = ui.attach(api.indexer, api.derived, ...(verification ? [verification] : []));
-  const server = await startServer({ front: ui.front, host: '127.0.0.1', port, log: createLogger('ui') });
-  t.teardown(async () => {
-    detach();
-    await server.close();
-  });
+  t.teardown(detach);
   return { ...api, ui, base };
 }
