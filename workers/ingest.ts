@@ -11,6 +11,7 @@ import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
+import { PointSink, type PointBatch } from '../src/chain/point-rows.js';
 import type { TableName } from '../src/chain/clickhouse-rows.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 import { createRpcClient, type MethodStats, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
@@ -54,6 +55,8 @@ export interface RpcReport {
 export interface IngestResult {
   /** RowBinary bytes per table (TableWriter; column order of src/chain/clickhouse-rows.ts). */
   tables: Record<TableName, Uint8Array>;
+  /** The point rows of the range (PostgreSQL array literals, src/chain/point-rows.ts). */
+  points: PointBatch;
   /** In block order. */
   blocks: BlockInfo[];
   summary: IngestSummary;
@@ -111,15 +114,18 @@ export async function ingest(task: IngestTask): Promise<IngestResult> {
   const writer = new TableWriter();
   try {
     const summary = new SummaryBuilder();
+    const sink = new PointSink(writer);
     const blocks: BlockInfo[] = new Array(bundles.length);
     for (let i = 0; i < bundles.length; i++) {
-      blocks[i] = decodeBlockBundle(bundles[i]!, writer, summary);
+      blocks[i] = decodeBlockBundle(bundles[i]!, sink, summary);
       bundles[i] = undefined as never; // let the wire objects go early
     }
     const tables = writer.toBuffers();
+    const points = sink.points.build();
     const t2 = performance.now();
     return {
       tables,
+      points,
       blocks,
       summary: summary.build(),
       timings: { fetchMs: Math.round(t1 - t0), decodeMs: Math.round(t2 - t1) },

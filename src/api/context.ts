@@ -25,6 +25,12 @@ import { publicIconUrl, type ApiFacts, type PublicNameFact, type WithPublicIcon 
 import { checksum } from './serializers/common.js';
 import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
 
+/**
+ * What transactions' point rows say beside their fields, by "block:index": their block's base
+ * fee and their frames' facts (src/storage/postgres/points.ts), so txLookups need not read them.
+ */
+export type KnownTxFacts = ReadonlyMap<string, { baseFee: string | null; revertOutput: string; failedInner: boolean; internalCount: number }>;
+
 export interface ApiDeps {
   ch: ClickHouseStore;
   pg: PgStore;
@@ -180,6 +186,22 @@ export class ApiContext {
     });
     return value;
   }
+
+  /**
+   * Whether every stored block has its point rows (PostgreSQL; the upgrade's backfill is done,
+   * src/indexer/point-backfill.ts): a transaction or block missing there is then missing. Until
+   * then a miss is looked up in ClickHouse. Once done, done.
+   */
+  async pointsComplete(): Promise<boolean> {
+    if (this.pointsDone) return true;
+    if (this.pointsCheckedAt && Date.now() - this.pointsCheckedAt < 10_000) return false;
+    const f = await getFact<{ done?: boolean }>(this.pg, 'point_rows_backfill');
+    this.pointsCheckedAt = Date.now();
+    this.pointsDone = f?.done === true;
+    return this.pointsDone;
+  }
+  private pointsDone = false;
+  private pointsCheckedAt = 0;
 
   /** Whether internal transactions are indexed (null: the indexer has not said yet). */
   async tracesOn(): Promise<boolean | null> {
@@ -573,27 +595,34 @@ export class ApiContext {
   }
 
   /** Everything transactionJson needs for these rows. */
-  async txLookups(rows: readonly TransactionRead[], extraAddresses: Iterable<string> = []): Promise<TxLookups> {
+  async txLookups(rows: readonly TransactionRead[], extraAddresses: Iterable<string> = [], known?: KnownTxFacts): Promise<TxLookups> {
     const addrs = new Set<string>(extraAddresses);
     for (const r of rows) {
       addrs.add(r.from);
       if (r.to) addrs.add(r.to);
       if (r.created_contract) addrs.add(r.created_contract);
     }
-    const keys = rows.filter((r) => r.internal_count > 0).map((r) => ({ block: BigInt(r.block_number), index: BigInt(r.transaction_index) }));
-    const reverted = rows.filter((r) => r.status === 0);
+    // What a point row already says (its block's base fee, its frames' facts) is not read again.
+    const unknown = known ? rows.filter((r) => !known.has(txKey(r.block_number, r.transaction_index))) : rows;
+    const keys = unknown.filter((r) => r.internal_count > 0).map((r) => ({ block: BigInt(r.block_number), index: BigInt(r.transaction_index) }));
+    const reverted = unknown.filter((r) => r.status === 0);
     const creations = rows.filter((r) => r.created_contract && r.status === 1).map((r) => r.created_contract);
     const withAuth = rows.filter((r) => r.authorization_list && r.authorization_list !== '[]');
     // All at once: embedded chDB runs them on separate sessions in parallel.
     const [facts, fees, traces, head, tokenSet, frames, authorizations] = await Promise.all([
       this.addressFacts(addrs, { senders: rows.map((r) => r.from) }),
-      this.baseFees(rows.map((r) => BigInt(r.block_number))),
+      this.baseFees(unknown.map((r) => BigInt(r.block_number))),
       this.tracesOn(),
       this.head(),
       creations.length ? tokenTypes(this.ch, creations).then((m) => new Set(m.keys())) : Promise.resolve(new Set<string>()),
       this.frameFacts(reverted, keys),
       this.authorizations(withAuth),
     ]);
+    for (const [k, f] of known ?? []) {
+      fees.set(k.slice(0, k.indexOf(':')), f.baseFee);
+      if (f.revertOutput) frames.revertOutputs.set(k, f.revertOutput);
+      if (f.failedInner && f.internalCount > 0) frames.internalErrors.add(k);
+    }
     const internalErrors = traces === false ? null : frames.internalErrors;
     return { facts, baseFees: fees, internalErrors, revertOutputs: frames.revertOutputs, tokens: tokenSet, authorizations, head };
   }

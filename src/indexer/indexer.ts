@@ -13,6 +13,9 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore, PgTx } from '../storage/postgres/store.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
+import { deletePointsFrom, insertPoints } from '../storage/postgres/points.js';
+import { EMPTY_POINTS } from '../chain/point-rows.js';
+import { PointBackfill } from './point-backfill.js';
 import {
   CHAIN_LANE,
   CheckpointMoved,
@@ -173,6 +176,8 @@ export class Indexer extends EventEmitter {
   /** Indexing steps failed in a row (run()). */
   private stepFailures = 0;
   private pendingFollower: PendingFollower | undefined;
+  /** Point rows of blocks indexed before them (init: the upgrade's backfill). */
+  private pointBackfill: PointBackfill | undefined;
   private readonly rewindHooks: ((c: PgTx, ancestor: Checkpoint | null) => Promise<void>)[] = [];
   private readonly commitHooks: ((c: PgTx, result: IngestResult) => Promise<void>)[] = [];
   /** The catch-up shared with other processes (undefined: this process indexes alone). */
@@ -323,8 +328,14 @@ export class Indexer extends EventEmitter {
     // Whatever lies above the checkpoint was never committed: remove it before resuming. With a
     // shared catch-up, stored ranges above it are kept: the leader removes the rest when it
     // takes the lead (SharedCatchup.takeOver), claimers their range's before inserting it.
-    if (!this.shared) await deleteChainRowsFrom(this.ch, this.nextHeight());
+    if (!this.shared) {
+      await deleteChainRowsFrom(this.ch, this.nextHeight());
+      // Point rows above it can only be a shared catch-up's (ranges stored, not committed).
+      await deletePointsFrom(this.pg, this.nextHeight());
+    }
     this.stats.committed = this.committed;
+    this.pointBackfill = new PointBackfill({ ch: this.ch, pg: this.pg, log: this.log, firstBlock: this.firstBlock });
+    await this.pointBackfill.begin(this.committed);
     if (!this.pool) this.pool = createIngestPool(this.opts.workers ?? 0);
     if (this.opts.pending !== false) this.pendingFollower = new PendingFollower(this.rpc, this.pg, this.log);
     this.log.info('indexer ready', {
@@ -357,6 +368,8 @@ export class Indexer extends EventEmitter {
             await this.shared.takeOver(this.nextHeight());
           }
         }
+        // Blocks indexed before point rows existed get theirs, a chunk per step.
+        if (!this.pointBackfill!.done) await this.pointBackfill!.step();
         const head = Number(await this.rpc.request<string>('eth_blockNumber'));
         this.stats.head = head;
         await setFact(this.pg, 'head', { number: head, at: new Date().toISOString() });
@@ -433,6 +446,8 @@ export class Indexer extends EventEmitter {
   private async commitStored(ranges: readonly StoredRange[]): Promise<void> {
     const results: IngestResult[] = ranges.map((s) => ({
       tables: {} as IngestResult['tables'],
+      // Its point rows went in with its stored mark (SharedCatchup.work).
+      points: EMPTY_POINTS,
       blocks: s.blocks,
       summary: s.summary,
       timings: { fetchMs: 0, decodeMs: 0 },
@@ -668,11 +683,11 @@ export class Indexer extends EventEmitter {
       this.pg,
       CHAIN_LANE,
       blocks.map((b) => ({ number: b.number, hash: b.hash, parentHash: b.parentHash })),
-      this.commitHooks.length
-        ? async (c) => {
-            for (const r of ranges) for (const h of this.commitHooks) await h(c, r);
-          }
-        : undefined,
+      async (c) => {
+        // The point rows commit with the checkpoint: a crash leaves none above it.
+        await insertPoints(c, ranges.map((r) => r.points));
+        for (const r of ranges) for (const h of this.commitHooks) await h(c, r);
+      },
       // Shared catch-up: only if no other process moved the checkpoint (lost lead).
       this.shared ? this.cp : undefined,
     );
@@ -745,6 +760,7 @@ export class Indexer extends EventEmitter {
         CHAIN_LANE,
         ancestor,
         async (c) => {
+          await deletePointsFrom(c, ancestor ? ancestor.blockNumber + 1 : this.firstBlock);
           for (const h of this.rewindHooks) await h(c, ancestor);
         },
         this.shared ? this.cp : undefined,
@@ -755,6 +771,7 @@ export class Indexer extends EventEmitter {
     // Shared catch-up: no claimer may insert into a planned range while its rows are deleted.
     if (this.shared) await this.shared.invalidateAll(rewind);
     else await rewind();
+    await this.pointBackfill?.rewound(ancestor?.blockNumber ?? null);
     this.stats.committed = this.committed;
     this.stats.reorgs++;
     this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);

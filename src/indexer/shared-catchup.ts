@@ -31,6 +31,7 @@ import {
   type StoredRange,
 } from '../storage/postgres/backfill-ranges.js';
 import { setFact, type Checkpoint } from '../storage/postgres/indexer.js';
+import { deletePointsFrom, deletePointsRange } from '../storage/postgres/points.js';
 import type { IngestResult } from '../../workers/ingest.js';
 import type { BlockInfo } from '../chain/bundle.js';
 import type { Logger } from '../log.js';
@@ -147,10 +148,13 @@ export class SharedCatchup {
       await this.invalidateAll(async () => {
         await deleteAllRanges(this.o.pg);
         await deleteChainRowsFrom(this.o.ch, next);
+        await deletePointsFrom(this.o.pg, next);
       });
     } else {
       const end = await plannedEnd(this.o.pg);
-      await deleteChainRowsFrom(this.o.ch, Math.max(next, (end ?? -1) + 1));
+      const above = Math.max(next, (end ?? -1) + 1);
+      await deleteChainRowsFrom(this.o.ch, above);
+      await deletePointsFrom(this.o.pg, above);
     }
     this.takeOverDue = false;
   }
@@ -260,6 +264,7 @@ export class SharedCatchup {
         this.o.pg,
         this.owner,
         good.map((g) => ({ from: g.claim.from, to: g.claim.to, blocks: g.result.blocks, summary: g.result.summary })),
+        good.map((g) => g.result.points),
       );
       if (lost.length) this.o.log.error('ranges were taken from this claimer while it held their lock (not stored)', { from: lost.map((r) => r.from).join(',') });
       this.stored += good.length - lost.length;
@@ -286,6 +291,7 @@ export class SharedCatchup {
       await this.invalidateAll(async () => {
         await deleteAllRanges(this.o.pg);
         await deleteChainRowsFrom(this.o.ch, next);
+        await deletePointsFrom(this.o.pg, next);
       });
       return { kind: 'none' };
     }
@@ -336,6 +342,7 @@ export class SharedCatchup {
     await this.session.lockRanges([from]);
     try {
       await deleteChainRowsRange(this.o.ch, r.from, r.to);
+      await deletePointsRange(this.o.pg, r.from, r.to);
       await reopenStored(this.o.pg, from);
     } finally {
       await this.session.unlock([from]);

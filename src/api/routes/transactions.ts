@@ -7,10 +7,11 @@ import { transactionLogs } from '../../storage/clickhouse/reads/logs.js';
 import { baseFees, blockMiner } from '../../storage/clickhouse/reads/blocks.js';
 import { listPending, pendingByHash, type PendingRead } from '../../storage/postgres/pending.js';
 import { NotFoundError } from '../errors.js';
-import type { ApiContext } from '../context.js';
+import type { ApiContext, KnownTxFacts } from '../context.js';
+import { pointTransaction } from '../../storage/postgres/points.js';
 import { echo, key2, makePage, pageSize, PAGE_SIZE } from '../paging.js';
 import type { RouteDef } from '../router.js';
-import { pendingTransactionJson, transactionJson } from '../serializers/transaction.js';
+import { pendingTransactionJson, transactionJson, txKey } from '../serializers/transaction.js';
 import { tokenTransferJson } from '../serializers/token-transfer.js';
 import { logJson } from '../serializers/log.js';
 import { stateChanges } from '../state-changes.js';
@@ -36,9 +37,17 @@ import {
   txCursor,
 } from './common.js';
 
-/** The collated transaction, or the pending one, or 404. */
-async function findTransaction(ctx: ApiContext, hash: string): Promise<{ tx: TransactionRead } | { pending: PendingRead }> {
-  const tx = await transactionByHash(ctx.ch, hash);
+/**
+ * The collated transaction (its point row in PostgreSQL, with what that knows of its block and
+ * frames; ClickHouse while the upgrade's backfill has not reached it), or the pending one, or 404.
+ */
+async function findTransaction(ctx: ApiContext, hash: string): Promise<{ tx: TransactionRead; known?: KnownTxFacts } | { pending: PendingRead }> {
+  const p = await pointTransaction(ctx.pg, hash);
+  if (p) {
+    const known = { baseFee: p.baseFee, revertOutput: p.revertOutput, failedInner: p.failedInner, internalCount: p.tx.internal_count };
+    return { tx: p.tx, known: new Map([[txKey(p.tx.block_number, p.tx.transaction_index), known]]) };
+  }
+  const tx = (await ctx.pointsComplete()) ? null : await transactionByHash(ctx.ch, hash);
   if (tx) return { tx };
   const pending = await pendingByHash(ctx.pg, hash);
   if (pending) return { pending };
@@ -147,7 +156,7 @@ export const transactionRoutes: RouteDef[] = [
         const [facts] = await Promise.all([ctx.addressFacts(transfers.flatMap((t) => [t.from, t.to])), ctx.withTokenRecords(transfers)]);
         return { transfers, facts };
       };
-      const [{ transfers, facts: more }, lookups] = await Promise.all([withFacts(), ctx.txLookups([tx])]);
+      const [{ transfers, facts: more }, lookups] = await Promise.all([withFacts(), ctx.txLookups([tx], [], found.known)]);
       const facts = more.size ? new Map([...more, ...lookups.facts]) : lookups.facts;
       const tokenTransfers = transfers.map((t) => tokenTransferJson(t, facts));
       // `confirmations` grows with every block: volatile.

@@ -7,6 +7,8 @@
 // this any more". A claimed range whose lock is free is taken over at once; one whose lock is held
 // is left alone, however late its heartbeat, so two processes never write the same range.
 import pg from 'pg';
+import { deletePointsRange, insertPoints } from './points.js';
+import type { PointBatch } from '../../chain/point-rows.js';
 import type { PgStore, PgTx } from './store.js';
 import type { BlockInfo, IngestSummary } from '../../chain/bundle.js';
 import { CHAIN_LANE } from './indexer.js';
@@ -76,10 +78,10 @@ export async function lowestRanges(pgs: PgStore, limit: number): Promise<(Planne
  * owner still holds its claim. Returns the ranges it no longer held (their stored state is not
  * written; the caller's rows for them are not trusted).
  */
-export async function markStored(pgs: PgStore, owner: string, ranges: readonly StoredRange[]): Promise<PlannedRange[]> {
+export async function markStored(pgs: PgStore, owner: string, ranges: readonly StoredRange[], points?: readonly PointBatch[]): Promise<PlannedRange[]> {
   const lost: PlannedRange[] = [];
   await pgs.tx(async (c) => {
-    for (const r of ranges) {
+    for (const [i, r] of ranges.entries()) {
       const first = r.blocks[0];
       const u = await c.query(
         `UPDATE backfill_ranges SET state = 'stored', first_parent = $3, blocks = $4::jsonb, summary = $5::jsonb, tx_count = $6,
@@ -87,7 +89,16 @@ export async function markStored(pgs: PgStore, owner: string, ranges: readonly S
          WHERE from_block = $1 AND owner = $2 AND state = 'claimed'`,
         [r.from, owner, first?.parentHash ?? null, JSON.stringify(r.blocks), JSON.stringify(r.summary), r.summary.txs],
       );
-      if (!u.rowCount) lost.push({ from: r.from, to: r.to });
+      if (!u.rowCount) {
+        lost.push({ from: r.from, to: r.to });
+        continue;
+      }
+      // The range's point rows with its mark; whatever an earlier claim left of them goes first.
+      const p = points?.[i];
+      if (p) {
+        await deletePointsRange(c, r.from, r.to);
+        await insertPoints(c, [p]);
+      }
     }
   });
   return lost;

@@ -24,7 +24,7 @@ export interface BlockRead {
   priority_fees: string;
 }
 
-const COLUMNS = `number, hash, parent_hash, toUnixTimestamp(timestamp) AS ts, miner, size, gas_limit, gas_used,
+export const BLOCK_COLUMNS = `number, hash, parent_hash, toUnixTimestamp(timestamp) AS ts, miner, size, gas_limit, gas_used,
   base_fee_per_gas, difficulty, total_difficulty, nonce, uncles, transaction_count, withdrawal_count, burnt_fees, priority_fees`;
 
 /** Highest stored block number, or null when nothing is stored. */
@@ -37,7 +37,7 @@ export async function latestBlockNumber(ch: ClickHouseStore): Promise<bigint | n
 export async function listBlocks(ch: ClickHouseStore, before: bigint | undefined, limit: number): Promise<BlockRead[]> {
   if (before !== undefined && before <= 0n) return [];
   const where = before === undefined ? '' : 'WHERE number < {before:UInt64}';
-  return ch.query<BlockRead>(`SELECT ${COLUMNS} FROM blocks ${where} ORDER BY number DESC LIMIT {limit:UInt32}`, {
+  return ch.query<BlockRead>(`SELECT ${BLOCK_COLUMNS} FROM blocks ${where} ORDER BY number DESC LIMIT {limit:UInt32}`, {
     before: before === undefined ? undefined : clampU64(before),
     limit,
   });
@@ -45,13 +45,13 @@ export async function listBlocks(ch: ClickHouseStore, before: bigint | undefined
 
 export async function blockByNumber(ch: ClickHouseStore, n: bigint): Promise<BlockRead | null> {
   if (n < 0n || n > clampU64(n)) return null;
-  const rows = await ch.query<BlockRead>(`SELECT ${COLUMNS} FROM blocks WHERE number = {n:UInt64} LIMIT 1`, { n });
+  const rows = await ch.query<BlockRead>(`SELECT ${BLOCK_COLUMNS} FROM blocks WHERE number = {n:UInt64} LIMIT 1`, { n });
   return rows[0] ?? null;
 }
 
 export async function blockByHash(ch: ClickHouseStore, hash: string): Promise<BlockRead | null> {
   const rows = await ch.query<BlockRead>(
-    `SELECT ${COLUMNS} FROM blocks
+    `SELECT ${BLOCK_COLUMNS} FROM blocks
      WHERE number IN (SELECT block_number FROM hash_index WHERE hash = {h:String} AND kind = 'block') AND hash = {h:String}
      LIMIT 1`,
     { h: hash },
@@ -107,7 +107,7 @@ export async function blockRewards(ch: ClickHouseStore, numbers: readonly bigint
 export async function blocksByMiner(ch: ClickHouseStore, miner: string, before: bigint | undefined, limit: number): Promise<BlockRead[]> {
   if (before !== undefined && before <= 0n) return [];
   const below = before === undefined ? '' : ' AND number < {before:UInt64}';
-  return ch.query<BlockRead>(`SELECT ${COLUMNS} FROM blocks WHERE miner = {m:String}${below} ORDER BY number DESC LIMIT {limit:UInt32}`, {
+  return ch.query<BlockRead>(`SELECT ${BLOCK_COLUMNS} FROM blocks WHERE miner = {m:String}${below} ORDER BY number DESC LIMIT {limit:UInt32}`, {
     m: miner,
     ...(before === undefined ? {} : { before: clampU64(before) }),
     limit,

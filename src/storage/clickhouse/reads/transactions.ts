@@ -38,7 +38,7 @@ export interface TransactionRead {
   internal_count: number;
 }
 
-const COLUMNS = `block_number, transaction_index, hash, block_hash, toUnixTimestamp(timestamp) AS ts, "from", "to", nonce, value, gas,
+export const TX_COLUMNS = `block_number, transaction_index, hash, block_hash, toUnixTimestamp(timestamp) AS ts, "from", "to", nonce, value, gas,
   gas_price, max_fee_per_gas, max_priority_fee_per_gas, type, input, method_id, status, gas_used, effective_gas_price, fee,
   created_contract, error, authorization_list, blob_gas_used, blob_gas_price, log_count, token_transfer_count, internal_count`;
 
@@ -66,7 +66,7 @@ export async function listTransactions(ch: ClickHouseStore, o: ListOptions): Pro
   if (o.txType !== undefined) conds.push('type = {tt:UInt8}');
   const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
   return ch.query<TransactionRead>(
-    `SELECT ${COLUMNS} FROM transactions ${where} ORDER BY block_number DESC, transaction_index DESC LIMIT {limit:UInt32}`,
+    `SELECT ${TX_COLUMNS} FROM transactions ${where} ORDER BY block_number DESC, transaction_index DESC LIMIT {limit:UInt32}`,
     { ...keyParams(o.before), tt: o.txType, limit: o.limit },
   );
 }
@@ -74,7 +74,7 @@ export async function listTransactions(ch: ClickHouseStore, o: ListOptions): Pro
 /** A block's transactions in index order, after `afterIndex`. */
 export async function blockTransactions(ch: ClickHouseStore, block: bigint, afterIndex: bigint | undefined, limit: number): Promise<TransactionRead[]> {
   return ch.query<TransactionRead>(
-    `SELECT ${COLUMNS} FROM transactions WHERE block_number = {b:UInt64} AND transaction_index > {ai:Int64}
+    `SELECT ${TX_COLUMNS} FROM transactions WHERE block_number = {b:UInt64} AND transaction_index > {ai:Int64}
      ORDER BY transaction_index LIMIT {limit:UInt32}`,
     { b: clampU64(block), ai: afterIndex === undefined ? -1n : clampIdx(afterIndex), limit },
   );
@@ -83,7 +83,7 @@ export async function blockTransactions(ch: ClickHouseStore, block: bigint, afte
 /** Transactions by hash, the first row of each (one read for the hashes of concurrent requests). */
 async function transactionsByHashes(ch: ClickHouseStore, hashes: string[]): Promise<Map<string, TransactionRead>> {
   const rows = await ch.query<TransactionRead>(
-    `SELECT ${COLUMNS} FROM transactions
+    `SELECT ${TX_COLUMNS} FROM transactions
      WHERE (block_number, transaction_index) IN (SELECT block_number, transaction_index FROM hash_index WHERE hash IN {hs:Array(String)} AND kind = 'transaction')
        AND hash IN {hs:Array(String)}`,
     { hs: hashes },
@@ -126,7 +126,7 @@ export async function addressTransactions(ch: ClickHouseStore, address: string, 
   }
   if (o.sort === 'block_number') {
     return ch.query<TransactionRead>(
-      `SELECT ${COLUMNS} FROM transactions
+      `SELECT ${TX_COLUMNS} FROM transactions
        WHERE (block_number, transaction_index) IN (
          SELECT block_number, transaction_index FROM address_transactions
          WHERE address = {a:String}${directionSql(o.direction)}${o.after ? ` AND ${keyBound}` : ''}
@@ -146,7 +146,7 @@ export async function addressTransactions(ch: ClickHouseStore, address: string, 
     else bound = ` AND (${col} ${cmp} {am:UInt256} OR (${col} = {am:UInt256} AND ${keyBound}))`;
   }
   return ch.query<TransactionRead>(
-    `SELECT ${COLUMNS} FROM transactions
+    `SELECT ${TX_COLUMNS} FROM transactions
      WHERE (block_number, transaction_index) IN (
        SELECT block_number, transaction_index FROM address_transactions WHERE address = {a:String}${directionSql(o.direction)})${bound}
      ORDER BY ${col} ${dir}, block_number ${dir}, transaction_index ${dir} LIMIT {limit:UInt32}`,

@@ -1,0 +1,20 @@
+-- Point rows (issue #30): what a single transaction's and a single block's answer read, for the
+-- API's uncached reads by hash and by number (a primary-key read here costs a fraction of a
+-- ClickHouse query). ClickHouse keeps the chain's lists, scans and counters. Written by the
+-- indexer in its checkpoint's transaction (a claimer of the shared catch-up: with the range's
+-- `stored` mark), deleted with the chain's rows on a rewind; `data` is the compact encoding of
+-- src/chain/point-rows.ts. The BRIN indexes serve the deletes by height (rows arrive in chain
+-- order, so a range of pages per height span) at a few KB in all.
+CREATE TABLE IF NOT EXISTS point_blocks (
+  number bigint PRIMARY KEY,
+  hash bytea NOT NULL,
+  data bytea NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS point_blocks_hash ON point_blocks (hash);
+
+CREATE TABLE IF NOT EXISTS point_transactions (
+  hash bytea PRIMARY KEY,
+  block_number bigint NOT NULL,
+  data bytea NOT NULL
+);
+CREATE INDEX IF NOT EXISTS point_transactions_block ON point_transactions USING brin (block_number);

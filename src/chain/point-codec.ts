@@ -1,0 +1,176 @@
+// The compact byte form of a point row (PostgreSQL point_transactions.row, point_blocks.row):
+// the fields of a read object in a fixed order, each as small as its kind allows, and back to an
+// object equal to the one ClickHouse returns for the same row (the API serialises either alike).
+// Pure: no I/O. A field's kind says how its value is typed in the read object:
+//   dec  decimal string (UInt64/UInt256 as ClickHouse's JSON gives them), non-null
+//   decN the same or null
+//   int  a JavaScript number (UInt8/UInt32), non-null
+//   intN the same or null
+//   str  a string: lower-case even hex ("0x…") is kept as its bytes, any other text as UTF-8
+//   strs an array of such strings
+
+export type FieldKind = 'dec' | 'decN' | 'int' | 'intN' | 'str' | 'strs';
+export type Schema = readonly (readonly [string, FieldKind])[];
+
+const HEX = /^0x(?:[0-9a-f]{2})*$/;
+
+/** Grows as it is written; one per encoded row set (rows are copied out with `take`). */
+export class PointWriter {
+  private buf = Buffer.allocUnsafe(4096);
+  private at = 0;
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(next, 0, 0, this.at);
+    this.buf = next;
+  }
+
+  /** Unsigned LEB128 of a non-negative integer of any size. */
+  uvar(v: bigint | number): void {
+    this.room(40);
+    if (typeof v === 'number' && v < 0x80000000) {
+      while (v >= 0x80) {
+        this.buf[this.at++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+      }
+      this.buf[this.at++] = v;
+      return;
+    }
+    let b = BigInt(v);
+    if (b < 0n) throw new RangeError(`point row: negative integer ${b}`);
+    while (b >= 0x80n) {
+      this.buf[this.at++] = Number(b & 0x7fn) | 0x80;
+      b >>= 7n;
+    }
+    this.buf[this.at++] = Number(b);
+  }
+
+  /** A string: (length << 1 | 0) then bytes for lower-case hex, (length << 1 | 1) then UTF-8 for other text. */
+  str(s: string): void {
+    if (s.length > 2 && HEX.test(s)) {
+      const n = (s.length - 2) / 2;
+      this.uvar(n * 2);
+      this.room(n);
+      this.buf.write(s.slice(2), this.at, 'hex');
+      this.at += n;
+    } else {
+      const n = Buffer.byteLength(s);
+      this.uvar(n * 2 + 1);
+      this.room(n);
+      this.buf.write(s, this.at, 'utf8');
+      this.at += n;
+    }
+  }
+
+  field(kind: FieldKind, v: unknown, name: string): void {
+    switch (kind) {
+      case 'dec':
+        if (v === null || v === undefined) throw new TypeError(`point row: ${name} is null`);
+        this.uvar(BigInt(v as string));
+        return;
+      case 'decN':
+        if (v === null) this.uvar(0);
+        else this.uvar(BigInt(v as string) + 1n);
+        return;
+      case 'int':
+        this.uvar(v as number);
+        return;
+      case 'intN':
+        this.uvar(v === null ? 0 : (v as number) + 1);
+        return;
+      case 'str':
+        this.str(v as string);
+        return;
+      case 'strs':
+        this.uvar((v as string[]).length);
+        for (const s of v as string[]) this.str(s);
+        return;
+    }
+  }
+
+  /** Writes `o`'s fields in the schema's order. */
+  row(schema: Schema, o: Record<string, unknown>): void {
+    for (const [name, kind] of schema) this.field(kind, o[name], name);
+  }
+
+  /** A copy of what was written since the last take (its own memory), and a fresh start. */
+  take(): Buffer {
+    const out = Buffer.from(this.buf.subarray(0, this.at));
+    this.at = 0;
+    return out;
+  }
+}
+
+export class PointReader {
+  private at = 0;
+  constructor(private readonly buf: Uint8Array) {}
+
+  get done(): boolean {
+    return this.at >= this.buf.length;
+  }
+
+  uvarBig(): bigint {
+    let out = 0n;
+    let shift = 0n;
+    for (;;) {
+      if (this.at >= this.buf.length) throw new RangeError('point row: truncated');
+      const b = this.buf[this.at++]!;
+      out |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return out;
+      shift += 7n;
+    }
+  }
+
+  uvar(): number {
+    let out = 0;
+    let mul = 1;
+    for (;;) {
+      if (this.at >= this.buf.length) throw new RangeError('point row: truncated');
+      const b = this.buf[this.at++]!;
+      out += (b & 0x7f) * mul;
+      if (b < 0x80) return out;
+      mul *= 128;
+    }
+  }
+
+  str(): string {
+    const h = this.uvar();
+    const n = Math.floor(h / 2);
+    if (this.at + n > this.buf.length) throw new RangeError('point row: truncated');
+    const bytes = Buffer.from(this.buf.buffer, this.buf.byteOffset + this.at, n);
+    this.at += n;
+    return h % 2 === 0 ? `0x${bytes.toString('hex')}` : bytes.toString('utf8');
+  }
+
+  field(kind: FieldKind): unknown {
+    switch (kind) {
+      case 'dec':
+        return this.uvarBig().toString();
+      case 'decN': {
+        const v = this.uvarBig();
+        return v === 0n ? null : (v - 1n).toString();
+      }
+      case 'int':
+        return this.uvar();
+      case 'intN': {
+        const v = this.uvar();
+        return v === 0 ? null : v - 1;
+      }
+      case 'str':
+        return this.str();
+      case 'strs': {
+        const n = this.uvar();
+        const out: string[] = [];
+        for (let i = 0; i < n; i++) out.push(this.str());
+        return out;
+      }
+    }
+  }
+
+  /** The schema's fields into `into`, in order. */
+  row<T extends object>(schema: Schema, into: Record<string, unknown>): T {
+    for (const [name, kind] of schema) into[name] = this.field(kind);
+    return into as T;
+  }
+}

@@ -1,0 +1,247 @@
+// The point rows of a block range: what a single transaction's and a single block's answer read,
+// built from the same rows the ClickHouse tables get (a RowSink in front of the TableWriter) and
+// encoded compactly (point-codec.ts), as the PostgreSQL array literals one INSERT takes
+// (src/storage/postgres/points.ts). Pure: no I/O; runs in the ingest workers, the upgrade's
+// backfill and the benchmarks alike.
+import type { RowSink } from './bundle.js';
+import type { BlockRewardRow, BlockRow, InternalTransactionRow, RowOf, TableName, TransactionRow } from './clickhouse-rows.js';
+import { PointReader, PointWriter, type Schema } from './point-codec.js';
+
+/**
+ * A transaction's row: every field of the API's TransactionRead but its hash (the key), its
+ * block's number (a column), hash and time (its block's row), and two facts of its frames that
+ * the page shows: the top-level frame's output when it reverted, and whether a frame below the
+ * top level failed.
+ */
+export const TX_SCHEMA: Schema = [
+  ['transaction_index', 'int'],
+  ['from', 'str'],
+  ['to', 'str'],
+  ['nonce', 'dec'],
+  ['value', 'dec'],
+  ['gas', 'dec'],
+  ['gas_price', 'decN'],
+  ['max_fee_per_gas', 'decN'],
+  ['max_priority_fee_per_gas', 'decN'],
+  ['type', 'int'],
+  ['input', 'str'],
+  ['method_id', 'str'],
+  ['status', 'intN'],
+  ['gas_used', 'dec'],
+  ['effective_gas_price', 'dec'],
+  ['fee', 'dec'],
+  ['created_contract', 'str'],
+  ['error', 'str'],
+  ['authorization_list', 'str'],
+  ['blob_gas_used', 'decN'],
+  ['blob_gas_price', 'decN'],
+  ['log_count', 'int'],
+  ['token_transfer_count', 'int'],
+  ['internal_count', 'int'],
+  ['revert_output', 'str'],
+  ['failed_inner', 'int'],
+];
+
+/** A block's row: the API's BlockRead but its number and hash (columns), with its listed internal transactions' count. */
+export const BLOCK_SCHEMA: Schema = [
+  ['parent_hash', 'str'],
+  ['ts', 'int'],
+  ['miner', 'str'],
+  ['size', 'dec'],
+  ['gas_limit', 'dec'],
+  ['gas_used', 'dec'],
+  ['base_fee_per_gas', 'decN'],
+  ['difficulty', 'dec'],
+  ['total_difficulty', 'decN'],
+  ['nonce', 'str'],
+  ['uncles', 'strs'],
+  ['transaction_count', 'int'],
+  ['withdrawal_count', 'int'],
+  ['burnt_fees', 'dec'],
+  ['priority_fees', 'dec'],
+  ['internal_count', 'int'],
+];
+const REWARD_SCHEMA: Schema = [
+  ['address_type', 'str'],
+  ['address', 'str'],
+  ['reward', 'dec'],
+];
+/** ClickHouse's Enum8 order of block_rewards.address_type, which its reads sort by. */
+const REWARD_ORDER: Record<string, number> = { validator: 1, emission_funds: 2, uncle: 3 };
+
+/** One range's point rows as PostgreSQL array literals (bytea as \x hex), ready for unnest(). */
+export interface PointBatch {
+  blocks: { count: number; numbers: string; hashes: string; rows: string };
+  txs: { count: number; hashes: string; blocks: string; rows: string };
+}
+
+/** No rows (a range whose rows were written elsewhere). */
+export const EMPTY_POINTS: PointBatch = {
+  blocks: { count: 0, numbers: '{}', hashes: '{}', rows: '{}' },
+  txs: { count: 0, hashes: '{}', blocks: '{}', rows: '{}' },
+};
+
+/** What a block's row is built from (the ClickHouse row's fields, or the API's read of them). */
+export type BlockSource = Pick<BlockRow, 'number' | 'hash'> & { ts: number } & Record<string, unknown>;
+export interface RewardSource {
+  address_type: string;
+  address: string;
+  reward: string;
+}
+/** What a transaction's row is built from, beside its frames' facts. */
+export type TxSource = Pick<TransactionRow, 'block_number' | 'hash'> & Record<string, unknown>;
+
+interface FrameFacts {
+  /** The top-level frame's output. */
+  top?: string;
+  failedInner: boolean;
+}
+
+const byteaLiteral = (hex: string) => `"\\\\x${hex.slice(2)}"`;
+
+/** Builds a range's point rows from its chain rows (any order within the range). */
+export class PointBuilder {
+  private readonly blocks: BlockSource[] = [];
+  private readonly txs: TxSource[] = [];
+  private readonly frames = new Map<string, FrameFacts>();
+  private readonly listed = new Map<string, number>();
+  private readonly rewards = new Map<string, RewardSource[]>();
+
+  block(b: BlockSource): void {
+    this.blocks.push(b);
+  }
+  tx(t: TxSource): void {
+    this.txs.push(t);
+  }
+  /** One frame of a transaction's trace (internal_transactions' fields). */
+  frame(f: Pick<InternalTransactionRow, 'block_number' | 'transaction_index' | 'trace_index' | 'type' | 'output' | 'error'>): void {
+    const k = `${f.block_number}:${f.transaction_index}`;
+    let ff = this.frames.get(k);
+    if (!ff) this.frames.set(k, (ff = { failedInner: false }));
+    if (f.trace_index === 0) ff.top = f.output;
+    else if (f.error !== '') ff.failedInner = true;
+    if (f.trace_index > 0 || f.type !== 'call') {
+      const b = String(f.block_number);
+      this.listed.set(b, (this.listed.get(b) ?? 0) + 1);
+    }
+  }
+  /** A transaction's frames' facts at once (read back aggregated): its top-level frame's output, a failed frame below it. */
+  frameFacts(block: number | string, index: number, top: string, failedInner: boolean): void {
+    this.frames.set(`${block}:${index}`, { top, failedInner });
+  }
+  /** How many of a block's frames the internal-transaction lists show (read back aggregated). */
+  listedCount(block: number | string, n: number): void {
+    this.listed.set(String(block), n);
+  }
+  /** One reward of a block (block_rewards' fields). */
+  reward(blockNumber: number | string, r: RewardSource): void {
+    const b = String(blockNumber);
+    const list = this.rewards.get(b);
+    if (list) list.push(r);
+    else this.rewards.set(b, [r]);
+  }
+
+  /** The rows, encoded; the builder is empty afterwards. */
+  build(): PointBatch {
+    const w = new PointWriter();
+    const bn: string[] = [];
+    const bh: string[] = [];
+    const br: string[] = [];
+    for (const b of this.blocks) {
+      const n = String(b.number);
+      w.row(BLOCK_SCHEMA, { ...b, internal_count: this.listed.get(n) ?? 0 });
+      const rewards = (this.rewards.get(n) ?? []).sort(
+        (x, y) => (REWARD_ORDER[x.address_type] ?? 9) - (REWARD_ORDER[y.address_type] ?? 9) || (x.address < y.address ? -1 : x.address > y.address ? 1 : 0),
+      );
+      w.uvar(rewards.length);
+      for (const r of rewards) w.row(REWARD_SCHEMA, r as unknown as Record<string, unknown>);
+      bn.push(n);
+      bh.push(byteaLiteral(b.hash));
+      br.push(byteaLiteral(`0x${w.take().toString('hex')}`));
+    }
+    const th: string[] = [];
+    const tb: string[] = [];
+    const tr: string[] = [];
+    for (const t of this.txs) {
+      const f = this.frames.get(`${t.block_number}:${t.transaction_index}`);
+      const top = f?.top;
+      w.row(TX_SCHEMA, {
+        ...t,
+        revert_output: t.status === 0 && top && top !== '0x' ? top : '',
+        failed_inner: f?.failedInner ? 1 : 0,
+      });
+      th.push(byteaLiteral(t.hash));
+      tb.push(String(t.block_number));
+      tr.push(byteaLiteral(`0x${w.take().toString('hex')}`));
+    }
+    this.blocks.length = 0;
+    this.txs.length = 0;
+    this.frames.clear();
+    this.listed.clear();
+    this.rewards.clear();
+    return {
+      blocks: { count: bn.length, numbers: `{${bn.join(',')}}`, hashes: `{${bh.join(',')}}`, rows: `{${br.join(',')}}` },
+      txs: { count: th.length, hashes: `{${th.join(',')}}`, blocks: `{${tb.join(',')}}`, rows: `{${tr.join(',')}}` },
+    };
+  }
+}
+
+/** A RowSink in front of another: every row goes on, and the point rows are built beside. */
+export class PointSink implements RowSink {
+  readonly points = new PointBuilder();
+  constructor(private readonly inner: RowSink) {}
+  add<T extends TableName>(table: T, row: RowOf<T>): void {
+    this.inner.add(table, row);
+    switch (table) {
+      case 'blocks': {
+        const { timestamp, ...b } = row as BlockRow;
+        this.points.block({ ...b, ts: timestamp });
+        break;
+      }
+      case 'transactions':
+        this.points.tx(row as TransactionRow as unknown as TxSource);
+        break;
+      case 'internal_transactions':
+        this.points.frame(row as InternalTransactionRow);
+        break;
+      case 'block_rewards': {
+        const r = row as BlockRewardRow;
+        this.points.reward(r.block_number, r);
+        break;
+      }
+    }
+  }
+}
+
+/** A decoded transaction row: its fields as the API reads them, and its frames' facts. */
+export interface DecodedTx {
+  fields: Record<string, unknown>;
+  revertOutput: string;
+  failedInner: boolean;
+}
+
+export function decodeTxRow(row: Uint8Array): DecodedTx {
+  const fields = new PointReader(row).row<Record<string, unknown>>(TX_SCHEMA, {});
+  const revertOutput = fields.revert_output as string;
+  const failedInner = fields.failed_inner === 1;
+  delete fields.revert_output;
+  delete fields.failed_inner;
+  return { fields, revertOutput, failedInner };
+}
+
+export interface DecodedBlock {
+  fields: Record<string, unknown>;
+  internalCount: number;
+  rewards: RewardSource[];
+}
+
+export function decodeBlockRow(row: Uint8Array): DecodedBlock {
+  const r = new PointReader(row);
+  const fields = r.row<Record<string, unknown>>(BLOCK_SCHEMA, {});
+  const internalCount = fields.internal_count as number;
+  delete fields.internal_count;
+  const n = r.uvar();
+  const rewards: RewardSource[] = [];
+  for (let i = 0; i < n; i++) rewards.push(r.row<RewardSource>(REWARD_SCHEMA, {}));
+  return { fields, internalCount, rewards };
+}

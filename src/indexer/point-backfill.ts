@@ -1,0 +1,106 @@
+// The upgrade to point rows (issue #30): blocks indexed before them get theirs from ClickHouse,
+// a chunk at a time, by the process that commits (the indexer, or the shared catch-up's leader),
+// between its own steps, so a rewind never runs beside it. Blocks committed since the upgrade
+// carry their point rows already. Progress is the fact `point_rows_backfill` (PostgreSQL), so a
+// restart goes on where it stopped; `done` tells the API that a miss in PostgreSQL is a miss.
+import type { ClickHouseStore } from '../storage/clickhouse/store.js';
+import type { PgStore } from '../storage/postgres/store.js';
+import { getFact, setFact } from '../storage/postgres/indexer.js';
+import { insertPointsWithFact } from '../storage/postgres/points.js';
+import { pointSources } from '../storage/clickhouse/reads/point-sources.js';
+import { PointBuilder } from '../chain/point-rows.js';
+import type { Logger } from '../log.js';
+
+export const POINT_BACKFILL_FACT = 'point_rows_backfill';
+/** Blocks per chunk: a mainnet chunk is ~40,000 transactions, a few seconds of reading. */
+export const POINT_BACKFILL_CHUNK = 200;
+
+export interface PointBackfillState {
+  done: boolean;
+  /** Next height to fill. */
+  next: number;
+  /** Last height to fill: the checkpoint when the backfill began (blocks above have their rows). */
+  to: number;
+  /** Blocks and transactions filled so far. */
+  blocks: number;
+  txs: number;
+}
+
+export class PointBackfill {
+  private state: PointBackfillState | undefined;
+  private started = 0;
+
+  constructor(
+    private readonly o: { ch: ClickHouseStore; pg: PgStore; log: Logger; firstBlock: number; chunk?: number },
+  ) {}
+
+  /** Nothing left to fill (as far as this process knows). */
+  get done(): boolean {
+    return this.state?.done === true;
+  }
+
+  /**
+   * Reads the progress, or begins: everything up to `checkpoint` (the committed height now;
+   * null when nothing is indexed) lacks its point rows.
+   */
+  async begin(checkpoint: number | null): Promise<void> {
+    this.state = await getFact<PointBackfillState>(this.o.pg, POINT_BACKFILL_FACT);
+    if (this.state) return;
+    const to = checkpoint ?? this.o.firstBlock - 1;
+    this.state = { done: to < this.o.firstBlock, next: this.o.firstBlock, to, blocks: 0, txs: 0 };
+    if (!this.state.done) this.o.log.info('filling the point rows of blocks indexed before them, from ClickHouse', { from: this.state.next, to });
+    await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
+  }
+
+  /** Fills one chunk; true when one was filled (false: nothing left). */
+  async step(): Promise<boolean> {
+    const s = this.state;
+    if (!s || s.done) return false;
+    if (s.next > s.to) {
+      await this.finish();
+      return false;
+    }
+    this.started ||= Date.now();
+    const to = Math.min(s.to, s.next + (this.o.chunk ?? POINT_BACKFILL_CHUNK) - 1);
+    const src = await pointSources(this.o.ch, s.next, to);
+    const b = new PointBuilder();
+    for (const x of src.blocks) b.block(x as unknown as Parameters<PointBuilder['block']>[0]);
+    for (const t of src.txs) b.tx(t as unknown as Parameters<PointBuilder['tx']>[0]);
+    for (const f of src.frames) b.frameFacts(f.block_number, f.transaction_index, f.top, Number(f.failed) === 1);
+    for (const l of src.listed) b.listedCount(l.block_number, Number(l.n));
+    for (const r of src.rewards) b.reward(r.block_number, r);
+    const batch = b.build();
+    const next: PointBackfillState = { ...s, next: to + 1, blocks: s.blocks + batch.blocks.count, txs: s.txs + batch.txs.count };
+    await insertPointsWithFact(this.o.pg, batch, POINT_BACKFILL_FACT, next);
+    this.state = next;
+    const secs = (Date.now() - this.started) / 1000;
+    this.o.log.info('point rows filled from ClickHouse', {
+      blocks: `${s.next}-${to}`,
+      of: s.to,
+      done_pct: Math.min(100, Math.round(((to - this.o.firstBlock + 1) / (s.to - this.o.firstBlock + 1)) * 1000) / 10),
+      txs: next.txs,
+      txs_per_s: secs > 0 ? Math.round(next.txs / secs) : undefined,
+    });
+    if (next.next > next.to) await this.finish();
+    return true;
+  }
+
+  /**
+   * A rewind to `ancestor` deleted every point row above it; the blocks of the new branch are
+   * committed with theirs, so the backfill stops at the ancestor.
+   */
+  async rewound(ancestor: number | null): Promise<void> {
+    const s = this.state;
+    if (!s || s.done) return;
+    const to = Math.min(s.to, ancestor ?? this.o.firstBlock - 1);
+    if (to === s.to) return;
+    this.state = { ...s, to, next: Math.min(s.next, to + 1) };
+    await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
+  }
+
+  private async finish(): Promise<void> {
+    this.state = { ...this.state!, done: true };
+    await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
+    this.o.log.info('point rows complete: every stored block has its PostgreSQL row', { blocks: this.state.blocks, txs: this.state.txs });
+  }
+}

@@ -1,0 +1,44 @@
+// What the point rows of stored blocks are built from, read back from ClickHouse (the upgrade's
+// backfill, src/indexer/point-backfill.ts): the same fields the API reads, and the facts of the
+// frames that a transaction's and a block's page show, aggregated here.
+import type { ClickHouseStore } from '../store.js';
+import { BLOCK_COLUMNS, type BlockRead, type BlockRewardRead } from './blocks.js';
+import { TX_COLUMNS, type TransactionRead } from './transactions.js';
+import { LISTED_FRAME } from './internal-transactions.js';
+
+export interface PointSources {
+  blocks: BlockRead[];
+  txs: TransactionRead[];
+  /** Per transaction with frames: its top-level frame's output, and whether a frame below it failed. */
+  frames: { block_number: string; transaction_index: number; top: string; failed: number }[];
+  /** Per block: how many of its frames the internal-transaction lists show. */
+  listed: { block_number: string; n: string }[];
+  rewards: BlockRewardRead[];
+}
+
+export async function pointSources(ch: ClickHouseStore, from: number, to: number): Promise<PointSources> {
+  const p = { a: from, b: to };
+  const [blocks, txs, frames, listed, rewards] = await Promise.all([
+    ch.query<BlockRead>(`SELECT ${BLOCK_COLUMNS} FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64} ORDER BY number`, p),
+    ch.query<TransactionRead>(
+      `SELECT ${TX_COLUMNS} FROM transactions WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64} ORDER BY block_number, transaction_index`,
+      p,
+    ),
+    ch.query<PointSources['frames'][number]>(
+      `SELECT block_number, transaction_index, anyIf(output, trace_index = 0) AS top, max(trace_index > 0 AND error != '') AS failed
+       FROM internal_transactions WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64}
+       GROUP BY block_number, transaction_index`,
+      p,
+    ),
+    ch.query<PointSources['listed'][number]>(
+      `SELECT block_number, count() AS n FROM internal_transactions
+       WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64} AND ${LISTED_FRAME} GROUP BY block_number`,
+      p,
+    ),
+    ch.query<BlockRewardRead>(
+      'SELECT block_number, address_type, address, reward FROM block_rewards WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64}',
+      p,
+    ),
+  ]);
+  return { blocks, txs, frames, listed, rewards };
+}

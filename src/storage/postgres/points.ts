@@ -1,0 +1,129 @@
+// Point rows in PostgreSQL (sql/postgres/0016_point_rows.sql): written with a range's checkpoint
+// (or a claimed range's stored mark), deleted with the chain's rows, read by hash or number in
+// one primary-key read. The rows are encoded by src/chain/point-rows.ts.
+import { decodeBlockRow, decodeTxRow, type PointBatch } from '../../chain/point-rows.js';
+import type { TransactionRead } from '../clickhouse/reads/transactions.js';
+import type { BlockRead, BlockRewardRead } from '../clickhouse/reads/blocks.js';
+import type { PgStore } from './store.js';
+
+/** A transaction's client, or the store (each statement on its own). */
+type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
+
+/**
+ * Inserts a range's point rows (inside the caller's transaction). A transaction hash already
+ * present keeps its first row: a chain can carry one twice (two pre-EIP-155 coinbase
+ * transactions of Ethereum mainnet share a hash), and ClickHouse's read answers the first too.
+ */
+export async function insertPoints(c: Queryable, batches: readonly PointBatch[]): Promise<void> {
+  for (const p of batches) {
+    if (p.blocks.count) {
+      await c.query(
+        `INSERT INTO point_blocks (number, hash, data) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bytea[])
+         ON CONFLICT DO NOTHING`,
+        [p.blocks.numbers, p.blocks.hashes, p.blocks.rows],
+      );
+    }
+    if (p.txs.count) {
+      await c.query(
+        `INSERT INTO point_transactions (hash, block_number, data) SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bytea[])
+         ON CONFLICT DO NOTHING`,
+        [p.txs.hashes, p.txs.blocks, p.txs.rows],
+      );
+    }
+  }
+}
+
+/** Inserts point rows and sets a fact (the backfill's progress) in one transaction. */
+export async function insertPointsWithFact(pg: PgStore, batch: PointBatch, fact: string, value: unknown): Promise<void> {
+  await pg.tx(async (c) => {
+    await insertPoints(c, [batch]);
+    await c.query(
+      `INSERT INTO indexer_facts (name, value, updated_at) VALUES ($1, $2, now())
+       ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+      [fact, JSON.stringify(value)],
+    );
+  });
+}
+
+/** Removes the point rows at heights >= from (a rewind, or rows above a checkpoint). */
+export async function deletePointsFrom(c: Queryable, from: number): Promise<void> {
+  await c.query('DELETE FROM point_transactions WHERE block_number >= $1', [from]);
+  await c.query('DELETE FROM point_blocks WHERE number >= $1', [from]);
+}
+
+/** Removes the point rows of heights [from, to] (a range of the shared catch-up planned again). */
+export async function deletePointsRange(c: Queryable, from: number, to: number): Promise<void> {
+  await c.query('DELETE FROM point_transactions WHERE block_number BETWEEN $1 AND $2', [from, to]);
+  await c.query('DELETE FROM point_blocks WHERE number BETWEEN $1 AND $2', [from, to]);
+}
+
+const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
+const isHash = (h: string) => /^0x[0-9a-f]{64}$/.test(h);
+
+/** A transaction by hash as the API reads it, with what its page needs of its block and frames. */
+export interface PointTransaction {
+  tx: TransactionRead;
+  baseFee: string | null;
+  /** The top-level frame's output when it reverted ('' when none). */
+  revertOutput: string;
+  /** A frame below the top level failed. */
+  failedInner: boolean;
+}
+
+/** A transaction's row with its block's, by hash (lower-case 0x + 64 hex), or null. */
+export async function pointTransaction(pg: PgStore, hash: string): Promise<PointTransaction | null> {
+  if (!isHash(hash)) return null;
+  const r = await pg.pool.query<{ block_number: string; data: Buffer; block_hash: Buffer; block_data: Buffer }>({
+    name: 'point_transaction',
+    text: `SELECT t.block_number::text AS block_number, t.data, b.hash AS block_hash, b.data AS block_data
+           FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = $1`,
+    values: [bytes(hash)],
+  });
+  const row = r.rows[0];
+  if (!row) return null;
+  const t = decodeTxRow(row.data);
+  const b = decodeBlockRow(row.block_data);
+  const tx = {
+    block_number: row.block_number,
+    hash,
+    block_hash: `0x${row.block_hash.toString('hex')}`,
+    ts: b.fields.ts,
+    ...t.fields,
+  } as unknown as TransactionRead;
+  return { tx, baseFee: b.fields.base_fee_per_gas as string | null, revertOutput: t.revertOutput, failedInner: t.failedInner };
+}
+
+/** A block as the API reads it, with its listed internal transactions' count and its rewards. */
+export interface PointBlock {
+  block: BlockRead;
+  internalCount: number;
+  rewards: BlockRewardRead[];
+}
+
+function pointBlock(row: { number: string; hash: Buffer; data: Buffer } | undefined): PointBlock | null {
+  if (!row) return null;
+  const d = decodeBlockRow(row.data);
+  const block = { number: row.number, hash: `0x${row.hash.toString('hex')}`, ...d.fields } as unknown as BlockRead;
+  const rewards = d.rewards.map((x) => ({ block_number: row.number, ...x }) as BlockRewardRead);
+  return { block, internalCount: d.internalCount, rewards };
+}
+
+export async function pointBlockByNumber(pg: PgStore, n: bigint): Promise<PointBlock | null> {
+  if (n < 0n || n > 9223372036854775807n) return null;
+  const r = await pg.pool.query<{ number: string; hash: Buffer; data: Buffer }>({
+    name: 'point_block_number',
+    text: 'SELECT number::text AS number, hash, data FROM point_blocks WHERE number = $1',
+    values: [n.toString()],
+  });
+  return pointBlock(r.rows[0]);
+}
+
+export async function pointBlockByHash(pg: PgStore, hash: string): Promise<PointBlock | null> {
+  if (!isHash(hash)) return null;
+  const r = await pg.pool.query<{ number: string; hash: Buffer; data: Buffer }>({
+    name: 'point_block_hash',
+    text: 'SELECT number::text AS number, hash, data FROM point_blocks WHERE hash = $1',
+    values: [bytes(hash)],
+  });
+  return pointBlock(r.rows[0]);
+}
