@@ -69,6 +69,11 @@ async function fingerprint(dataDir: string): Promise<Record<string, string>> {
     out.checkpoint = `${cp?.block_number}:${cp?.block_hash}`;
     const tail = await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM recent_blocks');
     out.tail = String(tail[0].n);
+    // The point rows commit with the checkpoint: the same after a kill as after a clean run.
+    for (const table of ['point_blocks', 'point_transactions']) {
+      const [p] = await stores.pg.query<{ n: number; h: string }>(`SELECT count(*)::int AS n, coalesce(sum(hashtext(encode(data, 'hex'))::bigint), 0)::text AS h FROM ${table}`);
+      out[table] = `${p.n}:${p.h}`;
+    }
     return out;
   } finally {
     await stores.close();

@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
+import { pointRowsMatchChain } from './helpers/points.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
 
 
@@ -89,4 +90,5 @@ async function checkMatchesNode(t: Test, stores: Awaited<ReturnType<typeof embed
     `SELECT count() AS n FROM transactions WHERE block_hash NOT IN (SELECT hash FROM blocks)`,
   );
   t.equal(orphanTx[0].n, '0', 'no transaction of an orphaned block');
+  await pointRowsMatchChain(t, stores);
 }

@@ -18,6 +18,7 @@ import { debianPostgresBin, startDebianPostgres } from './helpers/debian-postgre
 import { startChdbHttp } from './helpers/chdb-http.js';
 import { THIS_CLI, runExplorer, startExplorerProcess, waitFor, type ExplorerProcess } from './helpers/explorer-process.js';
 import { openStores, type Stores } from '../src/storage/stores.js';
+import { pointRowsMatchChain } from './helpers/points.js';
 import { IndexerSession } from '../src/storage/postgres/backfill-ranges.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 
@@ -141,6 +142,7 @@ async function shareCatchup(t: Test, node: { url: string; variant: string }, hea
 
   await waitFor('the checkpoint to reach the head', async () => (await checkpoint(shared)) >= head, 90_000);
   t.same(await shared.pg.query('SELECT from_block FROM backfill_ranges'), [], 'every planned range committed');
+  await pointRowsMatchChain(t, shared, 'claimers and leader: ');
   const logs = [...byPid.values()].map((p) => p.log()).join('\n');
   t.match(logs, new RegExp(`took over ranges an earlier claimer left[^\\n]*\\b${victim!.from}-${victim!.to}\\b`), "a survivor took over the dead claimer's range");
   t.match(logs, /planned catch-up ranges/, 'the backlog was planned into ranges');

@@ -8,6 +8,7 @@ import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { rpc } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
+import { pointRowsMatchChain } from './helpers/points.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
 import { IndexerSession } from '../src/storage/postgres/backfill-ranges.js';
 
@@ -98,4 +99,5 @@ t.test('a reorg below the safety depth during a shared catch-up', async (t) => {
   const orphan = await stores.ch.query<{ n: string }>('SELECT count() AS n FROM transactions WHERE block_hash NOT IN (SELECT hash FROM blocks)');
   t.equal(orphan[0].n, '0', 'no row of an orphaned block');
   t.same(await stores.pg.query('SELECT from_block FROM backfill_ranges'), [], 'nothing left planned');
+  await pointRowsMatchChain(t, stores);
 });
