@@ -1,22 +1,33 @@
 // The point-read path (issue #30) answers exactly what the ClickHouse path answers: a devnet
-// indexed with point rows, then every transaction's and block's answers read three ways, byte
-// for byte: from the point rows the indexer wrote, from ClickHouse alone (point rows gone, the
-// backfill not done), and from point rows the upgrade's backfill rebuilt from ClickHouse.
+// indexed with point rows and the derived lanes at rest, then every transaction's, block's and
+// address's answers read three ways, byte for byte: from the point rows the indexer wrote and the
+// accounting lane's counters, from ClickHouse alone (point rows gone, the backfill not done), and
+// from point rows the upgrade's backfill rebuilt from ClickHouse.
 import t from 'tap';
-import { apiOnDevnet, request } from './helpers/api.js';
+import { request } from './helpers/api.js';
+import { apiWithDerived } from './helpers/api-derived.js';
+import { addressActivityRows } from '../src/storage/postgres/reads/addresses.js';
 import { createApiApp, type ApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
 import { createRpcClient } from '../src/rpc/client.js';
 import { getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { PointBackfill, POINT_BACKFILL_FACT } from '../src/indexer/point-backfill.js';
 
-t.test('transactions and blocks: the point rows answer as ClickHouse does', async (t) => {
-  const api = await apiOnDevnet(t);
+t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
+  const api = await apiWithDerived(t);
   const { ch, pg } = api.stores;
   const node = createRpcClient({ url: api.devnet.url, timeoutMs: 5000, maxRetries: 1 });
   // ClickHouse lookups by hash, counted: the point path makes none.
   let byHash = 0;
-  const counted = { ...ch, query: (sql: string, params?: Record<string, unknown>) => ((byHash += Number(sql.includes('hash_index'))), ch.query(sql, params)) } as typeof ch;
+  const chQueries: string[] = [];
+  const counted = {
+    ...ch,
+    query: (sql: string, params?: Record<string, unknown>) => {
+      byHash += Number(sql.includes('hash_index'));
+      chQueries.push(sql);
+      return ch.query(sql, params);
+    },
+  } as typeof ch;
   const fresh = (): ApiApp => createApiApp({ ch: counted, pg, log: createLogger('api'), cacheMaxMb: 0, rpc: node });
 
   const txs = await ch.query<{ hash: string; status: number | null; internal_count: number; token_transfer_count: number }>(
@@ -36,10 +47,23 @@ t.test('transactions and blocks: the point rows answer as ClickHouse does', asyn
   t.same(await counts(), { t: txs.length, b: blocks.length }, 'every stored transaction and block has its point row');
   t.equal((await getFact<{ done: boolean }>(pg, POINT_BACKFILL_FACT))?.done, true, 'nothing to backfill on a store indexed from the start');
 
+  // Addresses: every one the chain names (senders, receivers, log emitters, miners), and one it does not.
+  const addresses = (
+    await ch.query<{ a: string }>(
+      `SELECT DISTINCT a FROM (SELECT address AS a FROM address_transactions UNION ALL SELECT address AS a FROM address_logs
+         UNION ALL SELECT miner AS a FROM blocks UNION ALL SELECT address AS a FROM address_internal_transactions) WHERE a != '' ORDER BY a`,
+    )
+  ).map((r) => r.a);
+  addresses.push('0x' + '5e'.repeat(20));
+  const lane = await addressActivityRows(pg, addresses);
+  t.equal(lane.current, true, 'the accounting lane stands at the checkpoint');
+  t.ok([...lane.rows.values()].some((r) => r.log_count !== '0') && [...lane.rows.values()].some((r) => r.sent_count !== '0'), 'and counted logs and senders');
+
   const missing = '0x' + 'ab'.repeat(32);
   const paths = [
     ...txs.flatMap((x) => [`/api/v2/transactions/${x.hash}`, `/api/v2/transactions/${x.hash}/logs`, `/api/v2/transactions/${x.hash}/internal-transactions`]),
     ...blocks.flatMap((b) => [`/api/v2/blocks/${b.number}`, `/api/v2/blocks/${b.hash}`, `/api/v2/blocks/${b.number}/transactions`]),
+    ...addresses.flatMap((a) => [`/api/v2/addresses/${a}`, `/api/v2/addresses/${a}/transactions`]),
     `/api/v2/transactions/${missing}`,
     `/api/v2/blocks/${missing}`,
     `/api/v2/blocks/${blocks.length + 100}`,
@@ -54,6 +78,7 @@ t.test('transactions and blocks: the point rows answer as ClickHouse does', asyn
   };
   const fromPoints = await answers(fresh());
   t.ok(fromPoints.filter((a) => a.startsWith('200 ')).length >= paths.length - 3, 'every stored one found');
+  t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');
   t.equal(byHash, 0, 'no lookup by hash in ClickHouse on the point path');
 
   // ClickHouse alone: no point rows, and the backfill not done (a miss then goes to ClickHouse).

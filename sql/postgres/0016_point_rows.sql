@@ -18,3 +18,13 @@ CREATE TABLE IF NOT EXISTS point_transactions (
   data bytea NOT NULL
 );
 CREATE INDEX IF NOT EXISTS point_transactions_block ON point_transactions USING brin (block_number);
+
+-- What an address page says the address has, kept by the accounting lane as counters (journaled
+-- per block, so a reorg takes them back): transactions sent (proves an externally owned account),
+-- logs emitted (proves a contract), blocks mined, withdrawals received. With the lane at the
+-- checkpoint the API answers the address overview from PostgreSQL alone.
+ALTER TABLE addresses
+  ADD COLUMN IF NOT EXISTS sent_count bigint NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS log_count bigint NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS mined_count bigint NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS withdrawal_count bigint NOT NULL DEFAULT 0;

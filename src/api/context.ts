@@ -13,7 +13,7 @@ import type { TransactionRead } from '../storage/clickhouse/reads/transactions.j
 import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
-import { contractsByAddress } from '../storage/postgres/reads/addresses.js';
+import { addressActivityRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
 import { historyFacts, type HistoryFacts } from '../storage/partial-history.js';
@@ -249,7 +249,7 @@ export class ApiContext {
         });
       }
       const rest = ask.filter((a) => !found.has(a));
-      if (rest.length) for (const [a, f] of await addressFacts(this.ch, rest, opts)) found.set(a, f);
+      if (rest.length) for (const [a, f] of await this.uncreatedFacts(rest, opts)) found.set(a, f);
       // Nothing stored proves it either way (an account that only received, a miner, a contract
       // from before the first indexed block that never logged, an unknown address): the node's
       // code at its head says, as Blockscout's is_contract does ("has code").
@@ -263,6 +263,24 @@ export class ApiContext {
       }
     }
     return this.withPublicNames(await this.withVerified(await this.withProxies(out)));
+  }
+
+  /**
+   * Facts of addresses the contracts table does not hold: from the accounting lane's counters
+   * when it stands at the checkpoint (a log emitted proves a contract, a transaction sent an
+   * account; a creation in the indexed range would be in `contracts`), else proven from
+   * ClickHouse's rows as before the lane caught up.
+   */
+  private async uncreatedFacts(addresses: string[], opts: { withCreation?: boolean }): Promise<Map<string, AddressFacts>> {
+    const valid = addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a));
+    const p = valid.length && (await this.pointsComplete()) ? await addressActivityRows(this.pg, valid) : null;
+    if (!p?.current) return addressFacts(this.ch, addresses, opts);
+    const out = new Map<string, AddressFacts>();
+    for (const a of valid) {
+      const r = p.rows.get(a);
+      out.set(a, { isContract: r && r.log_count !== '0' ? true : r && r.sent_count !== '0' ? false : null, creation: null });
+    }
+    return out;
   }
 
   // ---- public names (#19) ----

@@ -61,7 +61,14 @@ export function accountingChanges(f: RangeFacts, to: LaneCursor, sampleSize = 8)
   }
   for (const r of f.addressTxs) addCounter(r.block_number, 'addr_tx', r.address, BigInt(r.n));
   for (const r of f.addressTransfers) addCounter(r.block_number, 'addr_tt', r.address, BigInt(r.n));
-  for (const r of f.senderGas) addCounter(r.block_number, 'addr_gas', r.address, BigInt(r.gas));
+  for (const r of f.senderGas) {
+    addCounter(r.block_number, 'addr_gas', r.address, BigInt(r.gas));
+    addCounter(r.block_number, 'addr_sent', r.address, BigInt(r.n));
+  }
+  // What an address page says it has (logs, validated blocks, withdrawals) without asking ClickHouse.
+  for (const r of f.addressLogs) addCounter(r.block_number, 'addr_logs', r.address, BigInt(r.n));
+  for (const r of f.addressWithdrawals) addCounter(r.block_number, 'addr_wd', r.address, BigInt(r.n));
+  for (const b of f.blocks) if (b.miner) addCounter(b.number, 'addr_mined', b.miner, 1n);
   for (const b of f.blocks) addCounter(b.number, 'chain', 'blocks', 1n);
   for (const r of f.txCounts) addCounter(r.block_number, 'chain', 'transactions', BigInt(r.n));
 

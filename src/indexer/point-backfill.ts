@@ -5,8 +5,10 @@
 // restart goes on where it stopped; `done` tells the API that a miss in PostgreSQL is a miss.
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore } from '../storage/postgres/store.js';
-import { getFact, setFact } from '../storage/postgres/indexer.js';
+import { getFact, setFact, setFactIn, TAIL_LENGTH } from '../storage/postgres/indexer.js';
 import { insertPointsWithFact } from '../storage/postgres/points.js';
+import { ACCOUNTING, backfillAddressCounters, getLaneCursor } from '../storage/postgres/derived.js';
+import { addressActivityCounts } from '../storage/clickhouse/derived.js';
 import { pointSources } from '../storage/clickhouse/reads/point-sources.js';
 import { PointBuilder } from '../chain/point-rows.js';
 import type { Logger } from '../log.js';
@@ -24,6 +26,12 @@ export interface PointBackfillState {
   /** Blocks and transactions filled so far. */
   blocks: number;
   txs: number;
+  /**
+   * The address activity counters (migration 0016) of blocks the accounting lane applied before
+   * they existed: next height and last (the lane's cursor when the backfill began), and from
+   * which height its deltas are journaled (the lane's reorg tail then).
+   */
+  counters?: { next: number; to: number; journalFrom: number };
 }
 
 export class PointBackfill {
@@ -47,8 +55,16 @@ export class PointBackfill {
     this.state = await getFact<PointBackfillState>(this.o.pg, POINT_BACKFILL_FACT);
     if (this.state) return;
     const to = checkpoint ?? this.o.firstBlock - 1;
-    this.state = { done: to < this.o.firstBlock, next: this.o.firstBlock, to, blocks: 0, txs: 0 };
-    if (!this.state.done) this.o.log.info('filling the point rows of blocks indexed before them, from ClickHouse', { from: this.state.next, to });
+    const lane = (await getLaneCursor(this.o.pg.pool, ACCOUNTING))?.blockNumber ?? this.o.firstBlock - 1;
+    const counters = { next: this.o.firstBlock, to: lane, journalFrom: lane - TAIL_LENGTH + 1 };
+    this.state = { done: to < this.o.firstBlock && lane < this.o.firstBlock, next: this.o.firstBlock, to, blocks: 0, txs: 0, counters };
+    if (!this.state.done) {
+      this.o.log.info('filling the point rows of blocks indexed before them, and the address activity counters, from ClickHouse', {
+        from: this.state.next,
+        to,
+        counters_to: lane,
+      });
+    }
     await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
   }
 
@@ -56,10 +72,7 @@ export class PointBackfill {
   async step(): Promise<boolean> {
     const s = this.state;
     if (!s || s.done) return false;
-    if (s.next > s.to) {
-      await this.finish();
-      return false;
-    }
+    if (s.next > s.to) return this.countersStep();
     this.started ||= Date.now();
     const to = Math.min(s.to, s.next + (this.o.chunk ?? POINT_BACKFILL_CHUNK) - 1);
     const src = await pointSources(this.o.ch, s.next, to);
@@ -81,7 +94,31 @@ export class PointBackfill {
       txs: next.txs,
       txs_per_s: secs > 0 ? Math.round(next.txs / secs) : undefined,
     });
-    if (next.next > next.to) await this.finish();
+    return true;
+  }
+
+  /** Fills one chunk of the address activity counters; finishes when none is left. */
+  private async countersStep(): Promise<boolean> {
+    const s = this.state!;
+    const c = s.counters;
+    if (!c || c.next > c.to) {
+      await this.finish();
+      return false;
+    }
+    const to = Math.min(c.to, c.next + (this.o.chunk ?? POINT_BACKFILL_CHUNK) - 1);
+    const rows = await addressActivityCounts(this.o.ch, c.next, to);
+    const next: PointBackfillState = { ...s, counters: { ...c, next: to + 1 } };
+    await this.o.pg.tx(async (tx) => {
+      await backfillAddressCounters(
+        tx,
+        rows.map((r) => ({ block: r.block_number, address: r.address })),
+        rows.map((r) => ({ block: r.block_number, kind: r.kind, key: r.address, delta: BigInt(r.n) })),
+        c.journalFrom,
+      );
+      await setFactIn(tx, POINT_BACKFILL_FACT, next);
+    });
+    this.state = next;
+    this.o.log.info('address activity counters filled from ClickHouse', { blocks: `${c.next}-${to}`, of: c.to });
     return true;
   }
 
@@ -92,9 +129,13 @@ export class PointBackfill {
   async rewound(ancestor: number | null): Promise<void> {
     const s = this.state;
     if (!s || s.done) return;
-    const to = Math.min(s.to, ancestor ?? this.o.firstBlock - 1);
-    if (to === s.to) return;
-    this.state = { ...s, to, next: Math.min(s.next, to + 1) };
+    const top = ancestor ?? this.o.firstBlock - 1;
+    const to = Math.min(s.to, top);
+    const c = s.counters;
+    // The lane takes back (journal) and applies again whatever lies above the ancestor.
+    const counters = c && c.to > top ? { ...c, to: top, next: Math.min(c.next, top + 1) } : c;
+    if (to === s.to && counters === c) return;
+    this.state = { ...s, to, next: Math.min(s.next, to + 1), counters };
     await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
   }
 

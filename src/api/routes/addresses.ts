@@ -2,9 +2,10 @@
 // internal-transaction, log, validated-block and withdrawal lists, its counters and tab counters,
 // coin balance history and token holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
-import { addressActivity, validationsCount } from '../../storage/clickhouse/reads/addresses.js';
+import { addressActivity, validationsCount, type AddressActivity } from '../../storage/clickhouse/reads/addresses.js';
+import type { ApiContext } from '../context.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
-import { addressRow } from '../../storage/postgres/reads/addresses.js';
+import { addressActivityRows, addressRow, type AddressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
 import { addressLogs } from '../../storage/clickhouse/reads/logs.js';
 import { blockRewards, blocksByMiner, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
@@ -57,6 +58,31 @@ import { addressCaveats, type HistoryFacts } from '../../storage/partial-history
 
 /** Blockscout's tab counters stop at 51: the frontend shows "50+" beyond a page. */
 export const TAB_COUNT_CAP = 51;
+
+/**
+ * An address's row and what it has (logs, transfers, blocks, withdrawals): from the accounting
+ * lane's counters in PostgreSQL when the lane stands at the checkpoint and the upgrade's fill is
+ * done, else from ClickHouse's address indexes (the same answer, read there).
+ */
+async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity: AddressActivity; row: AddressRow | null }> {
+  const p = (await ctx.pointsComplete()) ? await addressActivityRows(ctx.pg, [a]) : null;
+  if (p?.current) {
+    const r = p.rows.get(a) ?? null;
+    const has = (n: string | undefined) => n !== undefined && n !== '0';
+    const activity = {
+      hasLogs: has(r?.log_count),
+      hasTokenTransfers: has(r?.token_transfer_count?.toString()),
+      hasValidatedBlocks: has(r?.mined_count),
+      hasWithdrawals: has(r?.withdrawal_count),
+      // A token seen in transfers has its tokens row (the same lane writes it).
+      tokenType: null,
+      seen: r !== null,
+    };
+    return { activity, row: r };
+  }
+  const [activity, row] = await Promise.all([addressActivity(ctx.ch, a), p ? (p.rows.get(a) ?? null) : addressRow(ctx.pg, a)]);
+  return { activity, row };
+}
 
 export const addressRoutes: RouteDef[] = [
   {
@@ -117,10 +143,9 @@ export const addressRoutes: RouteDef[] = [
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {
       const a = path.address_hash_param as string;
-      const [facts, activity, row, tokens, holds] = await Promise.all([
+      const [facts, { activity, row }, tokens, holds] = await Promise.all([
         ctx.addressFacts([a], { withCreation: true }),
-        addressActivity(ctx.ch, a),
-        addressRow(ctx.pg, a),
+        overviewActivity(ctx, a),
         ctx.tokens([a]),
         hasTokens(ctx.pg, a),
       ]);

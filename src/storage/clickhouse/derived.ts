@@ -18,8 +18,12 @@ export interface RangeFacts {
   blocks: { number: number; hash: string; miner: string; timestamp: number }[];
   /** Per (block, address): transactions sent or received (address_transactions rows). */
   addressTxs: { block_number: number; address: string; n: number }[];
-  /** Per (block, sender): gas used by its transactions. */
-  senderGas: { block_number: number; address: string; gas: string }[];
+  /** Per (block, sender): gas used by its transactions, and how many it sent. */
+  senderGas: { block_number: number; address: string; gas: string; n: number }[];
+  /** Per (block, address): logs it emitted. */
+  addressLogs: { block_number: number; address: string; n: number }[];
+  /** Per (block, address): withdrawals to it. */
+  addressWithdrawals: { block_number: number; address: string; n: number }[];
   transfers: RangeTransfer[];
   /** Per (block, address): token transfers it took part in. */
   addressTransfers: { block_number: number; address: string; n: number }[];
@@ -41,14 +45,14 @@ const num = <T extends object>(rows: T[], ...keys: (keyof T & string)[]): T[] =>
 export async function readRangeFacts(ch: ClickHouseStore, from: number, to: number): Promise<RangeFacts> {
   const p = { a: from, b: to };
   const R = 'block_number BETWEEN {a:UInt64} AND {b:UInt64}';
-  const [blocks, addressTxs, senderGas, transfers, addressTransfers, txCounts, creations, selfDestructs, touched, seen] = await Promise.all([
+  const [blocks, addressTxs, senderGas, transfers, addressTransfers, txCounts, creations, selfDestructs, touched, seen, addressLogs, addressWithdrawals] = await Promise.all([
     ch.query<RangeFacts['blocks'][number]>(
       'SELECT number, hash, miner, toUnixTimestamp(timestamp) AS timestamp FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64} ORDER BY number',
       p,
     ),
     ch.query<RangeFacts['addressTxs'][number]>(`SELECT block_number, address, count() AS n FROM address_transactions WHERE ${R} GROUP BY block_number, address`, p),
     ch.query<RangeFacts['senderGas'][number]>(
-      `SELECT block_number, from AS address, toString(sum(toUInt256(gas_used))) AS gas FROM transactions WHERE ${R} GROUP BY block_number, from`,
+      `SELECT block_number, from AS address, toString(sum(toUInt256(gas_used))) AS gas, count() AS n FROM transactions WHERE ${R} GROUP BY block_number, from`,
       p,
     ),
     ch.query<RangeTransfer>(
@@ -90,14 +94,19 @@ export async function readRangeFacts(ch: ClickHouseStore, from: number, to: numb
          UNION ALL SELECT block_number, address FROM address_internal_transactions WHERE ${R}
          UNION ALL SELECT number AS block_number, miner AS address FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}
          UNION ALL SELECT block_number, address FROM withdrawals WHERE ${R}
+         UNION ALL SELECT block_number, address FROM address_logs WHERE ${R}
        ) WHERE address != '' ORDER BY block_number LIMIT 1 BY address`,
       p,
     ),
+    ch.query<RangeFacts['addressLogs'][number]>(`SELECT block_number, address, count() AS n FROM address_logs WHERE ${R} GROUP BY block_number, address`, p),
+    ch.query<RangeFacts['addressWithdrawals'][number]>(`SELECT block_number, address, count() AS n FROM withdrawals WHERE ${R} GROUP BY block_number, address`, p),
   ]);
   return {
     blocks: num(blocks, 'number', 'timestamp'),
     addressTxs: num(addressTxs, 'block_number', 'n'),
-    senderGas: num(senderGas, 'block_number'),
+    senderGas: num(senderGas, 'block_number', 'n'),
+    addressLogs: num(addressLogs, 'block_number', 'n'),
+    addressWithdrawals: num(addressWithdrawals, 'block_number', 'n'),
     transfers: num(transfers, 'block_number'),
     addressTransfers: num(addressTransfers, 'block_number', 'n'),
     txCounts: num(txCounts, 'block_number', 'n'),
@@ -106,6 +115,27 @@ export async function readRangeFacts(ch: ClickHouseStore, from: number, to: numb
     touched: num(touched, 'block_number'),
     seen: num(seen, 'block_number'),
   };
+}
+
+/**
+ * Per (block, address) in [from, to]: transactions sent, logs emitted, blocks mined, withdrawals
+ * received (the accounting lane's activity counters, read back for the upgrade's fill).
+ */
+export async function addressActivityCounts(
+  ch: ClickHouseStore,
+  from: number,
+  to: number,
+): Promise<{ block_number: number; kind: 'addr_sent' | 'addr_logs' | 'addr_mined' | 'addr_wd'; address: string; n: number }[]> {
+  const R = 'block_number BETWEEN {a:UInt64} AND {b:UInt64}';
+  const rows = await ch.query<{ block_number: number; kind: 'addr_sent' | 'addr_logs' | 'addr_mined' | 'addr_wd'; address: string; n: number }>(
+    `SELECT block_number, 'addr_sent' AS kind, from AS address, count() AS n FROM transactions WHERE ${R} GROUP BY block_number, from
+     UNION ALL SELECT block_number, 'addr_logs' AS kind, address, count() AS n FROM address_logs WHERE ${R} GROUP BY block_number, address
+     UNION ALL SELECT number AS block_number, 'addr_mined' AS kind, miner AS address, count() AS n FROM blocks
+       WHERE number BETWEEN {a:UInt64} AND {b:UInt64} AND miner != '' GROUP BY number, miner
+     UNION ALL SELECT block_number, 'addr_wd' AS kind, address, count() AS n FROM withdrawals WHERE ${R} GROUP BY block_number, address`,
+    { a: from, b: to },
+  );
+  return num(rows, 'block_number', 'n');
 }
 
 export interface CoinBalanceEntry {

@@ -54,6 +54,10 @@ const COUNTERS = {
   addr_tx: { table: 'addresses', keyCol: 'hash', col: 'tx_count' },
   addr_tt: { table: 'addresses', keyCol: 'hash', col: 'token_transfer_count' },
   addr_gas: { table: 'addresses', keyCol: 'hash', col: 'gas_used' },
+  addr_sent: { table: 'addresses', keyCol: 'hash', col: 'sent_count' },
+  addr_logs: { table: 'addresses', keyCol: 'hash', col: 'log_count' },
+  addr_mined: { table: 'addresses', keyCol: 'hash', col: 'mined_count' },
+  addr_wd: { table: 'addresses', keyCol: 'hash', col: 'withdrawal_count' },
   tok_tc: { table: 'tokens', keyCol: 'address', col: 'transfer_count' },
   chain: { table: 'chain_counters', keyCol: 'name', col: 'value' },
 } as const;
@@ -252,6 +256,53 @@ async function queueUnseenHolderChecks(c: Q, balances: readonly BalanceDelta[], 
 }
 
 /** Applies one committed range's changes, journals them per block and moves the cursor. */
+/** Addresses first seen (the `addresses` counter counts the new ones). */
+async function insertSeenAddresses(c: Q, seen: readonly { block: number; address: string }[]): Promise<void> {
+  if (!seen.length) return;
+  // A new address's opening coin balance is read just before it first appears (a genesis
+  // allocation, or value that predates our history), so the first delta we show is true.
+  const r = await c.query(
+    `WITH ins AS (INSERT INTO addresses (hash, first_seen_block) SELECT * FROM unnest($1::text[], $2::bigint[])
+                  ON CONFLICT (hash) DO NOTHING RETURNING hash, first_seen_block)
+     , pend AS (INSERT INTO coin_balance_pending (address, block_number)
+       SELECT hash, b FROM ins, LATERAL (VALUES (first_seen_block), (greatest(first_seen_block - 1, 0))) v(b) ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n FROM ins`,
+    [seen.map((s) => s.address), seen.map((s) => s.block)],
+  );
+  const added = Number((r.rows[0] as { n: number }).n);
+  if (added) {
+    await c.query(
+      `INSERT INTO chain_counters (name, value) VALUES ('addresses', $1) ON CONFLICT (name) DO UPDATE SET value = chain_counters.value + EXCLUDED.value`,
+      [added],
+    );
+  }
+}
+
+/**
+ * The upgrade's fill of the address activity counters (sent, logs, mined, withdrawals: migration
+ * 0016) for blocks the accounting lane applied before they existed: the addresses first (a log
+ * emitter the lane did not count as seen then), then the counters; deltas of blocks at or above
+ * `journalFrom` (the lane's reorg tail) are journaled as the lane journals its own, so an unwind
+ * takes them back too.
+ */
+export async function backfillAddressCounters(
+  c: Q,
+  seen: readonly { block: number; address: string }[],
+  deltas: readonly CounterDelta[],
+  journalFrom: number,
+): Promise<void> {
+  await insertSeenAddresses(c, seen);
+  const j = deltas.filter((d) => d.block >= journalFrom);
+  if (j.length) {
+    await c.query(
+      `INSERT INTO derived_journal (block_number, kind, key, delta, prev)
+       SELECT b, k, key, d::numeric, NULL FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x(b, k, key, d)`,
+      [j.map((d) => d.block), j.map((d) => d.kind), j.map((d) => d.key), j.map((d) => d.delta.toString())],
+    );
+  }
+  await applyCounters(c, deltas);
+}
+
 export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: number): Promise<void> {
   // Journal first (per block): balances and counters as deltas, owners with their previous value.
   const jBlocks: number[] = [];
@@ -275,25 +326,7 @@ export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: n
   }
 
   // Addresses, tokens, NFT instances and contracts first seen here.
-  if (ch.seen.length) {
-    // A new address's opening coin balance is read just before it first appears (a genesis
-    // allocation, or value that predates our history), so the first delta we show is true.
-    const r = await c.query(
-      `WITH ins AS (INSERT INTO addresses (hash, first_seen_block) SELECT * FROM unnest($1::text[], $2::bigint[])
-                    ON CONFLICT (hash) DO NOTHING RETURNING hash, first_seen_block)
-       , pend AS (INSERT INTO coin_balance_pending (address, block_number)
-         SELECT hash, b FROM ins, LATERAL (VALUES (first_seen_block), (greatest(first_seen_block - 1, 0))) v(b) ON CONFLICT DO NOTHING)
-       SELECT count(*)::int AS n FROM ins`,
-      [ch.seen.map((s) => s.address), ch.seen.map((s) => s.block)],
-    );
-    const added = Number((r.rows[0] as { n: number }).n);
-    if (added) {
-      await c.query(
-        `INSERT INTO chain_counters (name, value) VALUES ('addresses', $1) ON CONFLICT (name) DO UPDATE SET value = chain_counters.value + EXCLUDED.value`,
-        [added],
-      );
-    }
-  }
+  await insertSeenAddresses(c, ch.seen);
   if (ch.tokens.length) {
     await c.query(
       `INSERT INTO tokens (address, type, first_seen_block) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT (address) DO NOTHING`,

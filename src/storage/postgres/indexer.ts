@@ -111,6 +111,15 @@ export async function rewindTo(
   });
 }
 
+/** setFact inside the caller's transaction. */
+export async function setFactIn(c: { query(sql: string, params?: unknown[]): Promise<unknown> }, name: string, value: unknown): Promise<void> {
+  await c.query(
+    `INSERT INTO indexer_facts (name, value, updated_at) VALUES ($1, $2, now())
+     ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    [name, JSON.stringify(value)],
+  );
+}
+
 export async function setFact(pgs: PgStore, name: string, value: unknown): Promise<void> {
   await pgs.query(
     `INSERT INTO indexer_facts (name, value, updated_at) VALUES ($1, $2, now())

@@ -5,6 +5,7 @@ import { decodeBlockRow, decodeTxRow, type PointBatch } from '../../chain/point-
 import type { TransactionRead } from '../clickhouse/reads/transactions.js';
 import type { BlockRead, BlockRewardRead } from '../clickhouse/reads/blocks.js';
 import type { PgStore } from './store.js';
+import { setFactIn } from './indexer.js';
 
 /** A transaction's client, or the store (each statement on its own). */
 type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
@@ -37,11 +38,7 @@ export async function insertPoints(c: Queryable, batches: readonly PointBatch[])
 export async function insertPointsWithFact(pg: PgStore, batch: PointBatch, fact: string, value: unknown): Promise<void> {
   await pg.tx(async (c) => {
     await insertPoints(c, [batch]);
-    await c.query(
-      `INSERT INTO indexer_facts (name, value, updated_at) VALUES ($1, $2, now())
-       ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      [fact, JSON.stringify(value)],
-    );
+    await setFactIn(c, fact, value);
   });
 }
 

@@ -22,6 +22,37 @@ export async function addressRow(pg: PgStore, hash: string): Promise<AddressRow 
   return r ?? null;
 }
 
+/** What the accounting lane counted of an address's activity (migration 0016). */
+export interface AddressActivityCounts {
+  sent_count: string;
+  log_count: string;
+  mined_count: string;
+  withdrawal_count: string;
+}
+
+/**
+ * The addresses' rows with their activity counters, and whether the accounting lane stands at
+ * the chain checkpoint (`current`: the counters then cover every committed block), in one read.
+ */
+export async function addressActivityRows(
+  pg: PgStore,
+  addresses: readonly string[],
+): Promise<{ current: boolean; rows: Map<string, AddressRow & AddressActivityCounts> }> {
+  const list = [...new Set(addresses)];
+  const rows = await pg.query<AddressRow & AddressActivityCounts & { current: boolean }>(
+    `SELECT x.current, a.hash, a.tx_count, a.token_transfer_count, a.gas_used::text AS gas_used, a.coin_balance::text AS coin_balance,
+            a.coin_balance_block, a.sent_count::text AS sent_count, a.log_count::text AS log_count, a.mined_count::text AS mined_count,
+            a.withdrawal_count::text AS withdrawal_count
+     FROM (SELECT coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting')
+                           >= (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), false) AS current) x
+     LEFT JOIN addresses a ON a.hash = ANY($1::text[])`,
+    [list],
+  );
+  const out = new Map<string, AddressRow & AddressActivityCounts>();
+  for (const { current: _, ...r } of rows) if (r.hash) out.set(r.hash, r);
+  return { current: rows[0]?.current === true, rows: out };
+}
+
 export interface ContractRow {
   address: string;
   creator: string;
