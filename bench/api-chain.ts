@@ -68,8 +68,10 @@ export interface ApiChain {
   busyTxs: number;
   /** Token contracts the chain's ERC-20 transfers use. */
   tokens: string[];
-  /** Hashes of a sample of transactions (for lookups). */
+  /** Hashes of a sample of transactions spread over the whole chain (for lookups). */
   sampleTxs: string[];
+  /** The senders and receivers (or created contracts) of those transactions (for address reads). */
+  sampleAddresses: string[];
   /** A cursor deep in the busy address history: (block, index) of its 101st oldest transaction (a full page follows it). */
   deepCursor: { block: number; index: number };
   rows: Record<TableName, number>;
@@ -105,6 +107,10 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
   let busyTxs = 0;
   const busyFirst: { block: number; index: number }[] = [];
   const sampleTxs: string[] = [];
+  const sampleAddresses: string[] = [];
+  // About 10,000 samples from the whole chain, not its first part: a read of the busy tail of a
+  // larger chain must not hit only the rows its first blocks wrote.
+  const sampleRate = Math.min(0.02, 10_000 / o.txs);
   let parent = '0x' + '0'.repeat(64);
   let written = 0;
   let w = new TableWriter();
@@ -131,7 +137,8 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
     let logIndex = 0;
     for (let i = 0; i < count; i++) {
       const txHash = '0x' + hexDigits(r, 64);
-      if (sampleTxs.length < 10_000 && r() < 0.02) sampleTxs.push(txHash);
+      const sampled = r() < sampleRate && sampleTxs.length < 10_000;
+      if (sampled) sampleTxs.push(txHash);
       const u = r();
       const withBusy = r() < busyShare;
       let from = account();
@@ -315,6 +322,7 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
         internal_count: frames.length - 1,
       });
       add('hash_index', { hash: txHash, kind: 'transaction', block_number: n, transaction_index: i });
+      if (sampled) sampleAddresses.push(from, ...(to || created ? [to || created] : []));
       add('address_transactions', { address: from, block_number: n, transaction_index: i, hash: txHash, is_from: 1, is_to: from === to ? 1 : 0 });
       if (to && to !== from) add('address_transactions', { address: to, block_number: n, transaction_index: i, hash: txHash, is_from: 0, is_to: 1 });
       if (created && created !== from && created !== to) add('address_transactions', { address: created, block_number: n, transaction_index: i, hash: txHash, is_from: 0, is_to: 1 });
@@ -375,7 +383,7 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
   }
   if (chunkBlocks > 0) await flush();
   const deep = busyFirst[busyFirst.length - 1] ?? { block: 0, index: 0 };
-  return { blocks, txs: written, busy, busyTxs, tokens, sampleTxs, deepCursor: deep, rows, bytes };
+  return { blocks, txs: written, busy, busyTxs, tokens, sampleTxs, sampleAddresses, deepCursor: deep, rows, bytes };
 }
 
 // ---- the token catalogue ----

@@ -18,7 +18,8 @@ export interface LoadJob {
   durationMs: number;
 }
 
-export interface LoadResult {
+/** A measured window's rate and latency percentiles. */
+export interface LatencyFigures {
   requests: number;
   seconds: number;
   rps: number;
@@ -26,6 +27,24 @@ export interface LoadResult {
   p90ms: number;
   p99ms: number;
   maxMs: number;
+}
+
+/** The figures of the latencies (ms; sorted in place) of the requests completed in `seconds`. */
+export function latencyFigures(latencies: number[], seconds: number): LatencyFigures {
+  latencies.sort((a, b) => a - b);
+  const pct = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : NaN);
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50ms: pct(0.5),
+    p90ms: pct(0.9),
+    p99ms: pct(0.99),
+    maxMs: latencies.length ? latencies[latencies.length - 1]! : NaN,
+  };
+}
+
+export interface LoadResult extends LatencyFigures {
   statuses: Record<string, number>;
   errors: number;
   bytes: number;
@@ -164,16 +183,8 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
         const cpu = process.cpuUsage(cpu0);
         for (const c of conns) c.close();
-        latencies.sort((a, b) => a - b);
-        const pct = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : NaN);
         resolve({
-          requests: latencies.length,
-          seconds,
-          rps: latencies.length / seconds,
-          p50ms: pct(0.5),
-          p90ms: pct(0.9),
-          p99ms: pct(0.99),
-          maxMs: latencies.length ? latencies[latencies.length - 1]! : NaN,
+          ...latencyFigures(latencies, seconds),
           statuses,
           errors,
           bytes,
@@ -184,14 +195,19 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
   });
 }
 
-// As a child process: one job per message, the result sent back.
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url && process.send) {
-  process.on('message', (m: { job: LoadJob }) => {
-    runLoad(m.job).then(
+/**
+ * A forked load process's side of bench/api.ts's forkGenerator: one job per message, its result
+ * (or error) sent back; the process ends when the parent disconnects.
+ */
+export function serveJobs<J, R>(run: (job: J) => Promise<R>): void {
+  process.on('message', (m: { job: J }) => {
+    run(m.job).then(
       (result) => process.send!({ result }),
       (e: Error) => process.send!({ error: e.message }),
     );
   });
   process.on('disconnect', () => process.exit(0));
-  process.send({ ready: true });
+  process.send!({ ready: true });
 }
+
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url && process.send) serveJobs(runLoad);

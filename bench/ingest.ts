@@ -1,11 +1,13 @@
 // `make bench-ingest`: the real indexer (worker pool, embedded ClickHouse and PostgreSQL) indexes
 // a synthetic mainnet-like chain (bench/synth.ts) from a replay JSON-RPC server that answers
-// from pre-serialized bytes in its own process (bench/replay-server.ts). Prints blocks/s, txs/s,
-// rows/s; then, unless BENCH_BREAKDOWN=0, each part of the pipeline alone (bench/parts.ts) and the
-// CPU per thread, to say where the time goes; the storage each table takes per transaction after
-// merges; and the targets (bench/report.ts) beside their ceilings from the same run: ingest >=
-// 0.85 x the pipeline bound of its own parts (worker pool and ClickHouse inserts sharing the
-// cores: 1/(1/pool + 1/inserts)), >= 20,000 txs/s with traces, <= 1.5 KB stored per transaction,
+// from pre-serialized bytes in its own process (bench/replay-server.ts). The indexer commits
+// each group's point rows to PostgreSQL with its checkpoint (issue #30), so the figures include
+// them. Prints blocks/s, txs/s, rows/s; then, unless BENCH_BREAKDOWN=0, each part of the pipeline
+// alone (bench/parts.ts) and the CPU per thread, to say where the time goes; the storage each
+// table takes per transaction after merges; and the targets (bench/report.ts) beside their
+// ceilings from the same run: ingest >= 0.85 x the pipeline bound of its own parts (worker pool,
+// ClickHouse inserts and PostgreSQL point inserts sharing the cores: 1/(1/pool + 1/inserts +
+// 1/point inserts)), >= 20,000 txs/s with traces, <= 1.5 KB stored per transaction,
 // and with several sizes, the larger runs keeping the smallest's rate. JSON.parse alone is
 // printed beside it for information. Verifies that what is stored equals what was generated;
 // exits 1 when it does not or anything fails.
@@ -14,7 +16,8 @@
 // runs each size in turn from empty stores and prints the growth), BENCH_VARIANT (geth =
 // debug_traceBlockByNumber with callTracer, erigon = trace_block), BENCH_WORKERS (0 = CPUs),
 // BENCH_BATCH_BLOCKS (20), BENCH_RPC_CONCURRENCY (8), BENCH_SEED, BENCH_PARSE_PASSES (3),
-// BENCH_PARTS_PASSES (3: the pool alone and the inserts alone, alternating; the median counts),
+// BENCH_PARTS_PASSES (3: the pool alone, the inserts alone and the point inserts alone,
+// alternating; the median counts),
 // BENCH_BREAKDOWN (1), BENCH_KEEP=1 keeps the temporary directory, BENCH_DERIVED=1 runs the
 // derived-data lanes and the watchlist matcher beside the indexer (their cost on block ingest).
 // BENCH_RPC_URL=<node> with BENCH_FROM and BENCH_TO indexes that node's blocks FROM..TO instead
@@ -38,7 +41,7 @@ import { setLogLevel, type Logger } from '../src/log.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { buildResponseStore, saveResponseStore, type BlockMethod, type ResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
-import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, medianBy, parseOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
+import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, medianBy, parseOnly, pointInsertsOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
@@ -68,7 +71,7 @@ function benchLogger(onError: (msg: string) => void, scope = 'indexer'): Logger 
 interface Capture {
   tasks: IngestTask[];
   bytesPerTable: Record<TableName, number>;
-  results: Pick<IngestResult, 'tables'>[];
+  results: Pick<IngestResult, 'tables' | 'points'>[];
   count: number;
   fetchMs: number;
   decodeMs: number;
@@ -87,7 +90,7 @@ function capturingPool(inner: IngestPool, cap: Capture): IngestPool {
         cap.decodeMs += r.timings.decodeMs;
         cap.tasks.push(task);
         for (const t of TABLE_NAMES) cap.bytesPerTable[t] += r.tables[t]?.byteLength ?? 0;
-        cap.results.push({ tables: r.tables });
+        cap.results.push({ tables: r.tables, points: r.points });
       }
       return r;
     },
@@ -126,7 +129,7 @@ interface Settings {
   concurrency: number;
   seed: number;
   passes: number;
-  /** Passes of the pool alone and the inserts alone (BENCH_PARTS_PASSES); the median counts. */
+  /** Passes of the pool alone, the inserts alone and the point inserts alone (BENCH_PARTS_PASSES); the median counts. */
   partsPasses: number;
   breakdown: boolean;
   keep: boolean;
@@ -349,6 +352,8 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
         ['withdrawals', stored.withdrawals, c.withdrawals],
         ['failed transactions', await count(stores.ch, 'SELECT count() AS n FROM transactions WHERE status = 0'), c.failedTxs],
         ['rows (stored vs produced by the workers)', rows, TABLE_NAMES.reduce((a, t) => a + produced[t], 0)],
+        ['point rows of transactions (PostgreSQL)', Number((await stores.pg.query<{ n: string }>('SELECT count(*) AS n FROM point_transactions'))[0]?.n), c.txs],
+        ['point rows of blocks (PostgreSQL)', Number((await stores.pg.query<{ n: string }>('SELECT count(*) AS n FROM point_blocks'))[0]?.n), c.blocks],
       ];
       const bad = checks.filter(([, got, want]) => got !== want);
       if (bad.length) failure = `stored counts differ from the generated chain: ${bad.map(([n, g, w]) => `${n} ${g} != ${w}`).join('; ')}`;
@@ -367,29 +372,27 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
     // 5. Optional: the pool alone and the inserts alone, same tasks and bytes.
     // Each part runs BENCH_PARTS_PASSES times, alternating, and the median pass of each counts: a
     // single pass of 1-3 s moved the bound by up to a third between back-to-back runs.
-    let parts: { workersS: number; workersAll: number[]; workersCpu: string; insertsS: number; insertsAll: number[]; insertsCpu: string } | undefined;
+    type Part = { s: number; all: number[]; cpu: string };
+    let parts: { workers: Part; inserts: Part; points: Part } | undefined;
     if (breakdown && !failure) {
-      const pool: { s: number; cpu: string }[] = [];
-      const inserts: { s: number; cpu: string }[] = [];
-      for (let i = 0; i < partsPasses; i++) {
-        const a1 = new CpuAccount(threadLabel, childLabel);
-        const ws = await workersOnly(p, cap.tasks);
-        const c1 = a1.end();
-        pool.push({ s: ws, cpu: listCpu([...c1.threads, ...c1.children]) });
-        const a2 = new CpuAccount(threadLabel, childLabel);
-        const is = await insertsOnly(stores.ch, cap.results);
-        const c2 = a2.end();
-        inserts.push({ s: is, cpu: listCpu([...c2.threads, ...c2.children]) });
-      }
-      const mid = (xs: { s: number; cpu: string }[]) => medianBy(xs, (x) => x.s);
-      parts = {
-        workersS: mid(pool).s,
-        workersAll: pool.map((x) => x.s),
-        workersCpu: mid(pool).cpu,
-        insertsS: mid(inserts).s,
-        insertsAll: inserts.map((x) => x.s),
-        insertsCpu: mid(inserts).cpu,
+      const passes = { workers: [] as { s: number; cpu: string }[], inserts: [] as { s: number; cpu: string }[], points: [] as { s: number; cpu: string }[] };
+      const timed = async (into: { s: number; cpu: string }[], run: () => Promise<number>) => {
+        const a = new CpuAccount(threadLabel, childLabel);
+        const s = await run();
+        const c = a.end();
+        into.push({ s, cpu: listCpu([...c.threads, ...c.children]) });
       };
+      const st = stores;
+      for (let i = 0; i < partsPasses; i++) {
+        await timed(passes.workers, () => workersOnly(p, cap.tasks));
+        await timed(passes.inserts, () => insertsOnly(st.ch, cap.results));
+        await timed(passes.points, () => pointInsertsOnly(st.pg, cap.results));
+      }
+      const part = (xs: { s: number; cpu: string }[]): Part => {
+        const mid = medianBy(xs, (x) => x.s);
+        return { s: mid.s, all: xs.map((x) => x.s), cpu: mid.cpu };
+      };
+      parts = { workers: part(passes.workers), inserts: part(passes.inserts), points: part(passes.points) };
     }
     cap.results.length = 0;
     await p.destroy();
@@ -411,9 +414,10 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
     const ratio = txsS / parseTxsS;
     const srvCpu = srv0 && srv1 ? (srv1.cpuUserUs + srv1.cpuSystemUs - srv0.cpuUserUs - srv0.cpuSystemUs) / 1e6 : 0;
     const others = cpu.machineBusy - cpu.process - cpu.children.reduce((a, [, v]) => a + v, 0);
-    const poolTxsS = parts ? txs / parts.workersS : NaN;
-    const insertsTxsS = parts ? txs / parts.insertsS : NaN;
-    const bound = pipelineBound(poolTxsS, insertsTxsS);
+    const poolTxsS = parts ? txs / parts.workers.s : NaN;
+    const insertsTxsS = parts ? txs / parts.inserts.s : NaN;
+    const pointsTxsS = parts ? txs / parts.points.s : NaN;
+    const bound = pipelineBound(poolTxsS, insertsTxsS, pointsTxsS);
 
     out(`ingest: ${fmt(wall, 2)} s wall (indexer.start() until waitFor(${head}) resolved)`);
     out(`blocks/s: ${fmt(blocksS, 1)}`);
@@ -449,11 +453,15 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
       out(`parts alone (same bytes; compare with ingest ${fmt(wall, 2)} s):`);
       if (parse) out(`  JSON.parse, 1 thread: ${fmt(parse.seconds, 2)} s = ${fmt(parseTxsS)} txs/s`);
       if (decode) out(`  decode + encode (parsed objects -> table bytes), 1 thread: ${fmt(decode.seconds, 2)} s = ${fmt(txs / decode.seconds)} txs/s`);
-      out(`  worker pool (HTTP + parse + decode + encode, no database), ${p.threads} threads: ${fmt(parts.workersS, 2)} s = ${fmt(poolTxsS)} txs/s${passesNote(parts.workersAll)}; cpu s: ${parts.workersCpu}`);
-      out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, groups of ${INSERT_GROUP} ranges as the indexer commits them, in order): ${fmt(parts.insertsS, 2)} s = ${fmt(insertsTxsS)} txs/s, ${fmt(rows / parts.insertsS)} rows/s${passesNote(parts.insertsAll)}; cpu s: ${parts.insertsCpu}`);
-      // The two stages share the same cores, so each transaction costs the pool's time and the
-      // inserts' time one after the other: the pipeline cannot beat 1/(1/pool + 1/inserts).
-      out(`  pipeline bound of these parts sharing ${machine.cores} cores, 1/(1/pool + 1/inserts): ${fmt(bound)} txs/s; ingest reached ${fmt(txsS / bound, 2)} of it`);
+      out(`  worker pool (HTTP + parse + decode + encode, no database), ${p.threads} threads: ${fmt(parts.workers.s, 2)} s = ${fmt(poolTxsS)} txs/s${passesNote(parts.workers.all)}; cpu s: ${parts.workers.cpu}`);
+      out(`  ClickHouse inserts (the same ${fmt(mb(ins.bytes), 1)} MB, groups of ${INSERT_GROUP} ranges as the indexer commits them, in order): ${fmt(parts.inserts.s, 2)} s = ${fmt(insertsTxsS)} txs/s, ${fmt(rows / parts.inserts.s)} rows/s${passesNote(parts.inserts.all)}; cpu s: ${parts.inserts.cpu}`);
+      out(
+        `  PostgreSQL point inserts (the same ranges' point rows, groups of ${INSERT_GROUP} ranges in one transaction each, in order): ` +
+          `${fmt(parts.points.s, 2)} s = ${fmt(pointsTxsS)} txs/s${passesNote(parts.points.all)}; cpu s: ${parts.points.cpu}`,
+      );
+      // The stages share the same cores, so each transaction costs the pool's time and each
+      // store's inserts' time one after the other: the pipeline cannot beat 1/(1/pool + 1/inserts + 1/point inserts).
+      out(`  pipeline bound of these parts sharing ${machine.cores} cores, 1/(1/pool + 1/inserts + 1/point inserts): ${fmt(bound)} txs/s; ingest reached ${fmt(txsS / bound, 2)} of it`);
     }
     if (srv0 && srv1) out(`replay server: ${fmt(srv1.httpRequests - srv0.httpRequests)} HTTP requests, ${fmt(srv1.calls - srv0.calls)} calls, ${fmt(mb(srv1.bytesOut - srv0.bytesOut), 1)} MB sent`);
     out(`stored rows per table: ${TABLE_NAMES.map((t) => `${t} ${stored[t]}`).join(', ')}`);
@@ -467,7 +475,7 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
       failure
         ? `verification FAILED: ${failure}`
         : store
-          ? 'verified: stored blocks, txs, logs, token transfers, internal txs, withdrawals, failed txs and rows equal the generated chain'
+          ? 'verified: stored blocks, txs, logs, token transfers, internal txs, withdrawals, failed txs, rows and the point rows of blocks and txs equal the generated chain'
           : `verified: every block of ${node!.from}..${node!.to} stored, no indexer error (a node's chain has no generated counts to compare)`,
     );
     Object.assign(result, { failure, txs, txsPerS: txsS, boundTxsPerS: bound, nodeBlocksPerS: nodeRate?.bound });
@@ -489,7 +497,22 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
       cpu: { process: cpu.process, server: srvCpu, machineBusy: cpu.machineBusy, others, threads: Object.fromEntries(cpu.threads) },
       mainThreadElu: elu.utilization,
       insertInFlightS: ins.ms / 1000,
-      parts: parts ? { parseS: parse?.seconds, decodeS: decode?.seconds, workersS: parts.workersS, workersAllS: parts.workersAll, insertsS: parts.insertsS, insertsAllS: parts.insertsAll, poolTxsPerS: poolTxsS, insertsTxsPerS: insertsTxsS, boundTxsPerS: bound } : undefined,
+      parts: parts
+        ? {
+            parseS: parse?.seconds,
+            decodeS: decode?.seconds,
+            workersS: parts.workers.s,
+            workersAllS: parts.workers.all,
+            insertsS: parts.inserts.s,
+            insertsAllS: parts.inserts.all,
+            pointInsertsS: parts.points.s,
+            pointInsertsAllS: parts.points.all,
+            poolTxsPerS: poolTxsS,
+            insertsTxsPerS: insertsTxsS,
+            pointInsertsTxsPerS: pointsTxsS,
+            boundTxsPerS: bound,
+          }
+        : undefined,
       storage: { bytesPerTx: storedBytes / storageTxs, tables: storage.map((x) => ({ ...x, bytesPerTx: x.compressed / storageTxs })) },
       node: nodeRate ? { rates: nodeRate.rates, blocksPerS: nodeRate.bound } : undefined,
       verified: !failure,

@@ -1,7 +1,8 @@
 // The ingest pipeline's parts measured alone, over the same bytes, to say where the time goes:
 // JSON.parse alone (the headline baseline), decode + encode alone (one thread, objects already
-// parsed), the worker pool alone (HTTP + parse + decode + encode, no database), and ClickHouse
-// inserts alone (the very table bytes the workers produced, inserted as the indexer does).
+// parsed), the worker pool alone (HTTP + parse + decode + encode, no database), ClickHouse
+// inserts alone (the very table bytes the workers produced, inserted as the indexer does), and
+// PostgreSQL point inserts alone (the very point rows the workers built, committed per group).
 
 import { performance } from 'node:perf_hooks';
 import { SummaryBuilder, decodeBlockBundle } from '../src/chain/bundle.js';
@@ -13,6 +14,8 @@ import { GROUP_MIN_RANGES } from '../src/indexer/indexer.js';
 import { groupTraces } from '../src/rpc/fetch.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/store.js';
 import { insertChainRanges } from '../src/storage/clickhouse/chain.js';
+import type { PgStore } from '../src/storage/postgres/store.js';
+import { insertPoints } from '../src/storage/postgres/points.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { blockKey, lookup, type BlockMethod, type ResponseStore } from './responses.js';
 
@@ -127,6 +130,21 @@ export async function insertsOnly(ch: ClickHouseStore, results: Pick<IngestResul
   const t0 = performance.now();
   for (let i = 0; i < results.length; i += INSERT_GROUP) {
     await insertChainRanges(ch, results.slice(i, i + INSERT_GROUP).map((r) => r.tables as Partial<Record<TableName, Uint8Array>>));
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+/**
+ * PostgreSQL point inserts alone: the point tables are emptied, then the ranges' point rows are
+ * inserted again in chain order, INSERT_GROUP ranges per transaction with insertPoints (what the
+ * indexer's commit adds to its checkpoint's transaction for them). Wall seconds.
+ */
+export async function pointInsertsOnly(pg: PgStore, results: Pick<IngestResult, 'points'>[]): Promise<number> {
+  await pg.query('TRUNCATE point_transactions, point_blocks');
+  const t0 = performance.now();
+  for (let i = 0; i < results.length; i += INSERT_GROUP) {
+    const group = results.slice(i, i + INSERT_GROUP).map((r) => r.points);
+    await pg.tx((c) => insertPoints(c, group));
   }
   return (performance.now() - t0) / 1000;
 }

@@ -244,7 +244,7 @@ t.test('`node build/bench/ingest.js` runs tiny, exits 0 and prints its figures',
     /^parse-only: [\d,.]+ txs\/s/m,
     /^ratio ingest\/parse-only: [\d.]+ \(information, not a target\)$/m,
     /^targets: /m,
-    /^  pipeline bound of these parts sharing \d+ cores, 1\/\(1\/pool \+ 1\/inserts\): [\d,]+ txs\/s/m,
+    /^  pipeline bound of these parts sharing \d+ cores, 1\/\(1\/pool \+ 1\/inserts \+ 1\/point inserts\): [\d,]+ txs\/s/m,
     /^target ingest: ingest txs\/s over the pipeline bound of its parts: [\d,.]+ txs\/s >= [\d,.]+ txs\/s .*: (MET|NOT MET)$/m,
     /^target ingest: ingest txs\/s with traces: [\d,.]+ txs\/s >= 20,000 txs\/s .*: (MET|NOT MET)/m,
     /^storage after OPTIMIZE \.\.\. FINAL, compressed bytes of active parts per transaction \(system\.parts\): .*transactions [\d,]+.*; total [\d,]+ bytes\/tx/m,
@@ -277,4 +277,5 @@ t.test('`node build/bench/ingest.js` runs tiny, exits 0 and prints its figures',
   t.equal(parts.insertsS, median(parts.insertsAllS), 'the inserts figure is the median pass');
   t.match(stdout, /^  worker pool .*txs\/s \(median of 3 passes: [\d.]+, [\d.]+, [\d.]+ s\); cpu s: /m, 'the pool line names its passes');
   t.match(stdout, /^  ClickHouse inserts .*rows\/s \(median of 3 passes: [\d.]+, [\d.]+, [\d.]+ s\); cpu s: /m, 'the inserts line names its passes');
+  t.match(stdout, /^  PostgreSQL point inserts .*txs\/s \(median of 3 passes: [\d.]+, [\d.]+, [\d.]+ s\); cpu s: /m, 'the point inserts, a part of their own');
 });

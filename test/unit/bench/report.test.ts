@@ -40,9 +40,11 @@ t.test('verdicts at, above and below each kind of bound', async (t) => {
   t.match(targetLine(evaluate(target({ name: 'rate', value: 2000, bound: 1000, unit: 'req/s', note: 'small chain' }))), /^target x: rate: 2,000 req\/s >= 1,000 req\/s \(target; ratio 2\.00\): MET \[small chain\]$/);
 });
 
-t.test('the pipeline bound of two stages sharing the cores', async (t) => {
+t.test('the pipeline bound of stages sharing the cores', async (t) => {
   t.equal(pipelineBound(100, 100), 50, 'equal stages: half of either');
   t.equal(pipelineBound(300, 150), 100, '1/(1/300 + 1/150)');
+  t.equal(pipelineBound(300, 300, 300), 100, 'three stages: each costs its share');
+  t.ok(Number.isNaN(pipelineBound(300, 150, NaN)), 'the third stage not measured: no bound');
   t.ok(Number.isNaN(pipelineBound(NaN, 100)), 'a stage not measured: no bound');
   t.ok(Number.isNaN(pipelineBound(0, 100)));
   const rate = (blocksPerS: number): MethodRate => ({ method: 'm', blocks: 1, seconds: 1, blocksPerS, bytes: 0, errors: 0 });
