@@ -28,3 +28,17 @@ ALTER TABLE addresses
   ADD COLUMN IF NOT EXISTS log_count bigint NOT NULL DEFAULT 0,
   ADD COLUMN IF NOT EXISTS mined_count bigint NOT NULL DEFAULT 0,
   ADD COLUMN IF NOT EXISTS withdrawal_count bigint NOT NULL DEFAULT 0;
+
+-- What the upgrade must fill from ClickHouse (src/indexer/point-backfill.ts), fixed here, before
+-- any process of this release runs: the point rows of blocks up to the chain checkpoint, and the
+-- activity counters of blocks the accounting lane applied without them (journaled from its reorg
+-- tail, TAIL_LENGTH = 1024 blocks below its cursor, as the lane journals its own). On an empty
+-- store both are empty and the backfill is done at once. Heights below FIRST_BLOCK are skipped.
+INSERT INTO indexer_facts (name, value, updated_at)
+SELECT 'point_rows_backfill',
+       jsonb_build_object('done', false, 'next', 0, 'to', cp, 'blocks', 0, 'txs', 0,
+                          'counters', jsonb_build_object('next', 0, 'to', lane, 'journalFrom', lane - 1024 + 1)),
+       now()
+FROM (SELECT coalesce((SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), -1) AS cp,
+             coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting'), -1) AS lane) x
+ON CONFLICT (name) DO NOTHING;

@@ -5,9 +5,9 @@
 // restart goes on where it stopped; `done` tells the API that a miss in PostgreSQL is a miss.
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore } from '../storage/postgres/store.js';
-import { getFact, setFact, setFactIn, TAIL_LENGTH } from '../storage/postgres/indexer.js';
+import { getFact, setFact, setFactIn } from '../storage/postgres/indexer.js';
 import { insertPointsWithFact } from '../storage/postgres/points.js';
-import { ACCOUNTING, backfillAddressCounters, getLaneCursor } from '../storage/postgres/derived.js';
+import { backfillAddressCounters } from '../storage/postgres/derived.js';
 import { addressActivityCounts } from '../storage/clickhouse/derived.js';
 import { pointSources } from '../storage/clickhouse/reads/point-sources.js';
 import { PointBuilder } from '../chain/point-rows.js';
@@ -48,24 +48,30 @@ export class PointBackfill {
   }
 
   /**
-   * Reads the progress, or begins: everything up to `checkpoint` (the committed height now;
-   * null when nothing is indexed) lacks its point rows.
+   * Reads what is left to fill: migration 0016 fixed it (the checkpoint and the accounting lane's
+   * cursor then), before any process of this release could write point rows or counters. Without
+   * that fact (a tool that dropped it), the point rows up to `checkpoint` (null: nothing indexed).
    */
   async begin(checkpoint: number | null): Promise<void> {
-    this.state = await getFact<PointBackfillState>(this.o.pg, POINT_BACKFILL_FACT);
-    if (this.state) return;
-    const to = checkpoint ?? this.o.firstBlock - 1;
-    const lane = (await getLaneCursor(this.o.pg.pool, ACCOUNTING))?.blockNumber ?? this.o.firstBlock - 1;
-    const counters = { next: this.o.firstBlock, to: lane, journalFrom: lane - TAIL_LENGTH + 1 };
-    this.state = { done: to < this.o.firstBlock && lane < this.o.firstBlock, next: this.o.firstBlock, to, blocks: 0, txs: 0, counters };
-    if (!this.state.done) {
-      this.o.log.info('filling the point rows of blocks indexed before them, and the address activity counters, from ClickHouse', {
-        from: this.state.next,
-        to,
-        counters_to: lane,
-      });
+    const first = this.o.firstBlock;
+    const fact = await getFact<PointBackfillState>(this.o.pg, POINT_BACKFILL_FACT);
+    const s: PointBackfillState = fact ?? { done: false, next: first, to: checkpoint ?? first - 1, blocks: 0, txs: 0 };
+    if (!s.done) {
+      // Nothing is stored below FIRST_BLOCK.
+      s.next = Math.max(s.next, first);
+      if (s.counters) s.counters = { ...s.counters, next: Math.max(s.counters.next, first) };
+      const started = s.blocks > 0 || s.txs > 0 || (s.counters !== undefined && s.counters.next > first);
+      if (s.next <= s.to || (s.counters && s.counters.next <= s.counters.to)) {
+        this.o.log.info(`${started ? 'going on filling' : 'filling'} the point rows and address activity counters of blocks indexed before them, from ClickHouse`, {
+          from: s.next,
+          to: s.to,
+          counters_from: s.counters?.next,
+          counters_to: s.counters?.to,
+        });
+      }
     }
-    await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
+    this.state = s;
+    if (!fact || fact.next !== s.next || fact.counters?.next !== s.counters?.next) await setFact(this.o.pg, POINT_BACKFILL_FACT, s);
   }
 
   /** Fills one chunk; true when one was filled (false: nothing left). */
