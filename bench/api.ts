@@ -114,13 +114,17 @@ function forkGenerator<J, R>(script: string): Promise<Generator<J, R>> {
   });
 }
 
+/** The catalogue's tokens (those the chain's transfers name were first recorded by the accounting lane: completed here). */
 async function insertTokens(stores: Stores, tokens: readonly TokenRowSpec[]): Promise<void> {
   for (let i = 0; i < tokens.length; i += 10_000) {
     const part = tokens.slice(i, i + 10_000);
     await stores.pg.query(
       `INSERT INTO tokens (address, type, name, symbol, decimals, total_supply, holder_count, first_seen_block, metadata_fetched_at, metadata_next_at, supply_stale)
        SELECT a, t, n, s, d, ts::numeric, h, 0, now(), NULL, false
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::bigint[]) AS x(a, t, n, s, d, ts, h)`,
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::bigint[]) AS x(a, t, n, s, d, ts, h)
+       ON CONFLICT (address) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name, symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals,
+         total_supply = EXCLUDED.total_supply, holder_count = EXCLUDED.holder_count, metadata_fetched_at = EXCLUDED.metadata_fetched_at,
+         metadata_next_at = NULL, supply_stale = false`,
       [
         part.map((x) => x.address),
         part.map((x) => x.type),

@@ -12,6 +12,7 @@ import { createLogger } from '../src/log.js';
 import { createRpcClient } from '../src/rpc/client.js';
 import { getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { PointBackfill, POINT_BACKFILL_FACT } from '../src/indexer/point-backfill.js';
+import { indexingStatus } from '../src/storage/indexing-status.js';
 
 t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
   const api = await apiWithDerived(t);
@@ -98,11 +99,14 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   await pg.query('DELETE FROM indexer_facts WHERE name = $1', [POINT_BACKFILL_FACT]);
   const backfill = new PointBackfill({ ch, pg, log: log as never, firstBlock: 0, chunk: 3 });
   await backfill.begin(blocks.length - 1);
-  let steps = 0;
+  t.same((await indexingStatus(pg, ch)).details.point_rows, { done: false, next: 0, to: blocks.length - 1 }, 'the indexing status shows the backfill to do');
+  let steps = Number(await backfill.step());
+  t.same((await indexingStatus(pg, ch)).details.point_rows, { done: false, next: 3, to: blocks.length - 1 }, 'and its progress');
   while (await backfill.step()) steps++;
   t.ok(steps >= Math.ceil(blocks.length / 3), `filled in chunks (${steps})`);
   t.ok(lines.some((l) => l.includes('point rows filled')), 'with progress in the log');
   t.equal((await getFact<{ done: boolean }>(pg, POINT_BACKFILL_FACT))?.done, true, 'and done');
+  t.same((await indexingStatus(pg, ch)).details.point_rows, { done: true, next: blocks.length, to: blocks.length - 1 }, 'as the indexing status says');
   t.same(await counts(), { t: txs.length, b: blocks.length }, 'every row back');
   const fromBackfill = await answers(fresh());
   t.same(fromBackfill, fromPoints, 'the backfilled rows answer byte for byte as the indexer\'s');

@@ -9,6 +9,8 @@
 // and the watchlist as before; `explorer migrate` finds nothing to apply and `explorer indexer`
 // resumes after the last block it had indexed. The same restore is then run again over those
 // servers once they have indexed past the backup (the docs' "restore into the same stack").
+// pg_dump carries the point rows (#30, PostgreSQL's copy of each block and transaction) with every
+// other table: each restore holds as many, and the reads by hash use them.
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,9 @@ import { withDevnet } from './helpers/devnet.js';
 import { rpcCall } from './helpers/api.js';
 import { tmpDir } from './helpers/tmp.js';
 import { THIS_CLI, apiAnswers, runExplorer, settles, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
+import { openPostgres } from '../src/storage/postgres/store.js';
+import { openStores } from '../src/storage/stores.js';
+import { answersFromStores, pointBackfillState, pointRowCounts } from './helpers/point-rows.js';
 
 const pgBin = debianPostgresBin();
 const skip = pgBin ? false : "Debian's postgresql is not installed (apt-get install postgresql)";
@@ -119,6 +124,10 @@ t.test('pg_dump + ClickHouse BACKUP, restored into new servers: the same answers
   t.ok(before.size > 100, `${before.size} answers to compare`);
   t.match(before.get('/account/api/v1/user/watchlist'), /alice, kept by pg_dump/);
   t.ok(JSON.parse(before.get('/api/v2/token-transfers')!).items.length > 0, 'the devnet has token transfers');
+  const txPaths = [...before.keys()].filter((p) => /^\/api\/v2\/transactions\/0x[0-9a-f]{64}$/.test(p));
+  const pgBefore = await openPostgres({ url: pg1.url });
+  const points = await pointRowCounts(pgBefore).finally(() => pgBefore.close());
+  t.same(points, { transactions: txPaths.length, blocks: head + 1 }, `a point row for each of the ${txPaths.length} transactions and ${head + 1} blocks`);
 
   // ---- the backup, while the API keeps serving ----
   const dump = pgTool(pg1, 'pg_dump', ['-U', 'explorer', '-d', 'explorer', '--format=custom']);
@@ -157,6 +166,16 @@ t.test('pg_dump + ClickHouse BACKUP, restored into new servers: the same answers
     const again = runExplorer(THIS_CLI, ['migrate'], env2);
     t.equal(again.status, 0, 'explorer migrate on the restored pair', { output: again.stdout + again.stderr });
     t.match(again.stdout + again.stderr, /migrations done postgres_applied=none clickhouse_applied=none/, 'which has nothing to apply');
+    const stores = await openStores({ databaseUrl: pg2.url, clickhouseUrl: ch2.url, dataDir: path.join(work, 'unused'), clickhouseDatabase: 'explorer' });
+    try {
+      t.same(await pointRowCounts(stores.pg), points, `the point rows restored into ${into}: as many as before`);
+      t.equal((await pointBackfillState(stores.pg))?.done, true, 'and no backfill to do');
+      const fromPoints = await answersFromStores(stores, txPaths, devnet.url);
+      t.same([...fromPoints.answers], txPaths.map((p) => [p, before.get(p)]), `the ${txPaths.length} transactions by hash answer as before the backup`);
+      t.equal(fromPoints.clickhouseHashLookups, 0, 'from the restored point rows');
+    } finally {
+      await stores.close();
+    }
     const api2 = startExplorerProcess(t, THIS_CLI, ['api'], env2, { readyLine: 'API listening' });
     await api2.ready;
     const after = await snapshot(auth);

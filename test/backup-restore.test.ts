@@ -3,7 +3,8 @@
 // `explorer backup` is refused while the explorer runs, then taken with it stopped; the data
 // directory is destroyed; `explorer restore` fills a new one, and the explorer started on it must
 // answer every block, transaction and account row exactly as before, apply no migration, and
-// resume indexing after the last block it had.
+// resume indexing after the last block it had. The point rows (#30, PostgreSQL's copy of each
+// block and transaction) come back with the cluster: as many, and the reads by hash use them.
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,9 @@ import { withDevnet } from './helpers/devnet.js';
 import { rpcCall } from './helpers/api.js';
 import { tmpDir } from './helpers/tmp.js';
 import { THIS_CLI, apiAnswers, runExplorer, settles, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
+import { openPostgres } from '../src/storage/postgres/store.js';
+import { embeddedStores } from './helpers/stores.js';
+import { answersFromStores, pointBackfillState, pointRowCounts } from './helpers/point-rows.js';
 
 t.test('explorer backup, a lost data directory, explorer restore: the same answers', async (t) => {
   const devnet = await withDevnet(t);
@@ -61,6 +65,12 @@ t.test('explorer backup, a lost data directory, explorer restore: the same answe
   t.notOk(fs.existsSync(path.join(backupDir, 'backup.json')), 'and writes nothing');
   t.equal(await first.stop(), 0, 'the explorer stops cleanly');
 
+  // The point rows the backup must carry: one per block and transaction the explorer indexed.
+  const txPaths = [...before.keys()].filter((p) => /^\/api\/v2\/transactions\/0x[0-9a-f]{64}$/.test(p));
+  const pg = await openPostgres({ dataDir: path.join(dataDir, 'postgres') });
+  const points = await pointRowCounts(pg).finally(() => pg.close());
+  t.same(points, { transactions: txPaths.length, blocks: head + 1 }, `before the backup: a point row for each of the ${txPaths.length} transactions and ${head + 1} blocks`);
+
   // ---- backup, loss, restore ----
   const b = runExplorer(THIS_CLI, ['backup', backupDir], { DATA_DIR: dataDir });
   t.equal(b.status, 0, `explorer backup: ${b.stdout}${b.stderr}`);
@@ -75,6 +85,16 @@ t.test('explorer backup, a lost data directory, explorer restore: the same answe
   const twice = runExplorer(THIS_CLI, ['restore', backupDir], { DATA_DIR: restored });
   t.not(twice.status, 0, 'a restore over existing stores is refused');
   t.match(twice.stdout + twice.stderr, /already holds stores/);
+
+  // The restored point rows: as many as before, the backfill still done, and the transactions by
+  // hash answer as before from them (no lookup by hash in ClickHouse).
+  const stores = await embeddedStores(t, { dataDir: restored, migrate: false });
+  t.same(await pointRowCounts(stores.pg), points, 'the restored PostgreSQL holds the same point rows');
+  t.equal((await pointBackfillState(stores.pg))?.done, true, 'and no backfill to do');
+  const fromPoints = await answersFromStores(stores, txPaths, devnet.url);
+  t.same([...fromPoints.answers], txPaths.map((p) => [p, before.get(p)]), `the ${txPaths.length} transactions by hash answer as before the backup`);
+  t.equal(fromPoints.clickhouseHashLookups, 0, 'from the restored point rows');
+  await stores.close();
 
   // ---- the explorer on the restored directory ----
   const second = startExplorerProcess(t, THIS_CLI, ['start'], { ...base, DATA_DIR: restored });

@@ -5,6 +5,8 @@
 // transactions must still answer as the node has them and as the old release answered them,
 // the indexer must go on from the block after the old one's last (no gap, no duplicate), the old
 // account must still sign in, and a feature newer than the release (public names) must work.
+// The point rows (#30) of the release's blocks must be filled from ClickHouse with progress in the
+// log and the indexing status, one per old block and transaction, and serve their reads by hash.
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +17,8 @@ import { withDevnet } from './helpers/devnet.js';
 import { rpcCall } from './helpers/api.js';
 import { tmpDir } from './helpers/tmp.js';
 import { THIS_CLI, getJson, runExplorer, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
+import { embeddedStores } from './helpers/stores.js';
+import { answersFromStores, pointBackfillState, pointRowCounts } from './helpers/point-rows.js';
 
 /**
  * The commit of the previous release (the project has no tags). At each release, set this to the
@@ -150,8 +154,22 @@ t.test(`an upgrade from the previous release (${PREVIOUS_RELEASE}) keeps the dat
   t.match(cur.log(), new RegExp(`indexer ready resume_from=${oldHead + 1}\\b`), `the indexer goes on from block ${oldHead + 1}, after the release's last`);
   await indexedTo(newHead);
 
+  // The release's blocks have no point rows: this checkout fills them from ClickHouse, a chunk per
+  // indexer step, saying so in the log and in the indexing status.
+  const filled = await waitFor('the point rows complete', async () => cur.log().includes('point rows complete'), 60_000).then(() => true, () => false);
+  t.ok(filled, "the log says the release's blocks got their point rows");
+  t.match(cur.log(), new RegExp(`filling the point rows of blocks indexed before them, from ClickHouse from=0 to=${oldHead}\\b`), "the backfill begins with the release's blocks, 0 to its last");
+  const progress = cur.log().split('\n').filter((l) => l.includes('point rows filled from ClickHouse'));
+  t.ok(progress.length >= 1, `with progress lines (${progress.length})`);
+  t.match(progress.at(-1) ?? '', new RegExp(`blocks=\\d+-${oldHead} of=${oldHead} done_pct=100\\b`), 'the last at 100%');
+  t.match(cur.log(), new RegExp(`point rows complete: every stored block has its PostgreSQL row blocks=${oldHead + 1} txs=${oldTxs.size}\\b`), "every block and transaction of the release's");
+  const status = await getJson(api, '/api/v2/main-page/indexing-status');
+  t.same(status.details.point_rows, { done: true, next: oldHead + 1, to: oldHead }, 'the indexing status shows the backfill done');
+
   // Every block and transaction, old and new, as the node has it; the old ones as the release answered.
   let txCount = 0;
+  // This checkout's answers to the release's blocks (by hash) and transactions, for the point rows' check below.
+  const oldAnswers = new Map<string, string>();
   for (let n = 0; n <= newHead; n++) {
     const nb = await rpcCall<RpcBlock>(devnet.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]);
     const b = await getJson(api, `/api/v2/blocks/${n}`);
@@ -162,6 +180,7 @@ t.test(`an upgrade from the previous release (${PREVIOUS_RELEASE}) keeps the dat
     for (const ntx of nb.transactions) {
       txCount++;
       const tx = await getJson(api, `/api/v2/transactions/${ntx.hash}`);
+      if (n <= oldHead) oldAnswers.set(`/api/v2/transactions/${ntx.hash}`, JSON.stringify(tx));
       t.same(
         { block: tx.block_number, from: tx.from.hash.toLowerCase(), to: tx.to?.hash.toLowerCase() ?? null, value: tx.value },
         { block: n, from: ntx.from.toLowerCase(), to: ntx.to?.toLowerCase() ?? null, value: BigInt(ntx.value).toString() },
@@ -177,6 +196,7 @@ t.test(`an upgrade from the previous release (${PREVIOUS_RELEASE}) keeps the dat
       }
     }
     if (n <= oldHead) {
+      oldAnswers.set(`/api/v2/blocks/${nb.hash}`, JSON.stringify(b));
       const pick = (x: any) => ({ hash: x.hash, timestamp: x.timestamp, gas_used: x.gas_used, gas_limit: x.gas_limit, size: x.size, miner: x.miner?.hash, base_fee_per_gas: x.base_fee_per_gas, transactions_count: x.transactions_count });
       t.same(pick(b), pick(oldBlocks.get(n)), `block ${n} answers as the release answered it`);
     }
@@ -208,6 +228,21 @@ t.test(`an upgrade from the previous release (${PREVIOUS_RELEASE}) keeps the dat
   });
   t.equal(unseen.status, 422, 'an address not in the upgraded index is refused (the check reads the old data)');
   t.equal(await cur.stop(), 0, 'this checkout stops cleanly');
+
+  // PostgreSQL holds a point row for every block and transaction, the release's and the new ones,
+  // and the release's are read from there: the same answers with no lookup by hash in ClickHouse.
+  const stores = await embeddedStores(t, { dataDir, migrate: false });
+  t.same(await pointRowCounts(stores.pg), { transactions: txCount, blocks: newHead + 1 }, `a point row for each of the ${txCount} transactions and ${newHead + 1} blocks`);
+  t.same(await pointBackfillState(stores.pg), { done: true, next: oldHead + 1, to: oldHead, blocks: oldHead + 1, txs: oldTxs.size }, 'the backfill filled the release\'s and is done');
+  const fromPoints = await answersFromStores(stores, [...oldAnswers.keys()], devnet.url);
+  let same = 0;
+  for (const [p, body] of oldAnswers) {
+    if (fromPoints.answers.get(p) === body) same++;
+    else t.fail(`${p} answers differently from the stores`, { explorer: body.slice(0, 2000), stores: fromPoints.answers.get(p)?.slice(0, 2000) });
+  }
+  t.equal(same, oldAnswers.size, `the release's ${oldAnswers.size} blocks and transactions by hash answer as this checkout served them`);
+  t.equal(fromPoints.clickhouseHashLookups, 0, 'from their point rows (no lookup by hash in ClickHouse)');
+  await stores.close();
 
   const again = runExplorer(THIS_CLI, ['migrate'], { DATA_DIR: dataDir });
   t.equal(again.status, 0, again.stderr);

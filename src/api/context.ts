@@ -14,6 +14,7 @@ import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-trans
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { addressActivityRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
+import { POINT_BACKFILL_FACT } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
 import { historyFacts, type HistoryFacts } from '../storage/partial-history.js';
@@ -195,7 +196,7 @@ export class ApiContext {
   async pointsComplete(): Promise<boolean> {
     if (this.pointsDone) return true;
     if (this.pointsCheckedAt && Date.now() - this.pointsCheckedAt < 10_000) return false;
-    const f = await getFact<{ done?: boolean }>(this.pg, 'point_rows_backfill');
+    const f = await getFact<{ done?: boolean }>(this.pg, POINT_BACKFILL_FACT);
     this.pointsCheckedAt = Date.now();
     this.pointsDone = f?.done === true;
     return this.pointsDone;

@@ -6,14 +6,14 @@
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import { getFact, setFact, setFactIn } from '../storage/postgres/indexer.js';
-import { insertPointsWithFact } from '../storage/postgres/points.js';
+import { insertPointsWithFact, POINT_BACKFILL_FACT } from '../storage/postgres/points.js';
 import { backfillAddressCounters } from '../storage/postgres/derived.js';
 import { addressActivityCounts } from '../storage/clickhouse/derived.js';
 import { pointSources } from '../storage/clickhouse/reads/point-sources.js';
 import { PointBuilder } from '../chain/point-rows.js';
 import type { Logger } from '../log.js';
 
-export const POINT_BACKFILL_FACT = 'point_rows_backfill';
+export { POINT_BACKFILL_FACT };
 /** Blocks per chunk: a mainnet chunk is ~40,000 transactions, a few seconds of reading. */
 export const POINT_BACKFILL_CHUNK = 200;
 

@@ -11,6 +11,7 @@ import type { ClickHouseStore } from './clickhouse/store.js';
 import type { PgStore } from './postgres/store.js';
 import { storedBlockCounts } from './clickhouse/chain.js';
 import { CHAIN_LANE, getCheckpoint, getFact } from './postgres/indexer.js';
+import { POINT_BACKFILL_FACT } from './postgres/points.js';
 import { REFUSED_METHOD_EFFECTS, historyFacts, uncheckedWhy, type HistoryFacts } from './partial-history.js';
 
 /** indexer_facts name of the failure that keeps the index from moving (src/indexer/stall.ts). */
@@ -73,6 +74,12 @@ export interface IndexingStatus {
     /** Blocks the indexer fails to fetch or store since its last commit, and why; null while it moves. */
     indexer_error: IndexerStall | null;
     /**
+     * The upgrade's filling of point rows (PostgreSQL's copy of each block and transaction for
+     * reads by hash or number) for blocks indexed before them: `next` is the next height to fill,
+     * `to` the last; null until the indexer first started on this release.
+     */
+    point_rows: { done: boolean; next: number; to: number } | null;
+    /**
      * Derived figures that are partial, and why (history starting after genesis, a node without
      * historical state); empty when they are complete.
      */
@@ -88,12 +95,13 @@ export function ratio(done: number, total: number): string {
 }
 
 export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
-  const [cp, head, caps, history, stall] = await Promise.all([
+  const [cp, head, caps, history, stall, points] = await Promise.all([
     getCheckpoint(pg, CHAIN_LANE),
     getFact<{ number: number; at: string }>(pg, 'head'),
     getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
     historyFacts(pg),
     indexerStall(pg),
+    getFact<{ done: boolean; next: number; to: number }>(pg, POINT_BACKFILL_FACT),
   ]);
   const firstBlock = caps?.firstBlock ?? 0;
   const committed = cp?.blockNumber ?? null;
@@ -121,6 +129,7 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
       internal_transactions: traces,
       notes: caps?.notes ?? [],
       indexer_error: stall,
+      point_rows: points ? { done: points.done, next: points.next, to: points.to } : null,
       partial: partialNotes(history),
     },
   };

@@ -11,6 +11,12 @@ import { setFactIn } from './indexer.js';
 type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
 
 /**
+ * indexer_facts name of the upgrade's backfill progress (src/indexer/point-backfill.ts), here so
+ * that the indexing status can read it without loading indexer code.
+ */
+export const POINT_BACKFILL_FACT = 'point_rows_backfill';
+
+/**
  * Inserts a range's point rows (inside the caller's transaction). A transaction hash already
  * present keeps its first row: a chain can carry one twice (two pre-EIP-155 coinbase
  * transactions of Ethereum mainnet share a hash), and ClickHouse's read answers the first too.
