@@ -13,7 +13,7 @@ import type { TransactionRead } from '../storage/clickhouse/reads/transactions.j
 import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
-import { addressActivityRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
+import { accountingCurrent, addressActivityRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import { POINT_BACKFILL_FACT } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
@@ -282,6 +282,16 @@ export class ApiContext {
       out.set(a, { isContract: r && r.log_count !== '0' ? true : r && r.sent_count !== '0' ? false : null, creation: null });
     }
     return out;
+  }
+
+  /**
+   * Which of these addresses are token contracts seen in transfers: the tokens table (the
+   * accounting lane records each one the first time a transfer names it) when the lane stands at
+   * the checkpoint, else ClickHouse's transfers.
+   */
+  private async tokenContracts(addresses: string[]): Promise<Set<string>> {
+    if ((await this.pointsComplete()) && (await accountingCurrent(this.pg))) return new Set((await this.tokenRecords(addresses)).keys());
+    return new Set((await tokenTypes(this.ch, addresses)).keys());
   }
 
   // ---- public names (#19) ----
@@ -633,7 +643,7 @@ export class ApiContext {
       this.baseFees(unknown.map((r) => BigInt(r.block_number))),
       this.tracesOn(),
       this.head(),
-      creations.length ? tokenTypes(this.ch, creations).then((m) => new Set(m.keys())) : Promise.resolve(new Set<string>()),
+      creations.length ? this.tokenContracts(creations) : Promise.resolve(new Set<string>()),
       this.frameFacts(reverted, keys),
       this.authorizations(withAuth),
     ]);

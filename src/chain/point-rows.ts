@@ -4,7 +4,7 @@
 // (src/storage/postgres/points.ts). Pure: no I/O; runs in the ingest workers, the upgrade's
 // backfill and the benchmarks alike.
 import type { RowSink } from './bundle.js';
-import type { BlockRewardRow, BlockRow, InternalTransactionRow, RowOf, TableName, TransactionRow } from './clickhouse-rows.js';
+import type { BlockRewardRow, BlockRow, InternalTransactionRow, RowOf, TableName, TokenTransferRow, TransactionRow } from './clickhouse-rows.js';
 import { PointReader, PointWriter, type Schema } from './point-codec.js';
 
 /**
@@ -41,6 +41,25 @@ export const TX_SCHEMA: Schema = [
   ['revert_output', 'str'],
   ['failed_inner', 'int'],
 ];
+
+/** How many of a transaction's token transfers its row carries (what its page shows). */
+export const TX_TRANSFERS = 10;
+/** A token transfer in its transaction's row: TokenTransferRead but what the transaction gives. */
+const TRANSFER_SCHEMA: Schema = [
+  ['log_index', 'int'],
+  ['batch_index', 'int'],
+  ['token_address', 'str'],
+  ['token_type', 'str'],
+  ['from', 'str'],
+  ['to', 'str'],
+  ['value', 'dec'],
+  ['token_id', 'decN'],
+  ['kind', 'str'],
+  ['method_id', 'str'],
+  ['batch_size', 'int'],
+];
+/** What a transfer in a transaction's row is built from (token_transfers' fields). */
+export type TransferSource = Pick<TokenTransferRow, 'block_number' | 'transaction_index' | 'log_index' | 'token_type'> & Record<string, unknown>;
 
 /** A block's row: the API's BlockRead but its number and hash (columns), with its listed internal transactions' count. */
 export const BLOCK_SCHEMA: Schema = [
@@ -106,6 +125,9 @@ export class PointBuilder {
   private readonly frames = new Map<string, FrameFacts>();
   private readonly listed = new Map<string, number>();
   private readonly rewards = new Map<string, RewardSource[]>();
+  /** The first TX_TRANSFERS token transfers of each transaction, and the items of each ERC-1155 log. */
+  private readonly transfers = new Map<string, TransferSource[]>();
+  private readonly logItems = new Map<string, number>();
 
   block(b: BlockSource): void {
     this.blocks.push(b);
@@ -132,6 +154,21 @@ export class PointBuilder {
   /** How many of a block's frames the internal-transaction lists show (read back aggregated). */
   listedCount(block: number | string, n: number): void {
     this.listed.set(String(block), n);
+  }
+  /** One token transfer (token_transfers' fields), in (log, batch) order within its transaction. */
+  transfer(t: TransferSource): void {
+    const k = `${t.block_number}:${t.transaction_index}`;
+    const list = this.transfers.get(k);
+    if (!list) this.transfers.set(k, [t]);
+    else if (list.length < TX_TRANSFERS) list.push(t);
+    if (t.token_type === 'ERC-1155') {
+      const l = `${t.block_number}:${t.log_index}`;
+      this.logItems.set(l, (this.logItems.get(l) ?? 0) + 1);
+    }
+  }
+  /** How many items an ERC-1155 log holds (read back aggregated). */
+  logItemCount(block: number | string, logIndex: number, n: number): void {
+    this.logItems.set(`${block}:${logIndex}`, n);
   }
   /** One reward of a block (block_rewards' fields). */
   reward(blockNumber: number | string, r: RewardSource): void {
@@ -170,6 +207,13 @@ export class PointBuilder {
         revert_output: t.status === 0 && top && top !== '0x' ? top : '',
         failed_inner: f?.failedInner ? 1 : 0,
       });
+      // Its first transfers, each with its log's item count (1 but in an ERC-1155 batch), as ClickHouse's read gives them.
+      const transfers = this.transfers.get(`${t.block_number}:${t.transaction_index}`) ?? [];
+      w.uvar(transfers.length);
+      for (const x of transfers) {
+        const batch = x.token_type === 'ERC-1155' ? (this.logItems.get(`${x.block_number}:${x.log_index}`) ?? 1) : 1;
+        w.row(TRANSFER_SCHEMA, { ...x, batch_size: batch });
+      }
       th.push(byteaLiteral(t.hash));
       tb.push(String(t.block_number));
       tr.push(byteaLiteral(`0x${w.take().toString('hex')}`));
@@ -179,6 +223,8 @@ export class PointBuilder {
     this.frames.clear();
     this.listed.clear();
     this.rewards.clear();
+    this.transfers.clear();
+    this.logItems.clear();
     return {
       blocks: { count: bn.length, numbers: `{${bn.join(',')}}`, hashes: `{${bh.join(',')}}`, rows: `{${br.join(',')}}` },
       txs: { count: th.length, hashes: `{${th.join(',')}}`, blocks: `{${tb.join(',')}}`, rows: `{${tr.join(',')}}` },
@@ -204,6 +250,9 @@ export class PointSink implements RowSink {
       case 'internal_transactions':
         this.points.frame(row as InternalTransactionRow);
         break;
+      case 'token_transfers':
+        this.points.transfer(row as TokenTransferRow as unknown as TransferSource);
+        break;
       case 'block_rewards': {
         const r = row as BlockRewardRow;
         this.points.reward(r.block_number, r);
@@ -218,15 +267,21 @@ export interface DecodedTx {
   fields: Record<string, unknown>;
   revertOutput: string;
   failedInner: boolean;
+  /** Its first TX_TRANSFERS token transfers' own fields. */
+  transfers: Record<string, unknown>[];
 }
 
 export function decodeTxRow(row: Uint8Array): DecodedTx {
-  const fields = new PointReader(row).row<Record<string, unknown>>(TX_SCHEMA, {});
+  const r = new PointReader(row);
+  const fields = r.row<Record<string, unknown>>(TX_SCHEMA, {});
   const revertOutput = fields.revert_output as string;
   const failedInner = fields.failed_inner === 1;
   delete fields.revert_output;
   delete fields.failed_inner;
-  return { fields, revertOutput, failedInner };
+  const n = r.uvar();
+  const transfers: Record<string, unknown>[] = [];
+  for (let i = 0; i < n; i++) transfers.push(r.row<Record<string, unknown>>(TRANSFER_SCHEMA, {}));
+  return { fields, revertOutput, failedInner, transfers };
 }
 
 export interface DecodedBlock {

@@ -88,6 +88,9 @@ export class PointBackfill {
     for (const f of src.frames) b.frameFacts(f.block_number, f.transaction_index, f.top, Number(f.failed) === 1);
     for (const l of src.listed) b.listedCount(l.block_number, Number(l.n));
     for (const r of src.rewards) b.reward(r.block_number, r);
+    for (const x of src.transfers) b.transfer(x);
+    // After the transfers: only the first ones were read, the logs' counts are these.
+    for (const l of src.logItems) b.logItemCount(l.block_number, l.log_index, Number(l.n));
     const batch = b.build();
     const next: PointBackfillState = { ...s, next: to + 1, blocks: s.blocks + batch.blocks.count, txs: s.txs + batch.txs.count };
     await insertPointsWithFact(this.o.pg, batch, POINT_BACKFILL_FACT, next);

@@ -1,14 +1,14 @@
 // /transactions, /transactions/{hash} and its sub-lists and raw trace, /transactions/stats,
 // /main-page/transactions.
 import { listTransactions, transactionByHash, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
-import { transactionTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
+import { transactionTokenTransfers, type TokenTransferRead } from '../../storage/clickhouse/reads/token-transfers.js';
 import { transactionFrames, transactionInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { transactionLogs } from '../../storage/clickhouse/reads/logs.js';
 import { baseFees, blockMiner } from '../../storage/clickhouse/reads/blocks.js';
 import { listPending, pendingByHash, type PendingRead } from '../../storage/postgres/pending.js';
 import { NotFoundError } from '../errors.js';
 import type { ApiContext, KnownTxFacts } from '../context.js';
-import { pointTransaction } from '../../storage/postgres/points.js';
+import { pointTransaction, TX_TRANSFERS } from '../../storage/postgres/points.js';
 import { echo, key2, makePage, pageSize, PAGE_SIZE } from '../paging.js';
 import type { RouteDef } from '../router.js';
 import { pendingTransactionJson, transactionJson, txKey } from '../serializers/transaction.js';
@@ -41,11 +41,14 @@ import {
  * The collated transaction (its point row in PostgreSQL, with what that knows of its block and
  * frames; ClickHouse while the upgrade's backfill has not reached it), or the pending one, or 404.
  */
-async function findTransaction(ctx: ApiContext, hash: string): Promise<{ tx: TransactionRead; known?: KnownTxFacts } | { pending: PendingRead }> {
+async function findTransaction(
+  ctx: ApiContext,
+  hash: string,
+): Promise<{ tx: TransactionRead; known?: KnownTxFacts; transfers?: TokenTransferRead[] } | { pending: PendingRead }> {
   const p = await pointTransaction(ctx.pg, hash);
   if (p) {
     const known = { baseFee: p.baseFee, revertOutput: p.revertOutput, failedInner: p.failedInner, internalCount: p.tx.internal_count };
-    return { tx: p.tx, known: new Map([[txKey(p.tx.block_number, p.tx.transaction_index), known]]) };
+    return { tx: p.tx, known: new Map([[txKey(p.tx.block_number, p.tx.transaction_index), known]]), transfers: p.transfers };
   }
   const tx = (await ctx.pointsComplete()) ? null : await transactionByHash(ctx.ch, hash);
   if (tx) return { tx };
@@ -152,7 +155,8 @@ export const transactionRoutes: RouteDef[] = [
       // The transfers and their addresses' facts, beside the transaction's own lookups.
       const withFacts = async () => {
         if (tx.token_transfer_count === 0) return { transfers: [], facts: new Map() };
-        const transfers = await transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: 10 });
+        // The point row carries its first ones.
+        const transfers = found.transfers ?? (await transactionTokenTransfers(ctx.ch, BigInt(tx.block_number), tx.transaction_index, { limit: TX_TRANSFERS }));
         const [facts] = await Promise.all([ctx.addressFacts(transfers.flatMap((t) => [t.from, t.to])), ctx.withTokenRecords(transfers)]);
         return { transfers, facts };
       };

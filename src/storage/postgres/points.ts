@@ -1,9 +1,13 @@
 // Point rows in PostgreSQL (sql/postgres/0016_point_rows.sql): written with a range's checkpoint
 // (or a claimed range's stored mark), deleted with the chain's rows, read by hash or number in
 // one primary-key read. The rows are encoded by src/chain/point-rows.ts.
-import { decodeBlockRow, decodeTxRow, type PointBatch } from '../../chain/point-rows.js';
+import { decodeBlockRow, decodeTxRow, TX_TRANSFERS, type PointBatch } from '../../chain/point-rows.js';
+
+/** How many token transfers a transaction's point row carries (its page's). */
+export { TX_TRANSFERS };
 import type { TransactionRead } from '../clickhouse/reads/transactions.js';
 import type { BlockRead, BlockRewardRead } from '../clickhouse/reads/blocks.js';
+import type { TokenTransferRead } from '../clickhouse/reads/token-transfers.js';
 import type { PgStore } from './store.js';
 import { setFactIn } from './indexer.js';
 
@@ -71,6 +75,8 @@ export interface PointTransaction {
   revertOutput: string;
   /** A frame below the top level failed. */
   failedInner: boolean;
+  /** Its first token transfers (TX_TRANSFERS), as ClickHouse reads them. */
+  transfers: TokenTransferRead[];
 }
 
 /**
@@ -101,7 +107,20 @@ export async function pointTransaction(pg: PgStore, hash: string): Promise<Point
     ts: b.fields.ts,
     ...t.fields,
   } as unknown as TransactionRead;
-  return { tx, baseFee: b.fields.base_fee_per_gas as string | null, revertOutput: t.revertOutput, failedInner: t.failedInner };
+  const transfers = t.transfers.map(
+    (x) =>
+      ({
+        block_number: tx.block_number,
+        log_index: x.log_index,
+        batch_index: x.batch_index,
+        transaction_index: tx.transaction_index,
+        transaction_hash: hash,
+        block_hash: tx.block_hash,
+        ts: tx.ts,
+        ...x,
+      }) as TokenTransferRead,
+  );
+  return { tx, baseFee: b.fields.base_fee_per_gas as string | null, revertOutput: t.revertOutput, failedInner: t.failedInner, transfers };
 }
 
 /** A block as the API reads it, with its listed internal transactions' count and its rewards. */

@@ -5,6 +5,7 @@ import type { ClickHouseStore } from '../store.js';
 import { BLOCK_COLUMNS, type BlockRead, type BlockRewardRead } from './blocks.js';
 import { TX_COLUMNS, type TransactionRead } from './transactions.js';
 import { LISTED_FRAME } from './internal-transactions.js';
+import { TX_TRANSFERS } from '../../../chain/point-rows.js';
 
 export interface PointSources {
   blocks: BlockRead[];
@@ -14,11 +15,15 @@ export interface PointSources {
   /** Per block: how many of its frames the internal-transaction lists show. */
   listed: { block_number: string; n: string }[];
   rewards: BlockRewardRead[];
+  /** The first TX_TRANSFERS token transfers of each transaction, in (log, batch) order. */
+  transfers: (Record<string, unknown> & { block_number: string; transaction_index: number; log_index: number; token_type: string })[];
+  /** Items per ERC-1155 log. */
+  logItems: { block_number: string; log_index: number; n: string }[];
 }
 
 export async function pointSources(ch: ClickHouseStore, from: number, to: number): Promise<PointSources> {
   const p = { a: from, b: to };
-  const [blocks, txs, frames, listed, rewards] = await Promise.all([
+  const [blocks, txs, frames, listed, rewards, transfers, logItems] = await Promise.all([
     ch.query<BlockRead>(`SELECT ${BLOCK_COLUMNS} FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64} ORDER BY number`, p),
     ch.query<TransactionRead>(
       `SELECT ${TX_COLUMNS} FROM transactions WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64} ORDER BY block_number, transaction_index`,
@@ -39,6 +44,17 @@ export async function pointSources(ch: ClickHouseStore, from: number, to: number
       'SELECT block_number, address_type, address, reward FROM block_rewards WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64}',
       p,
     ),
+    ch.query<PointSources['transfers'][number]>(
+      `SELECT block_number, transaction_index, log_index, batch_index, token_address, token_type, "from", "to", value, token_id, kind, method_id
+       FROM token_transfers WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64}
+       ORDER BY block_number, transaction_index, log_index, batch_index LIMIT ${TX_TRANSFERS} BY block_number, transaction_index`,
+      p,
+    ),
+    ch.query<PointSources['logItems'][number]>(
+      `SELECT block_number, log_index, count() AS n FROM token_transfers
+       WHERE block_number BETWEEN {a:UInt64} AND {b:UInt64} AND token_type = 'ERC-1155' GROUP BY block_number, log_index`,
+      p,
+    ),
   ]);
-  return { blocks, txs, frames, listed, rewards };
+  return { blocks, txs, frames, listed, rewards, transfers, logItems };
 }

@@ -53,6 +53,15 @@ export async function addressActivityRows(
   return { current: rows[0]?.current === true, rows: out };
 }
 
+/** Whether the accounting lane stands at the chain checkpoint (its tables then cover every committed block). */
+export async function accountingCurrent(pg: PgStore): Promise<boolean> {
+  const [r] = await pg.query<{ current: boolean }>(
+    `SELECT coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting')
+                     >= (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), false) AS current`,
+  );
+  return r?.current === true;
+}
+
 export interface ContractRow {
   address: string;
   creator: string;
