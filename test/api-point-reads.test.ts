@@ -7,7 +7,7 @@ import t from 'tap';
 import { EventEmitter } from 'node:events';
 import { request } from './helpers/api.js';
 import { apiWithDerived } from './helpers/api-derived.js';
-import { addressActivityRows } from '../src/storage/postgres/reads/addresses.js';
+import { addressFactRows } from '../src/storage/postgres/reads/addresses.js';
 import { createApiApp, type ApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
 import { createRpcClient } from '../src/rpc/client.js';
@@ -62,7 +62,7 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     )
   ).map((r) => r.a);
   addresses.push('0x' + '5e'.repeat(20));
-  const lane = await addressActivityRows(pg, addresses);
+  const lane = await addressFactRows(pg, addresses);
   t.equal(lane.current, true, 'the accounting lane stands at the checkpoint');
   t.ok([...lane.rows.values()].some((r) => r.log_count !== '0') && [...lane.rows.values()].some((r) => r.sent_count !== '0'), 'and counted logs and senders');
 

@@ -13,7 +13,7 @@ import type { TransactionRead } from '../storage/clickhouse/reads/transactions.j
 import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
-import { accountingCurrent, addressActivityRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
+import { accountingCurrent, addressFactRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
 import { POINT_BACKFILL_FACT } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
@@ -241,7 +241,9 @@ export class ApiContext {
     if (ask.length) {
       const gen = this.chainGen;
       const found = new Map<string, AddressFacts>();
-      for (const [a, c] of await contractsByAddress(this.pg, ask)) {
+      // Point reads (issue #30): contracts and activity counters in one PostgreSQL read.
+      const pointRows = (await this.pointsComplete()) ? await addressFactRows(this.pg, ask) : null;
+      for (const [a, c] of pointRows?.contracts ?? (await contractsByAddress(this.pg, ask))) {
         found.set(a, {
           // Code read and empty: nothing is deployed there (Blockscout's is_contract is "has code").
           isContract: c.code_empty !== true,
@@ -250,7 +252,7 @@ export class ApiContext {
         });
       }
       const rest = ask.filter((a) => !found.has(a));
-      if (rest.length) for (const [a, f] of await this.uncreatedFacts(rest, opts)) found.set(a, f);
+      if (rest.length) for (const [a, f] of this.uncreatedFacts(rest, pointRows) ?? (await addressFacts(this.ch, rest, opts))) found.set(a, f);
       // Nothing stored proves it either way (an account that only received, a miner, a contract
       // from before the first indexed block that never logged, an unknown address): the node's
       // code at its head says, as Blockscout's is_contract does ("has code").
@@ -267,17 +269,16 @@ export class ApiContext {
   }
 
   /**
-   * Facts of addresses the contracts table does not hold: from the accounting lane's counters
+   * Facts of addresses the contracts table does not hold, from the accounting lane's counters
    * when it stands at the checkpoint (a log emitted proves a contract, a transaction sent an
-   * account; a creation in the indexed range would be in `contracts`), else proven from
-   * ClickHouse's rows as before the lane caught up.
+   * account; a creation in the indexed range would be in `contracts`). Undefined when the lane
+   * is behind: then they are proven from ClickHouse's rows.
    */
-  private async uncreatedFacts(addresses: string[], opts: { withCreation?: boolean }): Promise<Map<string, AddressFacts>> {
-    const valid = addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a));
-    const p = valid.length && (await this.pointsComplete()) ? await addressActivityRows(this.pg, valid) : null;
-    if (!p?.current) return addressFacts(this.ch, addresses, opts);
+  private uncreatedFacts(addresses: string[], p: Awaited<ReturnType<typeof addressFactRows>> | null): Map<string, AddressFacts> | undefined {
+    if (!p?.current) return undefined;
     const out = new Map<string, AddressFacts>();
-    for (const a of valid) {
+    for (const a of addresses) {
+      if (!/^0x[0-9a-f]{40}$/.test(a)) continue;
       const r = p.rows.get(a);
       out.set(a, { isContract: r && r.log_count !== '0' ? true : r && r.sent_count !== '0' ? false : null, creation: null });
     }

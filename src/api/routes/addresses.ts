@@ -5,7 +5,7 @@
 import { addressActivity, validationsCount, type AddressActivity } from '../../storage/clickhouse/reads/addresses.js';
 import type { ApiContext } from '../context.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
-import { addressActivityRows, addressRow, type AddressRow } from '../../storage/postgres/reads/addresses.js';
+import { addressOverviewRow, addressRow, type AddressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
 import { addressLogs } from '../../storage/clickhouse/reads/logs.js';
 import { blockRewards, blocksByMiner, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
@@ -64,10 +64,10 @@ export const TAB_COUNT_CAP = 51;
  * lane's counters in PostgreSQL when the lane stands at the checkpoint and the upgrade's fill is
  * done, else from ClickHouse's address indexes (the same answer, read there).
  */
-async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity: AddressActivity; row: AddressRow | null }> {
-  const p = (await ctx.pointsComplete()) ? await addressActivityRows(ctx.pg, [a]) : null;
+async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity: AddressActivity; row: AddressRow | null; holds: boolean }> {
+  const p = (await ctx.pointsComplete()) ? await addressOverviewRow(ctx.pg, a) : null;
   if (p?.current) {
-    const r = p.rows.get(a) ?? null;
+    const r = p.row;
     const has = (n: string | undefined) => n !== undefined && n !== '0';
     const activity = {
       hasLogs: has(r?.log_count),
@@ -78,10 +78,10 @@ async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity:
       tokenType: null,
       seen: r !== null,
     };
-    return { activity, row: r };
+    return { activity, row: r, holds: p.hasTokens };
   }
-  const [activity, row] = await Promise.all([addressActivity(ctx.ch, a), p ? (p.rows.get(a) ?? null) : addressRow(ctx.pg, a)]);
-  return { activity, row };
+  const [activity, row, holds] = await Promise.all([addressActivity(ctx.ch, a), p ? p.row : addressRow(ctx.pg, a), p ? p.hasTokens : hasTokens(ctx.pg, a)]);
+  return { activity, row, holds };
 }
 
 export const addressRoutes: RouteDef[] = [
@@ -143,11 +143,10 @@ export const addressRoutes: RouteDef[] = [
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {
       const a = path.address_hash_param as string;
-      const [facts, { activity, row }, tokens, holds] = await Promise.all([
+      const [facts, { activity, row, holds }, tokens] = await Promise.all([
         ctx.addressFacts([a], { withCreation: true }),
         overviewActivity(ctx, a),
         ctx.tokens([a]),
-        hasTokens(ctx.pg, a),
       ]);
       const f = facts.get(a)!;
       // The coin balance after its last change, once the coin lane read it (not while a reorg's

@@ -30,27 +30,58 @@ export interface AddressActivityCounts {
   withdrawal_count: string;
 }
 
+const LANE_CURRENT = `coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting')
+  >= (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), false)`;
+const ACTIVITY_COLUMNS = `a.hash, a.tx_count, a.token_transfer_count, a.gas_used::text AS gas_used, a.coin_balance::text AS coin_balance,
+  a.coin_balance_block, a.sent_count::text AS sent_count, a.log_count::text AS log_count, a.mined_count::text AS mined_count,
+  a.withdrawal_count::text AS withdrawal_count`;
+
 /**
- * The addresses' rows with their activity counters, and whether the accounting lane stands at
- * the chain checkpoint (`current`: the counters then cover every committed block), in one read.
+ * In one read, per address: its contract row (created in the indexed range) and its row with the
+ * activity counters, and whether the accounting lane stands at the checkpoint (`current`: the
+ * counters and contracts then cover every committed block).
  */
-export async function addressActivityRows(
+export async function addressFactRows(
   pg: PgStore,
   addresses: readonly string[],
-): Promise<{ current: boolean; rows: Map<string, AddressRow & AddressActivityCounts> }> {
-  const list = [...new Set(addresses)];
-  const rows = await pg.query<AddressRow & AddressActivityCounts & { current: boolean }>(
-    `SELECT x.current, a.hash, a.tx_count, a.token_transfer_count, a.gas_used::text AS gas_used, a.coin_balance::text AS coin_balance,
-            a.coin_balance_block, a.sent_count::text AS sent_count, a.log_count::text AS log_count, a.mined_count::text AS mined_count,
-            a.withdrawal_count::text AS withdrawal_count
-     FROM (SELECT coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting')
-                           >= (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), false) AS current) x
-     LEFT JOIN addresses a ON a.hash = ANY($1::text[])`,
+): Promise<{ current: boolean; rows: Map<string, AddressRow & AddressActivityCounts>; contracts: Map<string, ContractRow> }> {
+  const list = [...new Set(addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)))];
+  const rows = await pg.query<AddressRow & AddressActivityCounts & ContractRow & { current: boolean; contract: boolean }>(
+    `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx, c.creation_block,
+            CASE WHEN c.code IS NULL THEN NULL ELSE c.code = '0x' END AS code_empty, c.self_destructed_block
+     FROM unnest($1::text[]) AS k(a) LEFT JOIN addresses a ON a.hash = k.a LEFT JOIN contracts c ON c.address = k.a`,
     [list],
   );
   const out = new Map<string, AddressRow & AddressActivityCounts>();
-  for (const { current: _, ...r } of rows) if (r.hash) out.set(r.hash, r);
-  return { current: rows[0]?.current === true, rows: out };
+  const contracts = new Map<string, ContractRow>();
+  for (const r of rows) {
+    if (r.hash) {
+      const { hash, tx_count, token_transfer_count, gas_used, coin_balance, coin_balance_block, sent_count, log_count, mined_count, withdrawal_count } = r;
+      out.set(hash, { hash, tx_count, token_transfer_count, gas_used, coin_balance, coin_balance_block, sent_count, log_count, mined_count, withdrawal_count });
+    }
+    if (r.contract) {
+      const { address, creator, creation_tx, creation_block, code_empty, self_destructed_block } = r;
+      contracts.set(address, { address, creator, creation_tx, creation_block, code_empty, self_destructed_block });
+    }
+  }
+  // With no address asked, the lane's standing alone.
+  const current = rows.length ? rows[0]!.current === true : await accountingCurrent(pg);
+  return { current, rows: out, contracts };
+}
+
+/** An address's row with its activity counters, whether it holds any token, and whether the lane is current: one read. */
+export async function addressOverviewRow(
+  pg: PgStore,
+  address: string,
+): Promise<{ current: boolean; row: (AddressRow & AddressActivityCounts) | null; hasTokens: boolean }> {
+  const [r] = await pg.query<AddressRow & AddressActivityCounts & { current: boolean; has_tokens: boolean }>(
+    `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS},
+            EXISTS (SELECT 1 FROM token_balances WHERE holder = $1 AND value > 0) AS has_tokens
+     FROM (SELECT $1::text AS a) k LEFT JOIN addresses a ON a.hash = k.a`,
+    [address],
+  );
+  const { current, has_tokens, ...row } = r!;
+  return { current: current === true, row: row.hash ? row : null, hasTokens: has_tokens === true };
 }
 
 /** Whether the accounting lane stands at the chain checkpoint (its tables then cover every committed block). */
