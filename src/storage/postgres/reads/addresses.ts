@@ -46,12 +46,14 @@ export async function addressFactRows(
   addresses: readonly string[],
 ): Promise<{ current: boolean; rows: Map<string, AddressRow & AddressActivityCounts>; contracts: Map<string, ContractRow> }> {
   const list = [...new Set(addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)))];
-  const rows = await pg.query<AddressRow & AddressActivityCounts & ContractRow & { current: boolean; contract: boolean }>(
-    `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx, c.creation_block,
+  // Prepared (named): every page's address facts run it, its plan is made once per connection.
+  const { rows } = await pg.pool.query<AddressRow & AddressActivityCounts & ContractRow & { current: boolean; contract: boolean }>({
+    name: 'address_fact_rows',
+    text: `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx, c.creation_block,
             CASE WHEN c.code IS NULL THEN NULL ELSE c.code = '0x' END AS code_empty, c.self_destructed_block
      FROM unnest($1::text[]) AS k(a) LEFT JOIN addresses a ON a.hash = k.a LEFT JOIN contracts c ON c.address = k.a`,
-    [list],
-  );
+    values: [list],
+  });
   const out = new Map<string, AddressRow & AddressActivityCounts>();
   const contracts = new Map<string, ContractRow>();
   for (const r of rows) {
@@ -74,12 +76,15 @@ export async function addressOverviewRow(
   pg: PgStore,
   address: string,
 ): Promise<{ current: boolean; row: (AddressRow & AddressActivityCounts) | null; hasTokens: boolean }> {
-  const [r] = await pg.query<AddressRow & AddressActivityCounts & { current: boolean; has_tokens: boolean }>(
-    `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS},
+  const {
+    rows: [r],
+  } = await pg.pool.query<AddressRow & AddressActivityCounts & { current: boolean; has_tokens: boolean }>({
+    name: 'address_overview_row',
+    text: `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS},
             EXISTS (SELECT 1 FROM token_balances WHERE holder = $1 AND value > 0) AS has_tokens
      FROM (SELECT $1::text AS a) k LEFT JOIN addresses a ON a.hash = k.a`,
-    [address],
-  );
+    values: [address],
+  });
   const { current, has_tokens, ...row } = r!;
   return { current: current === true, row: row.hash ? row : null, hasTokens: has_tokens === true };
 }
