@@ -66,11 +66,19 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.equal(lane.current, true, 'the accounting lane stands at the checkpoint');
   t.ok([...lane.rows.values()].some((r) => r.log_count !== '0') && [...lane.rows.values()].some((r) => r.sent_count !== '0'), 'and counted logs and senders');
 
+  // A later page of each address with two or more transactions: from its second newest on.
+  const cursors = await ch.query<{ address: string; b: string; i: number }>(
+    `SELECT address, toString(block_number) AS b, transaction_index AS i FROM address_transactions
+     ORDER BY address, block_number DESC, transaction_index DESC LIMIT 1 OFFSET 1 BY address`,
+  );
+  t.ok(cursors.length > 3, `addresses with a later page (${cursors.length})`);
+
   const missing = '0x' + 'ab'.repeat(32);
   const paths = [
     ...txs.flatMap((x) => [`/api/v2/transactions/${x.hash}`, `/api/v2/transactions/${x.hash}/logs`, `/api/v2/transactions/${x.hash}/internal-transactions`]),
     ...blocks.flatMap((b) => [`/api/v2/blocks/${b.number}`, `/api/v2/blocks/${b.hash}`, `/api/v2/blocks/${b.number}/transactions`]),
-    ...addresses.flatMap((a) => [`/api/v2/addresses/${a}`, `/api/v2/addresses/${a}/transactions`]),
+    ...addresses.flatMap((a) => [`/api/v2/addresses/${a}`, `/api/v2/addresses/${a}/transactions`, `/api/v2/addresses/${a}/transactions?filter=to`]),
+    ...cursors.map((c) => `/api/v2/addresses/${c.address}/transactions?block_number=${c.b}&index=${c.i}`),
     `/api/v2/transactions/${missing}`,
     `/api/v2/blocks/${missing}`,
     `/api/v2/blocks/${blocks.length + 100}`,
@@ -90,6 +98,9 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     return out;
   };
   const fromPoints = await answers(fresh());
+  // An address's transactions page: one ClickHouse query (its keys), the rows from the point rows.
+  const pageRows = chQueries.filter((q) => q.includes('FROM transactions') && q.includes('address_transactions')).length;
+  t.equal(pageRows, 0, 'no address transactions page read its rows from ClickHouse');
   t.equal(singleQueries, 0, `no ClickHouse query for ${paths.filter(single).length} transactions, blocks and address overviews`);
   t.ok(fromPoints.filter((a) => a.startsWith('200 ')).length >= paths.length - 3, 'every stored one found');
   t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');

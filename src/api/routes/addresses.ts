@@ -3,7 +3,9 @@
 // coin balance history and token holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount, type AddressActivity } from '../../storage/clickhouse/reads/addresses.js';
-import type { ApiContext } from '../context.js';
+import type { ApiContext, KnownTxFacts } from '../context.js';
+import { pointTransactions } from '../../storage/postgres/points.js';
+import { txKey } from '../serializers/transaction.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressOverviewRow, addressRow, type AddressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
@@ -28,7 +30,7 @@ import {
 } from '../../storage/postgres/reads/tokens.js';
 import { tokenInstanceJson, tokenJson, tokenJsonOr, type TokenBalanceJson } from '../serializers/token.js';
 import { instancesJson } from './tokens.js';
-import { addressTransactions } from '../../storage/clickhouse/reads/transactions.js';
+import { addressTransactionKeys, addressTransactions, type AddressTxOptions } from '../../storage/clickhouse/reads/transactions.js';
 import { addressTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
 import { addressInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
@@ -82,6 +84,29 @@ async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity:
   }
   const [activity, row, holds] = await Promise.all([addressActivity(ctx.ch, a), p ? p.row : addressRow(ctx.pg, a), p ? p.hasTokens : hasTokens(ctx.pg, a)]);
   return { activity, row, holds };
+}
+
+/**
+ * A page of an address's transactions. In chain order (the default) its keys and hashes come from
+ * ClickHouse's address index and its rows from the point rows in PostgreSQL, with what they know
+ * of their blocks and frames; if one of them has no point row yet (a block not committed, the
+ * upgrade's fill not done), or for the value and fee orders, the rows come from ClickHouse.
+ */
+async function addressTransactionRows(ctx: ApiContext, a: string, o: AddressTxOptions): Promise<{ rows: TransactionRead[]; known?: KnownTxFacts }> {
+  if (o.sort === 'block_number' && (await ctx.pointsComplete())) {
+    const keys = await addressTransactionKeys(ctx.ch, a, o);
+    const points = await pointTransactions(ctx.pg, keys.map((k) => k.hash));
+    const rows: TransactionRead[] = [];
+    const known = new Map<string, KnownTxFacts extends ReadonlyMap<string, infer V> ? V : never>();
+    for (const k of keys) {
+      const p = points.get(k.hash);
+      if (!p || p.tx.block_number !== k.block_number || p.tx.transaction_index !== k.transaction_index) break;
+      rows.push(p.tx);
+      known.set(txKey(k.block_number, k.transaction_index), { baseFee: p.baseFee, revertOutput: p.revertOutput, failedInner: p.failedInner, internalCount: p.tx.internal_count });
+    }
+    if (rows.length === keys.length) return { rows, known };
+  }
+  return { rows: await addressTransactions(ctx.ch, a, o) };
 }
 
 export const addressRoutes: RouteDef[] = [
@@ -202,7 +227,7 @@ export const addressRoutes: RouteDef[] = [
           else after.amount = BigInt(amount);
         }
       }
-      const rows = await addressTransactions(ctx.ch, a, { direction: direction(query), sort, order, after, limit: size + 1 });
+      const { rows, known } = await addressTransactionRows(ctx, a, { direction: direction(query), sort, order, after, limit: size + 1 });
       const cursor = (t: TransactionRead): Record<string, PageParamValue> => ({
         block_number: int(t.block_number),
         index: t.transaction_index,
@@ -210,7 +235,7 @@ export const addressRoutes: RouteDef[] = [
         value: t.value,
         fee: t.fee,
       });
-      return { body: await transactionsPage(ctx, rows, size, cursor, echo(query, ['filter', 'sort', 'order'])), policy: 'volatile' };
+      return { body: await transactionsPage(ctx, rows, size, cursor, echo(query, ['filter', 'sort', 'order']), known), policy: 'volatile' };
     },
   },
   {

@@ -1,6 +1,6 @@
 // Parameter declarations and page builders shared by the route groups.
 import type { ParamSpec, CastValue } from '../params.js';
-import type { ApiContext } from '../context.js';
+import type { ApiContext, KnownTxFacts } from '../context.js';
 import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import type { TokenTransferRead } from '../../storage/clickhouse/reads/token-transfers.js';
 import type { InternalTransactionRead } from '../../storage/clickhouse/reads/internal-transactions.js';
@@ -95,8 +95,9 @@ export async function transactionsPage(
   size: number,
   cursor: (t: TransactionRead) => Record<string, PageParamValue>,
   echo?: Record<string, PageParamValue>,
+  known?: KnownTxFacts,
 ): Promise<Page<TransactionJson>> {
-  const lookups = await ctx.txLookups(rows.slice(0, size));
+  const lookups = await ctx.txLookups(rows.slice(0, size), [], known);
   return makePage(rows, size, (rs) => rs.map((r) => transactionJson(r, lookups)), cursor, { echo });
 }
 

@@ -97,7 +97,33 @@ export async function pointTransaction(pg: PgStore, hash: string): Promise<Point
     values: [bytes(hash)],
   });
   const row = r.rows[0];
-  if (!row) return null;
+  return row ? pointTransactionOf(hash, row) : null;
+}
+
+type PointTxRow = { block_number: string; data: Buffer; block_hash: Buffer; block_data: Buffer };
+
+/**
+ * Transactions by hash (a page's), with their blocks' rows, in one read; a hash without a point
+ * row is absent from the map.
+ */
+export async function pointTransactions(pg: PgStore, hashes: readonly string[]): Promise<Map<string, PointTransaction>> {
+  const list = [...new Set(hashes.filter(isHash))];
+  const out = new Map<string, PointTransaction>();
+  if (!list.length) return out;
+  const r = await pg.pool.query<PointTxRow & { hash: Buffer }>({
+    name: 'point_transactions',
+    text: `SELECT t.hash, t.block_number::text AS block_number, t.data, b.hash AS block_hash, b.data AS block_data
+           FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = ANY($1::bytea[])`,
+    values: [list.map(bytes)],
+  });
+  for (const row of r.rows) {
+    const h = `0x${row.hash.toString('hex')}`;
+    out.set(h, pointTransactionOf(h, row));
+  }
+  return out;
+}
+
+function pointTransactionOf(hash: string, row: PointTxRow): PointTransaction {
   const t = decodeTxRow(row.data);
   const b = decodeBlockRow(row.block_data);
   const tx = {
