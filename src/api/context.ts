@@ -13,7 +13,7 @@ import type { TransactionRead } from '../storage/clickhouse/reads/transactions.j
 import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
-import { accountingCurrent, addressFactRows, contractsByAddress } from '../storage/postgres/reads/addresses.js';
+import { accountingCurrent, addressFactRows, contractsByAddress, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
 import { POINT_BACKFILL_FACT } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
@@ -221,7 +221,12 @@ export class ApiContext {
    */
   async addressFacts(
     addresses: Iterable<string>,
-    opts: { withCreation?: boolean; senders?: Iterable<string> } = {},
+    opts: {
+      withCreation?: boolean;
+      senders?: Iterable<string>;
+      /** Their PostgreSQL rows, read already (the address overview reads them with its own). */
+      rows?: AddressFactRows;
+    } = {},
   ): Promise<Map<string, ApiFacts>> {
     const out = new Map<string, ApiFacts>();
     const ask: string[] = [];
@@ -242,7 +247,7 @@ export class ApiContext {
       const gen = this.chainGen;
       const found = new Map<string, AddressFacts>();
       // Point reads (issue #30): contracts and activity counters in one PostgreSQL read.
-      const pointRows = (await this.pointsComplete()) ? await addressFactRows(this.pg, ask) : null;
+      const pointRows = opts.rows ?? ((await this.pointsComplete()) ? await addressFactRows(this.pg, ask) : null);
       for (const [a, c] of pointRows?.contracts ?? (await contractsByAddress(this.pg, ask))) {
         found.set(a, {
           // Code read and empty: nothing is deployed there (Blockscout's is_contract is "has code").
@@ -274,7 +279,7 @@ export class ApiContext {
    * account; a creation in the indexed range would be in `contracts`). Undefined when the lane
    * is behind: then they are proven from ClickHouse's rows.
    */
-  private uncreatedFacts(addresses: string[], p: Awaited<ReturnType<typeof addressFactRows>> | null): Map<string, AddressFacts> | undefined {
+  private uncreatedFacts(addresses: string[], p: AddressFactRows | null): Map<string, AddressFacts> | undefined {
     if (!p?.current) return undefined;
     const out = new Map<string, AddressFacts>();
     for (const a of addresses) {

@@ -7,7 +7,7 @@ import type { ApiContext, KnownTxFacts } from '../context.js';
 import { pointTransactions } from '../../storage/postgres/points.js';
 import { txKey } from '../serializers/transaction.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
-import { addressOverviewRow, addressRow, type AddressRow } from '../../storage/postgres/reads/addresses.js';
+import { addressOverviewRows, addressRow, type AddressFactRows, type AddressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
 import { addressLogs } from '../../storage/clickhouse/reads/logs.js';
 import { blockRewards, blocksByMiner, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
@@ -66,10 +66,13 @@ export const TAB_COUNT_CAP = 51;
  * lane's counters in PostgreSQL when the lane stands at the checkpoint and the upgrade's fill is
  * done, else from ClickHouse's address indexes (the same answer, read there).
  */
-async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity: AddressActivity; row: AddressRow | null; holds: boolean }> {
-  const p = (await ctx.pointsComplete()) ? await addressOverviewRow(ctx.pg, a) : null;
+async function overviewActivity(
+  ctx: ApiContext,
+  a: string,
+  p: (AddressFactRows & { hasTokens: boolean }) | null,
+): Promise<{ activity: AddressActivity; row: AddressRow | null; holds: boolean }> {
+  const r = p?.rows.get(a) ?? null;
   if (p?.current) {
-    const r = p.row;
     const has = (n: string | undefined) => n !== undefined && n !== '0';
     const activity = {
       hasLogs: has(r?.log_count),
@@ -82,7 +85,7 @@ async function overviewActivity(ctx: ApiContext, a: string): Promise<{ activity:
     };
     return { activity, row: r, holds: p.hasTokens };
   }
-  const [activity, row, holds] = await Promise.all([addressActivity(ctx.ch, a), p ? p.row : addressRow(ctx.pg, a), p ? p.hasTokens : hasTokens(ctx.pg, a)]);
+  const [activity, row, holds] = await Promise.all([addressActivity(ctx.ch, a), p ? r : addressRow(ctx.pg, a), p ? p.hasTokens : hasTokens(ctx.pg, a)]);
   return { activity, row, holds };
 }
 
@@ -168,9 +171,11 @@ export const addressRoutes: RouteDef[] = [
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {
       const a = path.address_hash_param as string;
+      // PostgreSQL's rows of it (facts, counters, holdings) in one read, once the upgrade's fill is done.
+      const rows = (await ctx.pointsComplete()) ? await addressOverviewRows(ctx.pg, a) : null;
       const [facts, { activity, row, holds }, tokens] = await Promise.all([
-        ctx.addressFacts([a], { withCreation: true }),
-        overviewActivity(ctx, a),
+        ctx.addressFacts([a], { withCreation: true, rows: rows ?? undefined }),
+        overviewActivity(ctx, a, rows),
         ctx.tokens([a]),
       ]);
       const f = facts.get(a)!;

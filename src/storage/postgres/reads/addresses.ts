@@ -41,19 +41,28 @@ const ACTIVITY_COLUMNS = `a.hash, a.tx_count, a.token_transfer_count, a.gas_used
  * activity counters, and whether the accounting lane stands at the checkpoint (`current`: the
  * counters and contracts then cover every committed block).
  */
-export async function addressFactRows(
-  pg: PgStore,
-  addresses: readonly string[],
-): Promise<{ current: boolean; rows: Map<string, AddressRow & AddressActivityCounts>; contracts: Map<string, ContractRow> }> {
+export interface AddressFactRows {
+  current: boolean;
+  rows: Map<string, AddressRow & AddressActivityCounts>;
+  contracts: Map<string, ContractRow>;
+}
+
+const FACT_ROWS = `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx,
+    c.creation_block, CASE WHEN c.code IS NULL THEN NULL ELSE c.code = '0x' END AS code_empty, c.self_destructed_block`;
+type FactRow = AddressRow & AddressActivityCounts & ContractRow & { current: boolean; contract: boolean };
+
+export async function addressFactRows(pg: PgStore, addresses: readonly string[]): Promise<AddressFactRows> {
   const list = [...new Set(addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)))];
   // Prepared (named): every page's address facts run it, its plan is made once per connection.
-  const { rows } = await pg.pool.query<AddressRow & AddressActivityCounts & ContractRow & { current: boolean; contract: boolean }>({
+  const { rows } = await pg.pool.query<FactRow>({
     name: 'address_fact_rows',
-    text: `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx, c.creation_block,
-            CASE WHEN c.code IS NULL THEN NULL ELSE c.code = '0x' END AS code_empty, c.self_destructed_block
-     FROM unnest($1::text[]) AS k(a) LEFT JOIN addresses a ON a.hash = k.a LEFT JOIN contracts c ON c.address = k.a`,
+    text: `${FACT_ROWS} FROM unnest($1::text[]) AS k(a) LEFT JOIN addresses a ON a.hash = k.a LEFT JOIN contracts c ON c.address = k.a`,
     values: [list],
   });
+  return factRows(rows, pg);
+}
+
+async function factRows(rows: FactRow[], pg: PgStore): Promise<AddressFactRows> {
   const out = new Map<string, AddressRow & AddressActivityCounts>();
   const contracts = new Map<string, ContractRow>();
   for (const r of rows) {
@@ -71,22 +80,18 @@ export async function addressFactRows(
   return { current, rows: out, contracts };
 }
 
-/** An address's row with its activity counters, whether it holds any token, and whether the lane is current: one read. */
-export async function addressOverviewRow(
-  pg: PgStore,
-  address: string,
-): Promise<{ current: boolean; row: (AddressRow & AddressActivityCounts) | null; hasTokens: boolean }> {
-  const {
-    rows: [r],
-  } = await pg.pool.query<AddressRow & AddressActivityCounts & { current: boolean; has_tokens: boolean }>({
-    name: 'address_overview_row',
-    text: `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS},
-            EXISTS (SELECT 1 FROM token_balances WHERE holder = $1 AND value > 0) AS has_tokens
-     FROM (SELECT $1::text AS a) k LEFT JOIN addresses a ON a.hash = k.a`,
+/**
+ * The address overview's rows in one read: the address's facts rows (addressFactRows) and
+ * whether it holds any token now.
+ */
+export async function addressOverviewRows(pg: PgStore, address: string): Promise<AddressFactRows & { hasTokens: boolean }> {
+  const { rows } = await pg.pool.query<FactRow & { has_tokens: boolean }>({
+    name: 'address_overview_rows',
+    text: `${FACT_ROWS}, EXISTS (SELECT 1 FROM token_balances WHERE holder = k.a AND value > 0) AS has_tokens
+     FROM (SELECT $1::text AS a) k LEFT JOIN addresses a ON a.hash = k.a LEFT JOIN contracts c ON c.address = k.a`,
     values: [address],
   });
-  const { current, has_tokens, ...row } = r!;
-  return { current: current === true, row: row.hash ? row : null, hasTokens: has_tokens === true };
+  return { ...(await factRows(rows, pg)), hasTokens: rows[0]?.has_tokens === true };
 }
 
 /** Whether the accounting lane stands at the chain checkpoint (its tables then cover every committed block). */
