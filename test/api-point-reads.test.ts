@@ -134,4 +134,19 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.same(await counts(), { t: txs.length, b: blocks.length }, 'every row back');
   const fromBackfill = await answers(fresh());
   t.same(fromBackfill, fromPoints, 'the backfilled rows answer byte for byte as the indexer\'s');
+
+  // A rewind during the fill (an upgrade with the counters of 0..last to fill): it stops at the
+  // ancestor, in the rewind's transaction, so the new branch's blocks are never counted twice.
+  const last = blocks.length - 1;
+  await setFact(pg, POINT_BACKFILL_FACT, { done: false, next: 0, to: last, blocks: 0, txs: 0, counters: { next: 0, to: last, journalFrom: 0 } });
+  const again = new PointBackfill({ ch, pg, log: log as never, firstBlock: 0, chunk: 2 });
+  await again.begin(last);
+  await again.step();
+  const state = await pg.tx((c) => again.rewind(c, 4));
+  again.adopt(state);
+  t.match(await getFact(pg, POINT_BACKFILL_FACT), { done: false, next: 2, to: 4, counters: { next: 0, to: 4 } }, 'a rewind to block 4 stops both fills there');
+  const journaled = await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM derived_journal WHERE kind LIKE 'addr_%' AND block_number > 4");
+  while (await again.step()) continue;
+  t.match(await getFact(pg, POINT_BACKFILL_FACT), { done: true, to: 4, counters: { next: 5, to: 4 } }, 'and the fill ends at it');
+  t.same(await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM derived_journal WHERE kind LIKE 'addr_%' AND block_number > 4"), journaled, 'nothing counted above it');
 });

@@ -15,7 +15,7 @@ import type { PgStore, PgTx } from '../storage/postgres/store.js';
 import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../storage/clickhouse/chain.js';
 import { deletePointsFrom, insertPoints } from '../storage/postgres/points.js';
 import { EMPTY_POINTS } from '../chain/point-rows.js';
-import { PointBackfill } from './point-backfill.js';
+import { PointBackfill, type PointBackfillState } from './point-backfill.js';
 import {
   CHAIN_LANE,
   CheckpointMoved,
@@ -754,6 +754,7 @@ export class Indexer extends EventEmitter {
       orphaned_to: orphanedTo,
       depth: orphanedTo - (ancestor?.blockNumber ?? this.firstBlock - 1),
     });
+    let backfill: PointBackfillState | undefined;
     const rewind = async () => {
       await rewindTo(
         this.pg,
@@ -761,6 +762,7 @@ export class Indexer extends EventEmitter {
         ancestor,
         async (c) => {
           await deletePointsFrom(c, ancestor ? ancestor.blockNumber + 1 : this.firstBlock);
+          backfill = await this.pointBackfill?.rewind(c, ancestor?.blockNumber ?? null);
           for (const h of this.rewindHooks) await h(c, ancestor);
         },
         this.shared ? this.cp : undefined,
@@ -771,7 +773,7 @@ export class Indexer extends EventEmitter {
     // Shared catch-up: no claimer may insert into a planned range while its rows are deleted.
     if (this.shared) await this.shared.invalidateAll(rewind);
     else await rewind();
-    await this.pointBackfill?.rewound(ancestor?.blockNumber ?? null);
+    this.pointBackfill?.adopt(backfill);
     this.stats.committed = this.committed;
     this.stats.reorgs++;
     this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);

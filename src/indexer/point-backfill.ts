@@ -132,20 +132,28 @@ export class PointBackfill {
   }
 
   /**
-   * A rewind to `ancestor` deleted every point row above it; the blocks of the new branch are
-   * committed with theirs, so the backfill stops at the ancestor.
+   * A rewind to `ancestor` deletes every point row above it, and the accounting lane takes back
+   * and applies again what lies above it: the fill stops at the ancestor (the new branch is
+   * committed with its rows). Written in the rewind's transaction `c`, so a crash cannot leave a
+   * fill that would count the new branch's blocks a second time; `adopt` the result once that
+   * transaction committed.
    */
-  async rewound(ancestor: number | null): Promise<void> {
+  async rewind(c: { query(sql: string, params?: unknown[]): Promise<unknown> }, ancestor: number | null): Promise<PointBackfillState | undefined> {
     const s = this.state;
-    if (!s || s.done) return;
+    if (!s || s.done) return undefined;
     const top = ancestor ?? this.o.firstBlock - 1;
     const to = Math.min(s.to, top);
-    const c = s.counters;
-    // The lane takes back (journal) and applies again whatever lies above the ancestor.
-    const counters = c && c.to > top ? { ...c, to: top, next: Math.min(c.next, top + 1) } : c;
-    if (to === s.to && counters === c) return;
-    this.state = { ...s, to, next: Math.min(s.next, to + 1), counters };
-    await setFact(this.o.pg, POINT_BACKFILL_FACT, this.state);
+    const k = s.counters;
+    const counters = k && k.to > top ? { ...k, to: top, next: Math.min(k.next, top + 1) } : k;
+    if (to === s.to && counters === k) return undefined;
+    const next: PointBackfillState = { ...s, to, next: Math.min(s.next, to + 1), counters };
+    await setFactIn(c, POINT_BACKFILL_FACT, next);
+    return next;
+  }
+
+  /** The state a committed rewind wrote (see rewind). */
+  adopt(state: PointBackfillState | undefined): void {
+    if (state) this.state = state;
   }
 
   private async finish(): Promise<void> {
