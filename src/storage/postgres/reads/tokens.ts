@@ -40,8 +40,7 @@ function containsPattern(s: string): string {
 export async function tokensByAddress(pg: PgStore, addresses: readonly string[]): Promise<Map<string, TokenRow>> {
   const list = [...new Set(addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)))];
   if (!list.length) return new Map();
-  // Prepared (named): pages ask it for their tokens and addresses all the time.
-  const { rows } = await pg.pool.query<TokenRow>({ name: 'tokens_by_address', text: `SELECT ${TOKEN_COLS} FROM tokens t WHERE t.address = ANY($1::text[])`, values: [list] });
+  const rows = await pg.query<TokenRow>(`SELECT ${TOKEN_COLS} FROM tokens t WHERE t.address = ANY($1::text[])`, [list]);
   return new Map(rows.map((r) => [r.address, r]));
 }
 
