@@ -14,7 +14,7 @@ import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-trans
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { accountingCurrent, addressFactRows, contractsByAddress, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
-import { POINT_BACKFILL_FACT } from '../storage/postgres/points.js';
+import { POINT_BACKFILL_FACT, type PointTransaction } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
 import { historyFacts, type HistoryFacts } from '../storage/partial-history.js';
@@ -31,6 +31,15 @@ import { txKey, type SignedAuthorizationJson, type TxLookups } from './serialize
  * fee and their frames' facts (src/storage/postgres/points.ts), so txLookups need not read them.
  */
 export type KnownTxFacts = ReadonlyMap<string, { baseFee: string | null; revertOutput: string; failedInner: boolean; internalCount: number }>;
+
+/** What these transactions' point rows say beside their fields, for txLookups. */
+export function knownTxFacts(points: Iterable<PointTransaction>): KnownTxFacts {
+  const out = new Map<string, { baseFee: string | null; revertOutput: string; failedInner: boolean; internalCount: number }>();
+  for (const p of points) {
+    out.set(txKey(p.tx.block_number, p.tx.transaction_index), { baseFee: p.baseFee, revertOutput: p.revertOutput, failedInner: p.failedInner, internalCount: p.tx.internal_count });
+  }
+  return out;
+}
 
 export interface ApiDeps {
   ch: ClickHouseStore;

@@ -14,7 +14,7 @@ export type Schema = readonly (readonly [string, FieldKind])[];
 
 const HEX = /^0x(?:[0-9a-f]{2})*$/;
 
-/** Grows as it is written; one per encoded row set (rows are copied out with `take`). */
+/** Grows as it is written; one per encoded row set (each row taken out as hex with `takeHex`). */
 export class PointWriter {
   private buf = Buffer.allocUnsafe(4096);
   private at = 0;
@@ -94,12 +94,13 @@ export class PointWriter {
     for (const [name, kind] of schema) this.field(kind, o[name], name);
   }
 
-  /** A copy of what was written since the last take (its own memory), and a fresh start. */
-  take(): Buffer {
-    const out = Buffer.from(this.buf.subarray(0, this.at));
+  /** What was written since the last take, as hex (no copy of the bytes), and a fresh start. */
+  takeHex(): string {
+    const out = this.buf.toString('hex', 0, this.at);
     this.at = 0;
     return out;
   }
+
 }
 
 export class PointReader {

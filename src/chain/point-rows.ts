@@ -116,7 +116,8 @@ interface FrameFacts {
   failedInner: boolean;
 }
 
-const byteaLiteral = (hex: string) => `"\\\\x${hex.slice(2)}"`;
+/** A bytea element of an array literal from bare hex (no 0x). */
+const byteaLiteral = (hex: string) => `"\\\\x${hex}"`;
 
 /** Builds a range's point rows from its chain rows (any order within the range). */
 export class PointBuilder {
@@ -193,8 +194,8 @@ export class PointBuilder {
       w.uvar(rewards.length);
       for (const r of rewards) w.row(REWARD_SCHEMA, r as unknown as Record<string, unknown>);
       bn.push(n);
-      bh.push(byteaLiteral(b.hash));
-      br.push(byteaLiteral(`0x${w.take().toString('hex')}`));
+      bh.push(byteaLiteral(b.hash.slice(2)));
+      br.push(byteaLiteral(w.takeHex()));
     }
     const th: string[] = [];
     const tb: string[] = [];
@@ -214,9 +215,9 @@ export class PointBuilder {
         const batch = x.token_type === 'ERC-1155' ? (this.logItems.get(`${x.block_number}:${x.log_index}`) ?? 1) : 1;
         w.row(TRANSFER_SCHEMA, { ...x, batch_size: batch });
       }
-      th.push(byteaLiteral(t.hash));
+      th.push(byteaLiteral(t.hash.slice(2)));
       tb.push(String(t.block_number));
-      tr.push(byteaLiteral(`0x${w.take().toString('hex')}`));
+      tr.push(byteaLiteral(w.takeHex()));
     }
     this.blocks.length = 0;
     this.txs.length = 0;

@@ -3,9 +3,8 @@
 // coin balance history and token holdings (derived data).
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount, type AddressActivity } from '../../storage/clickhouse/reads/addresses.js';
-import type { ApiContext, KnownTxFacts } from '../context.js';
-import { pointTransactions } from '../../storage/postgres/points.js';
-import { txKey } from '../serializers/transaction.js';
+import { knownTxFacts, type ApiContext, type KnownTxFacts } from '../context.js';
+import { pointTransactions, type PointTransaction } from '../../storage/postgres/points.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressOverviewRows, addressRow, type AddressFactRows, type AddressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
@@ -99,15 +98,13 @@ async function addressTransactionRows(ctx: ApiContext, a: string, o: AddressTxOp
   if (o.sort === 'block_number' && (await ctx.pointsComplete())) {
     const keys = await addressTransactionKeys(ctx.ch, a, o);
     const points = await pointTransactions(ctx.pg, keys.map((k) => k.hash));
-    const rows: TransactionRead[] = [];
-    const known = new Map<string, KnownTxFacts extends ReadonlyMap<string, infer V> ? V : never>();
+    const found: PointTransaction[] = [];
     for (const k of keys) {
       const p = points.get(k.hash);
       if (!p || p.tx.block_number !== k.block_number || p.tx.transaction_index !== k.transaction_index) break;
-      rows.push(p.tx);
-      known.set(txKey(k.block_number, k.transaction_index), { baseFee: p.baseFee, revertOutput: p.revertOutput, failedInner: p.failedInner, internalCount: p.tx.internal_count });
+      found.push(p);
     }
-    if (rows.length === keys.length) return { rows, known };
+    if (found.length === keys.length) return { rows: found.map((p) => p.tx), known: knownTxFacts(found) };
   }
   return { rows: await addressTransactions(ctx.ch, a, o) };
 }

@@ -7,11 +7,11 @@ import { transactionLogs } from '../../storage/clickhouse/reads/logs.js';
 import { baseFees, blockMiner } from '../../storage/clickhouse/reads/blocks.js';
 import { listPending, pendingByHash, type PendingRead } from '../../storage/postgres/pending.js';
 import { NotFoundError } from '../errors.js';
-import type { ApiContext, KnownTxFacts } from '../context.js';
+import { knownTxFacts, type ApiContext, type KnownTxFacts } from '../context.js';
 import { pointTransaction, TX_TRANSFERS } from '../../storage/postgres/points.js';
 import { echo, key2, makePage, pageSize, PAGE_SIZE } from '../paging.js';
 import type { RouteDef } from '../router.js';
-import { pendingTransactionJson, transactionJson, txKey } from '../serializers/transaction.js';
+import { pendingTransactionJson, transactionJson } from '../serializers/transaction.js';
 import { tokenTransferJson } from '../serializers/token-transfer.js';
 import { logJson } from '../serializers/log.js';
 import { stateChanges } from '../state-changes.js';
@@ -46,10 +46,7 @@ async function findTransaction(
   hash: string,
 ): Promise<{ tx: TransactionRead; known?: KnownTxFacts; transfers?: TokenTransferRead[] } | { pending: PendingRead }> {
   const p = await pointTransaction(ctx.pg, hash);
-  if (p) {
-    const known = { baseFee: p.baseFee, revertOutput: p.revertOutput, failedInner: p.failedInner, internalCount: p.tx.internal_count };
-    return { tx: p.tx, known: new Map([[txKey(p.tx.block_number, p.tx.transaction_index), known]]), transfers: p.transfers };
-  }
+  if (p) return { tx: p.tx, known: knownTxFacts([p]), transfers: p.transfers };
   const tx = (await ctx.pointsComplete()) ? null : await transactionByHash(ctx.ch, hash);
   if (tx) return { tx };
   const pending = await pendingByHash(ctx.pg, hash);

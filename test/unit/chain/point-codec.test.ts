@@ -14,7 +14,7 @@ const SCHEMA: Schema = [
 const roundTrip = (o: Record<string, unknown>) => {
   const w = new PointWriter();
   w.row(SCHEMA, o);
-  const bytes = w.take();
+  const bytes = Buffer.from(w.takeHex(), 'hex');
   const r = new PointReader(bytes);
   const back = r.row<Record<string, unknown>>(SCHEMA, {});
   t.ok(r.done, 'every byte read');
@@ -45,6 +45,6 @@ t.test('bad rows are refused, never misread', async (t) => {
   t.throws(() => new PointWriter().uvar(-1n), /negative/);
   const ok = new PointWriter();
   ok.row(SCHEMA, { a: '5', b: null, c: 0, d: null, e: '0x' + '22'.repeat(20), f: [] });
-  const bytes = ok.take();
+  const bytes = Buffer.from(ok.takeHex(), 'hex');
   t.throws(() => new PointReader(bytes.subarray(0, bytes.length - 3)).row(SCHEMA, {}), /truncated/);
 });
