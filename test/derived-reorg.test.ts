@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap';
 import { encodeFunctionData, type Hex } from 'viem';
 import { withDevnet, compileContracts } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { rpc, sendMined } from './helpers/rpc.js';
 import { tmpDir } from './helpers/tmp.js';
 import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
@@ -83,9 +83,9 @@ t.test('a reorg puts derived data back to the surviving branch', async (t) => {
     );
     const snap = await rpc<string>(url, 'evm_snapshot');
     // The branch that will be orphaned: an ERC-20 transfer and an NFT to a new holder, and ether.
-    await rpc(url, 'eth_sendTransaction', [{ from: holder.holder, to: s.contracts.DevnetToken, data: encodeFunctionData({ abi: artifacts.DevnetToken.abi, functionName: 'transfer', args: [X, 5n] }) }]);
-    await rpc(url, 'eth_sendTransaction', [{ from: nft.owner, to: s.contracts.DevnetNFT, data: encodeFunctionData({ abi: artifacts.DevnetNFT.abi, functionName: 'transferFrom', args: [nft.owner as Hex, X, BigInt(nft.token_id)] }) }]);
-    await rpc(url, 'eth_sendTransaction', [{ from: holder.holder, to: X, value: '0x1000' }]);
+    await sendMined(url, { from: holder.holder, to: s.contracts.DevnetToken, data: encodeFunctionData({ abi: artifacts.DevnetToken.abi, functionName: 'transfer', args: [X, 5n] }) });
+    await sendMined(url, { from: nft.owner, to: s.contracts.DevnetNFT, data: encodeFunctionData({ abi: artifacts.DevnetNFT.abi, functionName: 'transferFrom', args: [nft.owner as Hex, X, BigInt(nft.token_id)] }) });
+    await sendMined(url, { from: holder.holder, to: X, value: '0x1000' });
     await settle();
     const [xs] = await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM token_balances WHERE holder = $1', [X]);
     t.equal(xs.n, 2, 'the new holder holds the ERC-20 and the NFT on the first branch');
@@ -94,7 +94,7 @@ t.test('a reorg puts derived data back to the surviving branch', async (t) => {
 
     // The surviving branch: longer, with other activity.
     await rpc(url, 'evm_revert', [snap]);
-    for (let i = 0; i < 4; i++) await rpc(url, 'eth_sendTransaction', [{ from: holder.holder, to: Y, value: `0x${(i + 1).toString(16)}` }]);
+    for (let i = 0; i < 4; i++) await sendMined(url, { from: holder.holder, to: Y, value: `0x${(i + 1).toString(16)}` });
     await settle();
     t.ok(reorgs.length >= 1, 'the indexer saw the reorg');
     const [gone] = await stores.pg.query<{ n: number }>("SELECT count(*)::int AS n FROM addresses WHERE hash = $1", [X]);

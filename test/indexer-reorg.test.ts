@@ -2,15 +2,14 @@
 // rows disappear, the new branch is indexed, nothing is doubled.
 import t, { type Test } from 'tap';
 import { withAnvil } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { rpc, sendMined } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { pointRowsMatchChain } from './helpers/points.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
 
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
-const send = (url: string, to: string, value: number) =>
-  rpc<string>(url, 'eth_sendTransaction', [{ from: FROM, to, value: `0x${value.toString(16)}` }]);
+const send = (url: string, to: string, value: number) => sendMined(url, { from: FROM, to, value: `0x${value.toString(16)}` });
 const A = '0x000000000000000000000000000000000000aaaa';
 const B = '0x000000000000000000000000000000000000bbbb';
 const C = '0x000000000000000000000000000000000000cccc';

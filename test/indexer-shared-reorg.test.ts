@@ -6,7 +6,7 @@
 // nothing of the orphaned branch left, and the plan empty.
 import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
-import { rpc } from './helpers/rpc.js';
+import { rpc, sendMined } from './helpers/rpc.js';
 import { embeddedStores } from './helpers/stores.js';
 import { pointRowsMatchChain } from './helpers/points.js';
 import { createIndexer, type ReorgEvent } from '../src/indexer/indexer.js';
@@ -15,7 +15,7 @@ import { IndexerSession } from '../src/storage/postgres/backfill-ranges.js';
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const A = '0x000000000000000000000000000000000000aaaa';
 const B = '0x000000000000000000000000000000000000bbbb';
-const send = (url: string, to: string, value: number) => rpc<string>(url, 'eth_sendTransaction', [{ from: FROM, to, value: `0x${value.toString(16)}` }]);
+const send = (url: string, to: string, value: number) => sendMined(url, { from: FROM, to, value: `0x${value.toString(16)}` });
 
 async function waitUntil(what: string, fn: () => boolean | Promise<boolean>, ms = 60_000, state?: () => Promise<unknown>): Promise<void> {
   const until = Date.now() + ms;

@@ -24,3 +24,14 @@ export async function minedIn(url: string, hash: string, timeoutMs = 10_000): Pr
     await new Promise((res) => setTimeout(res, 25));
   }
 }
+
+/**
+ * eth_sendTransaction, then waits until it is mined: a snapshot or revert right after a bare send
+ * can land before the block, so the branch the test means is one block short (a CI run
+ * snapshotted at block 2 instead of 3, and waited for a height the node never reached).
+ */
+export async function sendMined(url: string, tx: Record<string, unknown>): Promise<string> {
+  const hash = await rpc<string>(url, 'eth_sendTransaction', [tx]);
+  await minedIn(url, hash);
+  return hash;
+}
