@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { SummaryBuilder, decodeBlockBundle } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
+import { PointSink } from '../src/chain/point-rows.js';
 import { TABLE_NAMES, type TableName } from '../src/chain/clickhouse-rows.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from '../src/chain/wire.js';
 import type { IngestPool } from '../src/indexer/pool.js';
@@ -63,8 +64,9 @@ export function parseOnly(store: ResponseStore, keys: string[], passes: number):
 
 /**
  * Decode + encode alone, one thread: per range of `batchBlocks` blocks the responses are parsed
- * first (not timed), then grouping the traces, decodeBlockBundle into a TableWriter and the final
- * table buffers are timed, as the worker does them. Median of `passes` passes.
+ * first (not timed), then grouping the traces, decodeBlockBundle into a TableWriter (with the
+ * point rows built beside it) and the final table buffers and point rows are timed, as the worker
+ * does them. Median of `passes` passes.
  */
 export function decodeOnly(store: ResponseStore, variant: Variant, batchBlocks: number, passes: number): { seconds: number; all: number[] } {
   const all: number[] = [];
@@ -83,14 +85,16 @@ export function decodeOnly(store: ResponseStore, variant: Variant, batchBlocks: 
       }
       const t = performance.now();
       const writer = new TableWriter();
+      const sink = new PointSink(writer);
       const summary = new SummaryBuilder();
       for (let i = 0; i < parsed.length; i++) {
         const x = parsed[i]!;
         const n = from + i;
         const traces = n === 0 ? { format: mode, txs: [] } : groupTraces(mode, x.traces, x.block.transactions.length, n);
-        decodeBlockBundle({ block: x.block, receipts: x.receipts, traces: traces as never }, writer, summary);
+        decodeBlockBundle({ block: x.block, receipts: x.receipts, traces: traces as never }, sink, summary);
       }
       writer.toBuffers();
+      sink.points.build();
       summary.build();
       ms += performance.now() - t;
     }

@@ -13,7 +13,7 @@ import { PointReader, PointWriter, type Schema } from './point-codec.js';
  * the page shows: the top-level frame's output when it reverted, and whether a frame below the
  * top level failed.
  */
-export const TX_SCHEMA: Schema = [
+const TX_FIELDS: Schema = [
   ['transaction_index', 'int'],
   ['from', 'str'],
   ['to', 'str'],
@@ -38,14 +38,13 @@ export const TX_SCHEMA: Schema = [
   ['log_count', 'int'],
   ['token_transfer_count', 'int'],
   ['internal_count', 'int'],
-  ['revert_output', 'str'],
-  ['failed_inner', 'int'],
 ];
+export const TX_SCHEMA: Schema = [...TX_FIELDS, ['revert_output', 'str'], ['failed_inner', 'int']];
 
 /** How many of a transaction's token transfers its row carries (what its page shows). */
 export const TX_TRANSFERS = 10;
 /** A token transfer in its transaction's row: TokenTransferRead but what the transaction gives. */
-const TRANSFER_SCHEMA: Schema = [
+const TRANSFER_FIELDS: Schema = [
   ['log_index', 'int'],
   ['batch_index', 'int'],
   ['token_address', 'str'],
@@ -56,13 +55,13 @@ const TRANSFER_SCHEMA: Schema = [
   ['token_id', 'decN'],
   ['kind', 'str'],
   ['method_id', 'str'],
-  ['batch_size', 'int'],
 ];
+const TRANSFER_SCHEMA: Schema = [...TRANSFER_FIELDS, ['batch_size', 'int']];
 /** What a transfer in a transaction's row is built from (token_transfers' fields). */
 export type TransferSource = Pick<TokenTransferRow, 'block_number' | 'transaction_index' | 'log_index' | 'token_type'> & Record<string, unknown>;
 
 /** A block's row: the API's BlockRead but its number and hash (columns), with its listed internal transactions' count. */
-export const BLOCK_SCHEMA: Schema = [
+const BLOCK_FIELDS: Schema = [
   ['parent_hash', 'str'],
   ['ts', 'int'],
   ['miner', 'str'],
@@ -78,8 +77,8 @@ export const BLOCK_SCHEMA: Schema = [
   ['withdrawal_count', 'int'],
   ['burnt_fees', 'dec'],
   ['priority_fees', 'dec'],
-  ['internal_count', 'int'],
 ];
+export const BLOCK_SCHEMA: Schema = [...BLOCK_FIELDS, ['internal_count', 'int']];
 const REWARD_SCHEMA: Schema = [
   ['address_type', 'str'],
   ['address', 'str'],
@@ -116,6 +115,12 @@ interface FrameFacts {
   failedInner: boolean;
 }
 
+/**
+ * A (block, index) pair as one number, the builder's map key (a string key cost more than the
+ * row's encoding): indexes within a block stay below 2^20, heights below 2^33.
+ */
+const key = (block: number | string, index: number | string) => Number(block) * 0x100000 + Number(index);
+
 /** A bytea element of an array literal from bare hex (no 0x). */
 const byteaLiteral = (hex: string) => `"\\\\x${hex}"`;
 
@@ -123,12 +128,14 @@ const byteaLiteral = (hex: string) => `"\\\\x${hex}"`;
 export class PointBuilder {
   private readonly blocks: BlockSource[] = [];
   private readonly txs: TxSource[] = [];
-  private readonly frames = new Map<string, FrameFacts>();
-  private readonly listed = new Map<string, number>();
-  private readonly rewards = new Map<string, RewardSource[]>();
-  /** The first TX_TRANSFERS token transfers of each transaction, and the items of each ERC-1155 log. */
-  private readonly transfers = new Map<string, TransferSource[]>();
-  private readonly logItems = new Map<string, number>();
+  /** By key(block, transaction index). */
+  private readonly frames = new Map<number, FrameFacts>();
+  /** By block number. */
+  private readonly listed = new Map<number, number>();
+  private readonly rewards = new Map<number, RewardSource[]>();
+  /** The first TX_TRANSFERS token transfers of each transaction, and the items of each ERC-1155 log (key(block, log index)). */
+  private readonly transfers = new Map<number, TransferSource[]>();
+  private readonly logItems = new Map<number, number>();
 
   block(b: BlockSource): void {
     this.blocks.push(b);
@@ -138,42 +145,42 @@ export class PointBuilder {
   }
   /** One frame of a transaction's trace (internal_transactions' fields). */
   frame(f: Pick<InternalTransactionRow, 'block_number' | 'transaction_index' | 'trace_index' | 'type' | 'output' | 'error'>): void {
-    const k = `${f.block_number}:${f.transaction_index}`;
+    const k = key(f.block_number, f.transaction_index);
     let ff = this.frames.get(k);
     if (!ff) this.frames.set(k, (ff = { failedInner: false }));
     if (f.trace_index === 0) ff.top = f.output;
     else if (f.error !== '') ff.failedInner = true;
     if (f.trace_index > 0 || f.type !== 'call') {
-      const b = String(f.block_number);
+      const b = Number(f.block_number);
       this.listed.set(b, (this.listed.get(b) ?? 0) + 1);
     }
   }
   /** A transaction's frames' facts at once (read back aggregated): its top-level frame's output, a failed frame below it. */
   frameFacts(block: number | string, index: number, top: string, failedInner: boolean): void {
-    this.frames.set(`${block}:${index}`, { top, failedInner });
+    this.frames.set(key(block, index), { top, failedInner });
   }
   /** How many of a block's frames the internal-transaction lists show (read back aggregated). */
   listedCount(block: number | string, n: number): void {
-    this.listed.set(String(block), n);
+    this.listed.set(Number(block), n);
   }
   /** One token transfer (token_transfers' fields), in (log, batch) order within its transaction. */
   transfer(t: TransferSource): void {
-    const k = `${t.block_number}:${t.transaction_index}`;
+    const k = key(t.block_number, t.transaction_index);
     const list = this.transfers.get(k);
     if (!list) this.transfers.set(k, [t]);
     else if (list.length < TX_TRANSFERS) list.push(t);
     if (t.token_type === 'ERC-1155') {
-      const l = `${t.block_number}:${t.log_index}`;
+      const l = key(t.block_number, t.log_index);
       this.logItems.set(l, (this.logItems.get(l) ?? 0) + 1);
     }
   }
   /** How many items an ERC-1155 log holds (read back aggregated). */
   logItemCount(block: number | string, logIndex: number, n: number): void {
-    this.logItems.set(`${block}:${logIndex}`, n);
+    this.logItems.set(key(block, logIndex), n);
   }
   /** One reward of a block (block_rewards' fields). */
   reward(blockNumber: number | string, r: RewardSource): void {
-    const b = String(blockNumber);
+    const b = Number(blockNumber);
     const list = this.rewards.get(b);
     if (list) list.push(r);
     else this.rewards.set(b, [r]);
@@ -186,14 +193,16 @@ export class PointBuilder {
     const bh: string[] = [];
     const br: string[] = [];
     for (const b of this.blocks) {
-      const n = String(b.number);
-      w.row(BLOCK_SCHEMA, { ...b, internal_count: this.listed.get(n) ?? 0 });
+      const n = Number(b.number);
+      // The schemas' last fields written on their own: a spread copy of each row cost more.
+      w.row(BLOCK_FIELDS, b);
+      w.uvar(this.listed.get(n) ?? 0);
       const rewards = (this.rewards.get(n) ?? []).sort(
         (x, y) => (REWARD_ORDER[x.address_type] ?? 9) - (REWARD_ORDER[y.address_type] ?? 9) || (x.address < y.address ? -1 : x.address > y.address ? 1 : 0),
       );
       w.uvar(rewards.length);
       for (const r of rewards) w.row(REWARD_SCHEMA, r as unknown as Record<string, unknown>);
-      bn.push(n);
+      bn.push(String(b.number));
       bh.push(byteaLiteral(b.hash.slice(2)));
       br.push(byteaLiteral(w.takeHex()));
     }
@@ -201,19 +210,18 @@ export class PointBuilder {
     const tb: string[] = [];
     const tr: string[] = [];
     for (const t of this.txs) {
-      const f = this.frames.get(`${t.block_number}:${t.transaction_index}`);
+      const k = key(t.block_number, t.transaction_index as number);
+      const f = this.frames.get(k);
       const top = f?.top;
-      w.row(TX_SCHEMA, {
-        ...t,
-        revert_output: t.status === 0 && top && top !== '0x' ? top : '',
-        failed_inner: f?.failedInner ? 1 : 0,
-      });
+      w.row(TX_FIELDS, t);
+      w.str(t.status === 0 && top && top !== '0x' ? top : '');
+      w.uvar(f?.failedInner ? 1 : 0);
       // Its first transfers, each with its log's item count (1 but in an ERC-1155 batch), as ClickHouse's read gives them.
-      const transfers = this.transfers.get(`${t.block_number}:${t.transaction_index}`) ?? [];
+      const transfers = this.transfers.get(k) ?? [];
       w.uvar(transfers.length);
       for (const x of transfers) {
-        const batch = x.token_type === 'ERC-1155' ? (this.logItems.get(`${x.block_number}:${x.log_index}`) ?? 1) : 1;
-        w.row(TRANSFER_SCHEMA, { ...x, batch_size: batch });
+        w.row(TRANSFER_FIELDS, x);
+        w.uvar(x.token_type === 'ERC-1155' ? (this.logItems.get(key(x.block_number, x.log_index)) ?? 1) : 1);
       }
       th.push(byteaLiteral(t.hash.slice(2)));
       tb.push(String(t.block_number));
