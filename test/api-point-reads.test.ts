@@ -77,8 +77,21 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   const paths = [
     ...txs.flatMap((x) => [`/api/v2/transactions/${x.hash}`, `/api/v2/transactions/${x.hash}/logs`, `/api/v2/transactions/${x.hash}/internal-transactions`]),
     ...blocks.flatMap((b) => [`/api/v2/blocks/${b.number}`, `/api/v2/blocks/${b.hash}`, `/api/v2/blocks/${b.number}/transactions`]),
-    ...addresses.flatMap((a) => [`/api/v2/addresses/${a}`, `/api/v2/addresses/${a}/transactions`, `/api/v2/addresses/${a}/transactions?filter=to`]),
-    ...cursors.map((c) => `/api/v2/addresses/${c.address}/transactions?block_number=${c.b}&index=${c.i}`),
+    ...addresses.flatMap((a) => [
+      `/api/v2/addresses/${a}`,
+      `/api/v2/addresses/${a}/transactions`,
+      `/api/v2/addresses/${a}/transactions?filter=to`,
+      `/api/v2/addresses/${a}/transactions?filter=from`,
+      `/api/v2/addresses/${a}/transactions?sort=block_number&order=asc`,
+    ]),
+    ...cursors.flatMap((c) => [
+      `/api/v2/addresses/${c.address}/transactions?block_number=${c.b}&index=${c.i}`,
+      `/api/v2/addresses/${c.address}/transactions?filter=to&block_number=${c.b}&index=${c.i}`,
+      `/api/v2/addresses/${c.address}/transactions?sort=block_number&order=asc&block_number=${c.b}&index=${c.i}`,
+    ]),
+    // Positions past any stored one, on both sides.
+    `/api/v2/addresses/${addresses[0]}/transactions?block_number=99999999999999999999&index=5`,
+    `/api/v2/addresses/${addresses[0]}/transactions?sort=block_number&order=asc&block_number=0&index=-1`,
     `/api/v2/transactions/${missing}`,
     `/api/v2/blocks/${missing}`,
     `/api/v2/blocks/${blocks.length + 100}`,
@@ -98,9 +111,8 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     return out;
   };
   const fromPoints = await answers(fresh());
-  // An address's transactions page: one ClickHouse query (its keys), the rows from the point rows.
-  const pageRows = chQueries.filter((q) => q.includes('FROM transactions') && q.includes('address_transactions')).length;
-  t.equal(pageRows, 0, 'no address transactions page read its rows from ClickHouse');
+  // An address's transactions pages in chain order: from the point rows alone.
+  t.equal(chQueries.filter((q) => q.includes('address_transactions')).length, 0, 'no address transactions page read ClickHouse');
   t.equal(singleQueries, 0, `no ClickHouse query for ${paths.filter(single).length} transactions, blocks and address overviews`);
   t.ok(fromPoints.filter((a) => a.startsWith('200 ')).length >= paths.length - 3, 'every stored one found');
   t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');

@@ -9,14 +9,11 @@ import { PointReader, PointWriter, type Schema } from './point-codec.js';
 
 /**
  * A transaction's row: every field of the API's TransactionRead but its hash (the key), its
- * block's number (a column), hash and time (its block's row), and two facts of its frames that
- * the page shows: the top-level frame's output when it reverted, and whether a frame below the
- * top level failed.
+ * block's number, its index, sender and receiver (columns: the address pages' index), its
+ * block's hash and time (its block's row), and two facts of its frames that the page shows: the
+ * top-level frame's output when it reverted, and whether a frame below the top level failed.
  */
 const TX_FIELDS: Schema = [
-  ['transaction_index', 'int'],
-  ['from', 'str'],
-  ['to', 'str'],
   ['nonce', 'dec'],
   ['value', 'dec'],
   ['gas', 'dec'],
@@ -87,16 +84,20 @@ const REWARD_SCHEMA: Schema = [
 /** ClickHouse's Enum8 order of block_rewards.address_type, which its reads sort by. */
 const REWARD_ORDER: Record<string, number> = { validator: 1, emission_funds: 2, uncle: 3 };
 
-/** One range's point rows as PostgreSQL array literals (bytea as \x hex), ready for unnest(). */
+/**
+ * One range's point rows as PostgreSQL array literals (bytea as \x hex, NULL for none), ready for
+ * unnest(): a transaction's columns are its hash, block, index, sender, receiver (`to`), the
+ * contract it created when that is not its `to`, and its encoded row.
+ */
 export interface PointBatch {
   blocks: { count: number; numbers: string; hashes: string; rows: string };
-  txs: { count: number; hashes: string; blocks: string; rows: string };
+  txs: { count: number; hashes: string; blocks: string; indexes: string; froms: string; tos: string; created: string; rows: string };
 }
 
 /** No rows (a range whose rows were written elsewhere). */
 export const EMPTY_POINTS: PointBatch = {
   blocks: { count: 0, numbers: '{}', hashes: '{}', rows: '{}' },
-  txs: { count: 0, hashes: '{}', blocks: '{}', rows: '{}' },
+  txs: { count: 0, hashes: '{}', blocks: '{}', indexes: '{}', froms: '{}', tos: '{}', created: '{}', rows: '{}' },
 };
 
 /** What a block's row is built from (the ClickHouse row's fields, or the API's read of them). */
@@ -123,6 +124,16 @@ const key = (block: number | string, index: number | string) => Number(block) * 
 
 /** A bytea element of an array literal from bare hex (no 0x). */
 const byteaLiteral = (hex: string) => `"\\\\x${hex}"`;
+const ADDRESS = /^0x[0-9a-f]{40}$/;
+/**
+ * An address ('0x' + 40 lower-case hex) as a bytea element, or NULL for none (''); anything else
+ * is refused (the column would not give it back as it came).
+ */
+function addressLiteral(a: string, what: string): string {
+  if (!a) return 'NULL';
+  if (!ADDRESS.test(a)) throw new Error(`point row: ${what} is not an address: ${JSON.stringify(a.slice(0, 100))}`);
+  return byteaLiteral(a.slice(2));
+}
 
 /** Builds a range's point rows from its chain rows (any order within the range). */
 export class PointBuilder {
@@ -208,6 +219,10 @@ export class PointBuilder {
     }
     const th: string[] = [];
     const tb: string[] = [];
+    const ti: string[] = [];
+    const tf: string[] = [];
+    const tt: string[] = [];
+    const tc: string[] = [];
     const tr: string[] = [];
     for (const t of this.txs) {
       const k = key(t.block_number, t.transaction_index as number);
@@ -223,8 +238,16 @@ export class PointBuilder {
         w.row(TRANSFER_FIELDS, x);
         w.uvar(x.token_type === 'ERC-1155' ? (this.logItems.get(key(x.block_number, x.log_index)) ?? 1) : 1);
       }
+      const to = (t.to as string) ?? '';
+      const created = (t.created_contract as string) ?? '';
       th.push(byteaLiteral(t.hash.slice(2)));
       tb.push(String(t.block_number));
+      ti.push(String(t.transaction_index));
+      const from = (t.from as string) ?? '';
+      if (!from) throw new Error(`point row: transaction ${t.hash} has no sender`);
+      tf.push(addressLiteral(from, `the sender of ${t.hash}`));
+      tt.push(addressLiteral(to, `the receiver of ${t.hash}`));
+      tc.push(created !== to ? addressLiteral(created, `the contract created by ${t.hash}`) : 'NULL');
       tr.push(byteaLiteral(w.takeHex()));
     }
     this.blocks.length = 0;
@@ -236,7 +259,16 @@ export class PointBuilder {
     this.logItems.clear();
     return {
       blocks: { count: bn.length, numbers: `{${bn.join(',')}}`, hashes: `{${bh.join(',')}}`, rows: `{${br.join(',')}}` },
-      txs: { count: th.length, hashes: `{${th.join(',')}}`, blocks: `{${tb.join(',')}}`, rows: `{${tr.join(',')}}` },
+      txs: {
+        count: th.length,
+        hashes: `{${th.join(',')}}`,
+        blocks: `{${tb.join(',')}}`,
+        indexes: `{${ti.join(',')}}`,
+        froms: `{${tf.join(',')}}`,
+        tos: `{${tt.join(',')}}`,
+        created: `{${tc.join(',')}}`,
+        rows: `{${tr.join(',')}}`,
+      },
     };
   }
 }

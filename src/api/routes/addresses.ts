@@ -4,7 +4,7 @@
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount, type AddressActivity } from '../../storage/clickhouse/reads/addresses.js';
 import { knownTxFacts, type ApiContext, type KnownTxFacts } from '../context.js';
-import { pointTransactions, type PointTransaction } from '../../storage/postgres/points.js';
+import { pointAddressTransactions } from '../../storage/postgres/points.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressOverviewRows, addressRow, type AddressFactRows, type AddressRow } from '../../storage/postgres/reads/addresses.js';
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
@@ -29,7 +29,7 @@ import {
 } from '../../storage/postgres/reads/tokens.js';
 import { tokenInstanceJson, tokenJson, tokenJsonOr, type TokenBalanceJson } from '../serializers/token.js';
 import { instancesJson } from './tokens.js';
-import { addressTransactionKeys, addressTransactions, type AddressTxOptions } from '../../storage/clickhouse/reads/transactions.js';
+import { addressTransactions, type AddressTxOptions } from '../../storage/clickhouse/reads/transactions.js';
 import { addressTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
 import { addressInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
@@ -89,22 +89,15 @@ async function overviewActivity(
 }
 
 /**
- * A page of an address's transactions. In chain order (the default) its keys and hashes come from
- * ClickHouse's address index and its rows from the point rows in PostgreSQL, with what they know
- * of their blocks and frames; if one of them has no point row yet (a block not committed, the
- * upgrade's fill not done), or for the value and fee orders, the rows come from ClickHouse.
+ * A page of an address's transactions. In chain order (the default) its rows come from the point
+ * rows in PostgreSQL, one index range per column naming the address, with what they know of
+ * their blocks and frames, once every stored block has its point rows (the upgrade's fill done);
+ * until then, and for the value and fee orders, from ClickHouse.
  */
 async function addressTransactionRows(ctx: ApiContext, a: string, o: AddressTxOptions): Promise<{ rows: TransactionRead[]; known?: KnownTxFacts }> {
   if (o.sort === 'block_number' && (await ctx.pointsComplete())) {
-    const keys = await addressTransactionKeys(ctx.ch, a, o);
-    const points = await pointTransactions(ctx.pg, keys.map((k) => k.hash));
-    const found: PointTransaction[] = [];
-    for (const k of keys) {
-      const p = points.get(k.hash);
-      if (!p || p.tx.block_number !== k.block_number || p.tx.transaction_index !== k.transaction_index) break;
-      found.push(p);
-    }
-    if (found.length === keys.length) return { rows: found.map((p) => p.tx), known: knownTxFacts(found) };
+    const found = await pointAddressTransactions(ctx.pg, a, { direction: o.direction, order: o.order, after: o.after, limit: o.limit });
+    return { rows: found.map((p) => p.tx), known: knownTxFacts(found) };
   }
   return { rows: await addressTransactions(ctx.ch, a, o) };
 }

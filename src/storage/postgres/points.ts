@@ -22,8 +22,8 @@ export const POINT_BACKFILL_FACT = 'point_rows_backfill';
 
 /**
  * Inserts a range's point rows (inside the caller's transaction). A transaction hash already
- * present keeps its first row: a chain can carry one twice (two pre-EIP-155 coinbase
- * transactions of Ethereum mainnet share a hash), and ClickHouse's read answers the first too.
+ * present keeps its first row: nothing stops a node from answering one hash twice, and
+ * ClickHouse's read by hash answers the first too.
  */
 export async function insertPoints(c: Queryable, batches: readonly PointBatch[]): Promise<void> {
   for (const p of batches) {
@@ -36,9 +36,10 @@ export async function insertPoints(c: Queryable, batches: readonly PointBatch[])
     }
     if (p.txs.count) {
       await c.query(
-        `INSERT INTO point_transactions (hash, block_number, data) SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bytea[])
+        `INSERT INTO point_transactions (hash, block_number, transaction_index, from_address, to_address, created_address, data)
+         SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::int[], $4::bytea[], $5::bytea[], $6::bytea[], $7::bytea[])
          ON CONFLICT DO NOTHING`,
-        [p.txs.hashes, p.txs.blocks, p.txs.rows],
+        [p.txs.hashes, p.txs.blocks, p.txs.indexes, p.txs.froms, p.txs.tos, p.txs.created, p.txs.rows],
       );
     }
   }
@@ -79,20 +80,23 @@ export interface PointTransaction {
   transfers: TokenTransferRead[];
 }
 
+/** A transaction's point row and its block's, as pointTransactionOf takes them. */
+const TX_COLS = `t.block_number::text AS block_number, t.transaction_index, t.from_address, t.to_address, t.data,
+  b.hash AS block_hash, b.data AS block_data`;
+
 /**
  * The read of a transaction's row with its block's, prepared once per connection ($1: the hash's
  * bytes); exported so that the API benchmark measures the point store alone with this very read.
  */
 export const POINT_TRANSACTION_QUERY = {
   name: 'point_transaction',
-  text: `SELECT t.block_number::text AS block_number, t.data, b.hash AS block_hash, b.data AS block_data
-         FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = $1`,
+  text: `SELECT ${TX_COLS} FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = $1`,
 } as const;
 
 /** A transaction's row with its block's, by hash (lower-case 0x + 64 hex), or null. */
 export async function pointTransaction(pg: PgStore, hash: string): Promise<PointTransaction | null> {
   if (!isHash(hash)) return null;
-  const r = await pg.pool.query<{ block_number: string; data: Buffer; block_hash: Buffer; block_data: Buffer }>({
+  const r = await pg.pool.query<PointTxRow>({
     ...POINT_TRANSACTION_QUERY,
     values: [bytes(hash)],
   });
@@ -100,7 +104,15 @@ export async function pointTransaction(pg: PgStore, hash: string): Promise<Point
   return row ? pointTransactionOf(hash, row) : null;
 }
 
-type PointTxRow = { block_number: string; data: Buffer; block_hash: Buffer; block_data: Buffer };
+type PointTxRow = {
+  block_number: string;
+  transaction_index: number;
+  from_address: Buffer;
+  to_address: Buffer | null;
+  data: Buffer;
+  block_hash: Buffer;
+  block_data: Buffer;
+};
 
 /**
  * Transactions by hash (a page's), with their blocks' rows, in one read; a hash without a point
@@ -112,8 +124,7 @@ export async function pointTransactions(pg: PgStore, hashes: readonly string[]):
   if (!list.length) return out;
   const r = await pg.pool.query<PointTxRow & { hash: Buffer }>({
     name: 'point_transactions',
-    text: `SELECT t.hash, t.block_number::text AS block_number, t.data, b.hash AS block_hash, b.data AS block_data
-           FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = ANY($1::bytea[])`,
+    text: `SELECT t.hash, ${TX_COLS} FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = ANY($1::bytea[])`,
     values: [list.map(bytes)],
   });
   for (const row of r.rows) {
@@ -131,6 +142,9 @@ function pointTransactionOf(hash: string, row: PointTxRow): PointTransaction {
     hash,
     block_hash: `0x${row.block_hash.toString('hex')}`,
     ts: b.fields.ts,
+    transaction_index: row.transaction_index,
+    from: `0x${row.from_address.toString('hex')}`,
+    to: row.to_address ? `0x${row.to_address.toString('hex')}` : '',
     ...t.fields,
   } as unknown as TransactionRead;
   const transfers = t.transfers.map(
@@ -182,4 +196,58 @@ export async function pointBlockByHash(pg: PgStore, hash: string): Promise<Point
     values: [bytes(hash)],
   });
   return pointBlock(r.rows[0]);
+}
+
+/** Which of an address's transactions a page lists (Blockscout's `filter`): sent, received (or created), or both. */
+export type PointDirection = 'from' | 'to' | null;
+
+const I64_MAX = (1n << 63n) - 1n;
+const clampTo = (v: bigint, lo: bigint, hi: bigint) => (v < lo ? lo : v > hi ? hi : v);
+
+/**
+ * The SQL of an address's transactions page in chain order: one index range per column that
+ * names the address (sender, receiver, created contract), merged, a transaction once (a
+ * transfer to oneself is in two ranges), with its block's row. $1 the address's bytes, ($2, $3)
+ * the position after which the page starts, $4 the page's size. Prepared once per variant.
+ */
+function addressPageQuery(direction: PointDirection, order: 'asc' | 'desc'): { name: string; text: string } {
+  const cols = direction === 'from' ? ['from_address'] : direction === 'to' ? ['to_address', 'created_address'] : ['from_address', 'to_address', 'created_address'];
+  const cmp = order === 'asc' ? '>' : '<';
+  const dir = order === 'asc' ? 'ASC' : 'DESC';
+  const ranges = cols.map(
+    (c) => `(SELECT hash, block_number, transaction_index, from_address, to_address, data FROM point_transactions
+       WHERE ${c} = $1 AND (block_number, transaction_index) ${cmp} ($2::bigint, $3::bigint)
+       ORDER BY block_number ${dir}, transaction_index ${dir} LIMIT $4)`,
+  );
+  return {
+    name: `point_address_txs_${direction ?? 'all'}_${order}`,
+    text: `SELECT t.hash, ${TX_COLS}
+           FROM (SELECT DISTINCT ON (block_number, transaction_index) * FROM (${ranges.join(' UNION ALL ')}) u
+                 ORDER BY block_number ${dir}, transaction_index ${dir} LIMIT $4) t
+           JOIN point_blocks b ON b.number = t.block_number
+           ORDER BY t.block_number ${dir}, t.transaction_index ${dir}`,
+  };
+}
+
+/**
+ * A page of an address's transactions in chain order from the point rows, as ClickHouse's
+ * address_transactions orders them (rows after `after`, or from the newest/oldest). Only
+ * complete when every stored block has its point rows (the caller checks).
+ */
+export async function pointAddressTransactions(
+  pg: PgStore,
+  address: string,
+  o: { direction: PointDirection; order: 'asc' | 'desc'; after?: { block: bigint; index: bigint }; limit: number },
+): Promise<PointTransaction[]> {
+  // From the newest (oldest) when there is no position: past every row in that order.
+  const [b, i] = o.after
+    ? [clampTo(o.after.block, -1n, I64_MAX), clampTo(o.after.index, -2n, 1n << 31n)]
+    : o.order === 'asc'
+      ? [-1n, -1n]
+      : [I64_MAX, 1n << 31n];
+  const r = await pg.pool.query<PointTxRow & { hash: Buffer }>({
+    ...addressPageQuery(o.direction, o.order),
+    values: [bytes(address), b.toString(), i.toString(), o.limit],
+  });
+  return r.rows.map((row) => pointTransactionOf(`0x${row.hash.toString('hex')}`, row));
 }

@@ -112,32 +112,6 @@ export interface AddressTxOptions {
 const U256_MAX = (1n << 256n) - 1n;
 
 /**
- * The keys and hashes of an address's transactions in chain order (one key range of
- * address_transactions): a page's rows are then read by hash from the point rows.
- */
-export async function addressTransactionKeys(
-  ch: ClickHouseStore,
-  address: string,
-  o: Pick<AddressTxOptions, 'direction' | 'order' | 'after' | 'limit'>,
-): Promise<{ block_number: string; transaction_index: number; hash: string }[]> {
-  const dir = o.order === 'asc' ? 'ASC' : 'DESC';
-  const cmp = o.order === 'asc' ? '>' : '<';
-  const params: Record<string, unknown> = { a: address, limit: o.limit };
-  if (o.after) {
-    params.cb = clampU64(o.after.block);
-    params.ci = clampIdx(o.after.index);
-  }
-  const keyBound = `(block_number ${cmp} {cb:UInt64} OR (block_number = {cb:UInt64} AND transaction_index ${cmp} {ci:Int64}))`;
-  // One row per address and transaction (a transaction to oneself is one row, sent and received).
-  return ch.query(
-    `SELECT block_number, transaction_index, hash FROM address_transactions
-     WHERE address = {a:String}${directionSql(o.direction)}${o.after ? ` AND ${keyBound}` : ''}
-     ORDER BY block_number ${dir}, transaction_index ${dir} LIMIT {limit:UInt32}`,
-    params,
-  );
-}
-
-/**
  * Transactions an address sent, received or created. Chain order reads one key range of
  * address_transactions; value/fee order has to look at all of the address's transactions.
  */
