@@ -144,6 +144,26 @@ export class PointReader {
     return this.at >= this.buf.length;
   }
 
+  /**
+   * An unsigned LEB128 less `minus` as a decimal string (null for a 0 that stands for null): up to
+   * 7 bytes (49 bits) as a number, longer ones through BigInt.
+   */
+  private decimal(minus: 0 | 1): string | null {
+    const start = this.at;
+    let out = 0;
+    let mul = 1;
+    for (let i = 0; i < 7; i++) {
+      if (this.at >= this.buf.length) throw new RangeError('point row: truncated');
+      const b = this.buf[this.at++]!;
+      out += (b & 0x7f) * mul;
+      if (b < 0x80) return minus && out === 0 ? null : String(out - minus);
+      mul *= 128;
+    }
+    this.at = start;
+    const v = this.uvarBig();
+    return minus && v === 0n ? null : (v - BigInt(minus)).toString();
+  }
+
   uvarBig(): bigint {
     let out = 0n;
     let shift = 0n;
@@ -180,11 +200,9 @@ export class PointReader {
   field(kind: FieldKind): unknown {
     switch (kind) {
       case 'dec':
-        return this.uvarBig().toString();
-      case 'decN': {
-        const v = this.uvarBig();
-        return v === 0n ? null : (v - 1n).toString();
-      }
+        return this.decimal(0);
+      case 'decN':
+        return this.decimal(1);
       case 'int':
         return this.uvar();
       case 'intN': {

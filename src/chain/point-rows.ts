@@ -36,7 +36,8 @@ const TX_FIELDS: Schema = [
   ['token_transfer_count', 'int'],
   ['internal_count', 'int'],
 ];
-export const TX_SCHEMA: Schema = [...TX_FIELDS, ['revert_output', 'str'], ['failed_inner', 'int']];
+// The row: TX_FIELDS, then the revert output (str) and whether an inner frame failed (int), then
+// its transfers' count and each transfer (TRANSFER_SCHEMA).
 
 /** How many of a transaction's token transfers its row carries (what its page shows). */
 export const TX_TRANSFERS = 10;
@@ -75,7 +76,8 @@ const BLOCK_FIELDS: Schema = [
   ['burnt_fees', 'dec'],
   ['priority_fees', 'dec'],
 ];
-export const BLOCK_SCHEMA: Schema = [...BLOCK_FIELDS, ['internal_count', 'int']];
+// The row: BLOCK_FIELDS, then its listed internal transactions' count (int), its rewards' count
+// and each reward (REWARD_SCHEMA).
 const REWARD_SCHEMA: Schema = [
   ['address_type', 'str'],
   ['address', 'str'],
@@ -312,13 +314,15 @@ export interface DecodedTx {
   transfers: Record<string, unknown>[];
 }
 
-export function decodeTxRow(row: Uint8Array): DecodedTx {
+/**
+ * A transaction's row, its fields written into `into` (the read object the caller started: no
+ * copy of them, and no property deleted afterwards, which would slow every later access).
+ */
+export function decodeTxRow(row: Uint8Array, into: Record<string, unknown> = {}): DecodedTx {
   const r = new PointReader(row);
-  const fields = r.row<Record<string, unknown>>(TX_SCHEMA, {});
-  const revertOutput = fields.revert_output as string;
-  const failedInner = fields.failed_inner === 1;
-  delete fields.revert_output;
-  delete fields.failed_inner;
+  const fields = r.row<Record<string, unknown>>(TX_FIELDS, into);
+  const revertOutput = r.field('str') as string;
+  const failedInner = r.field('int') === 1;
   const n = r.uvar();
   const transfers: Record<string, unknown>[] = [];
   for (let i = 0; i < n; i++) transfers.push(r.row<Record<string, unknown>>(TRANSFER_SCHEMA, {}));
@@ -331,11 +335,11 @@ export interface DecodedBlock {
   rewards: RewardSource[];
 }
 
-export function decodeBlockRow(row: Uint8Array): DecodedBlock {
+/** A block's row, its fields written into `into` (as decodeTxRow). */
+export function decodeBlockRow(row: Uint8Array, into: Record<string, unknown> = {}): DecodedBlock {
   const r = new PointReader(row);
-  const fields = r.row<Record<string, unknown>>(BLOCK_SCHEMA, {});
-  const internalCount = fields.internal_count as number;
-  delete fields.internal_count;
+  const fields = r.row<Record<string, unknown>>(BLOCK_FIELDS, into);
+  const internalCount = r.field('int') as number;
   const n = r.uvar();
   const rewards: RewardSource[] = [];
   for (let i = 0; i < n; i++) rewards.push(r.row<RewardSource>(REWARD_SCHEMA, {}));

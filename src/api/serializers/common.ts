@@ -16,9 +16,15 @@ export function checksum(address: string): string {
   return c;
 }
 
-/** Unix seconds → "2022-10-10T14:34:30.000000Z". */
+let lastSeconds = NaN;
+let lastIso = '';
+/** Unix seconds → "2022-10-10T14:34:30.000000Z" (the last one kept: a page's rows mostly share their block's time). */
 export function isoTimestamp(seconds: number): string {
-  return isoDate(new Date(seconds * 1000));
+  if (seconds !== lastSeconds) {
+    lastIso = isoDate(new Date(seconds * 1000));
+    lastSeconds = seconds;
+  }
+  return lastIso;
 }
 
 /** A Date → Blockscout's ISO-8601 UTC with 6 fractional digits ("2022-10-10T14:34:30.123000Z"). */

@@ -127,26 +127,37 @@ export async function pointTransactions(pg: PgStore, hashes: readonly string[]):
     text: `SELECT t.hash, ${TX_COLS} FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = ANY($1::bytea[])`,
     values: [list.map(bytes)],
   });
+  const blocks: BlockFacts = new Map();
   for (const row of r.rows) {
     const h = `0x${row.hash.toString('hex')}`;
-    out.set(h, pointTransactionOf(h, row));
+    out.set(h, pointTransactionOf(h, row, blocks));
   }
   return out;
 }
 
-function pointTransactionOf(hash: string, row: PointTxRow): PointTransaction {
-  const t = decodeTxRow(row.data);
-  const b = decodeBlockRow(row.block_data);
-  const tx = {
+/** A block row's time and base fee, decoded once per block of a page (by its number). */
+type BlockFacts = Map<string, { hash: string; ts: unknown; baseFee: string | null }>;
+
+function pointTransactionOf(hash: string, row: PointTxRow, blocks: BlockFacts = new Map()): PointTransaction {
+  let b = blocks.get(row.block_number);
+  if (!b) {
+    const d = decodeBlockRow(row.block_data).fields;
+    b = { hash: `0x${row.block_hash.toString('hex')}`, ts: d.ts, baseFee: d.base_fee_per_gas as string | null };
+    blocks.set(row.block_number, b);
+  }
+  // The read object's own fields first, then the row's decoded into it (the serialisers name
+  // each field, so their order is not ClickHouse's).
+  const into: Record<string, unknown> = {
     block_number: row.block_number,
     hash,
-    block_hash: `0x${row.block_hash.toString('hex')}`,
-    ts: b.fields.ts,
+    block_hash: b.hash,
+    ts: b.ts,
     transaction_index: row.transaction_index,
     from: `0x${row.from_address.toString('hex')}`,
     to: row.to_address ? `0x${row.to_address.toString('hex')}` : '',
-    ...t.fields,
-  } as unknown as TransactionRead;
+  };
+  const t = decodeTxRow(row.data, into);
+  const tx = into as unknown as TransactionRead;
   const transfers = t.transfers.map(
     (x) =>
       ({
@@ -160,7 +171,7 @@ function pointTransactionOf(hash: string, row: PointTxRow): PointTransaction {
         ...x,
       }) as TokenTransferRead,
   );
-  return { tx, baseFee: b.fields.base_fee_per_gas as string | null, revertOutput: t.revertOutput, failedInner: t.failedInner, transfers };
+  return { tx, baseFee: b.baseFee, revertOutput: t.revertOutput, failedInner: t.failedInner, transfers };
 }
 
 /** A block as the API reads it, with its listed internal transactions' count and its rewards. */
@@ -249,5 +260,6 @@ export async function pointAddressTransactions(
     ...addressPageQuery(o.direction, o.order),
     values: [bytes(address), b.toString(), i.toString(), o.limit],
   });
-  return r.rows.map((row) => pointTransactionOf(`0x${row.hash.toString('hex')}`, row));
+  const blocks: BlockFacts = new Map();
+  return r.rows.map((row) => pointTransactionOf(`0x${row.hash.toString('hex')}`, row, blocks));
 }
