@@ -18,7 +18,9 @@
 // (100000), BENCH_API_SECONDS (8 per scenario), BENCH_API_WARMUP (2), BENCH_API_CONNECTIONS (32:
 // the cached endpoint and the ceiling), BENCH_API_UNCACHED_CONNECTIONS (1,8: each uncached
 // scenario at each; the point store's ceiling at the highest), BENCH_API_SEED, BENCH_API_KEEP=1
-// keeps the temporary directory.
+// keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
+// indexer follows while the uncached reads are measured again; 0 skips that part),
+// BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +51,9 @@ import { CHAIN_LANE, commitBlocks, getFact, setFact } from '../src/storage/postg
 import { CpuAccount, listCpu, loadavg, machineInfo } from './sysinfo.js';
 import { TARGETS, evaluate, targetLine, type Target } from './report.js';
 import { envInt, runIfMain } from './run-main.js';
+import { buildResponseStore, saveResponseStore } from './responses.js';
+import { forkReplayServer, type ReplayServer } from './replay-server.js';
+import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
 
 function envList(name: string, def: number[]): number[] {
   const v = process.env[name];
@@ -222,6 +227,11 @@ export async function main(): Promise<number> {
   const uncachedLevels = envList('BENCH_API_UNCACHED_CONNECTIONS', [1, 8]);
   const uncachedConnections = Math.max(...uncachedLevels);
   const seed = envInt('BENCH_API_SEED', 20_241_122);
+  // Blocks the replay node shows, one per 12 s, for the reads while indexing (0: not measured):
+  // enough for every uncached scenario once more at the highest concurrency, and a margin.
+  const followDefault = Math.ceil((6 * (envInt('BENCH_API_SECONDS', 8, 1) + envInt('BENCH_API_WARMUP', 2, 0))) / 12) + 4;
+  const followBlocks = envInt('BENCH_API_FOLLOW_BLOCKS', followDefault, 0);
+  const followEveryMs = envInt('BENCH_API_FOLLOW_EVERY_MS', 12_000, 1);
   const keep = process.env.BENCH_API_KEEP === '1';
   setLogLevel('warn');
   const machine = machineInfo();
@@ -237,6 +247,8 @@ export async function main(): Promise<number> {
   let bare: BareServer | undefined;
   let gen: Generator<LoadJob, LoadResult> | undefined;
   let pointGen: Generator<PointLoadJob, PointLoadResult> | undefined;
+  let replay: (ReplayServer & { pid: number }) | undefined;
+  let indexer: Indexer | undefined;
   let failure: string | undefined;
   let firstError: string | undefined;
   const log = benchLogger((m) => (firstError ??= m));
@@ -457,22 +469,19 @@ export async function main(): Promise<number> {
         (tid, p) => (tid === process.pid ? 'api main thread' : p.comm === 'node' ? 'node helpers' : `chDB ${p.comm}`),
         (pid, p) => (pid === gen!.pid ? 'generator' : pid === bare!.pid ? 'ceiling' : pid === pointGen!.pid ? 'point lookups' : p.comm),
       );
-    const results: { sc: Scenario; res: LoadResult; cpu: string; apiCpu: number; others: number }[] = [];
-    for (const sc of expanded) {
-      if (profiles.has(sc.name)) {
-        out(`${sc.name}: ${profiles.get(sc.name)}`);
-        profiles.delete(sc.name);
-      }
+    type Measured = { sc: Scenario; res: LoadResult; cpu: string; apiCpu: number; others: number };
+    const results: Measured[] = [];
+    /** One scenario under load: its line, its CPU by thread and process, its store queries per request. */
+    const measure = async (sc: Scenario, label = sc.name): Promise<Measured> => {
       const acct = newCpuAccount();
       for (const k of Object.keys(tally) as (keyof typeof tally)[]) tally[k] = 0;
-      const res = await gen.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: seconds * 1000 });
+      const res = await gen!.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: seconds * 1000 });
       const cpu = acct.end();
       const children = cpu.children.reduce((a, [, v]) => a + v, 0);
       const others = cpu.machineBusy - cpu.process - children;
-      results.push({ sc, res, cpu: listCpu([...cpu.threads, ...cpu.children]), apiCpu: cpu.process, others });
       const bad = Object.entries(res.statuses).filter(([s]) => s !== '200');
       out(
-        `${sc.name}: ${fmt(res.rps)} req/s, p50 ${ms(res.p50ms)} ms, p99 ${ms(res.p99ms)} ms (p90 ${ms(res.p90ms)}, max ${ms(res.maxMs)}; ${fmt(res.requests)} requests, ` +
+        `${label}: ${fmt(res.rps)} req/s, p50 ${ms(res.p50ms)} ms, p99 ${ms(res.p99ms)} ms (p90 ${ms(res.p90ms)}, max ${ms(res.maxMs)}; ${fmt(res.requests)} requests, ` +
           `${sc.connections} connection${sc.connections === 1 ? '' : 's'}; ${sc.note})`,
       );
       const per = (x: number) => (tally.requests ? x / tally.requests : 0);
@@ -483,8 +492,16 @@ export async function main(): Promise<number> {
             `${per(tally.pgQueries).toFixed(1)} PostgreSQL queries (${per(tally.pgMs).toFixed(1)} ms summed)`;
       out(`  cpu s (warm-up included): ${listCpu([...cpu.threads, ...cpu.children])}; other processes ${others.toFixed(1)} of ${((res.seconds + warmup) * machine.cores).toFixed(0)} core-s${storeLine}`);
       if (bad.length || res.errors) {
-        failure ??= `${sc.name}: ${bad.map(([s, n]) => `${n} x ${s}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
+        failure ??= `${label}: ${bad.map(([s, n]) => `${n} x ${s}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
       }
+      return { sc, res, cpu: listCpu([...cpu.threads, ...cpu.children]), apiCpu: cpu.process, others };
+    };
+    for (const sc of expanded) {
+      if (profiles.has(sc.name)) {
+        out(`${sc.name}: ${profiles.get(sc.name)}`);
+        profiles.delete(sc.name);
+      }
+      results.push(await measure(sc));
     }
     // The point store's own lookup rate, the uncached reads' ceiling: the API's primary-key read
     // of a transaction with its block, from one process at the uncached scenarios' concurrency,
@@ -506,6 +523,55 @@ export async function main(): Promise<number> {
         atCeiling.map((x) => `${x.sc.name.replace(/^uncached /, '')} ${ofPoint(x.res.rps)} (${fmt(x.res.rps)} req/s)`).join(', ') +
         ` of ${fmt(point.rps)} req/s`,
     );
+
+    // 5. The uncached reads again while the indexer follows a head at mainnet pace in this process
+    //    (issue #30: the all-in-one process shares its cores with it): a replay node (own
+    //    process, bench/replay-server.ts) shows a new block of ~200 synthetic transactions with
+    //    callTracer traces every 12 s, continuing the stored chain; the indexer (its worker pool,
+    //    ClickHouse inserts, point rows and checkpoint) commits each, and the API follows its
+    //    events. The derived-data lanes are not run (their first pass over the benchmark chain
+    //    would be a catch-up, not a head's steady state).
+    const indexing: Measured[] = [];
+    let indexingNote = '';
+    if (followBlocks > 0) {
+      const [tipRow] = await st.ch.query<{ hash: string; ts: string }>('SELECT hash, toString(toUnixTimestamp(timestamp)) AS ts FROM blocks WHERE number = {n:UInt64}', { n: chain.blocks - 1 });
+      const tipN = chain.blocks - 1;
+      const followStore = buildResponseStore(
+        { blocks: followBlocks - 1, seed: seed + 4, txsPerBlock: 200, genesisTime: Number(tipRow!.ts) - 12 * tipN, start: { number: tipN + 1, parentHash: tipRow!.hash } },
+        { traces: 'callTracer' },
+      );
+      const storePath = path.join(dir, 'follow.responses');
+      saveResponseStore(followStore, storePath);
+      replay = await forkReplayServer(storePath, { pace: { from: tipN + 1, everyMs: followEveryMs } });
+      const ix = createIndexer({ ch: st.ch, pg: st.pg, rpc: { url: replay.url, variant: 'geth' }, pending: false, log: log.child('indexer') });
+      indexer = ix;
+      const detach = uncachedApp.attach(ix);
+      let blocks = 0;
+      let txsIndexed = 0;
+      ix.on('block', (e: { blocks: unknown[]; summary: { txs: number } }) => {
+        blocks += e.blocks.length;
+        txsIndexed += e.summary.txs;
+      });
+      const i0 = performance.now();
+      await ix.start();
+      await ix.waitFor(tipN + 1, 120_000);
+      out(
+        `reads while indexing: the indexer follows a replay node that shows a block of ~200 transactions (callTracer traces) every ${fmt(followEveryMs / 1000, 1)} s after block ${fmt(tipN)} ` +
+          `(pid ${replay.pid}); first block committed ${fmt((performance.now() - i0) / 1000, 1)} s after its start`,
+      );
+      for (const sc of expanded) {
+        if (sc.server !== 'uncached' || sc.connections !== uncachedConnections) continue;
+        indexing.push(await measure(sc, `${sc.name} while indexing`));
+      }
+      const head = ix.stats.head ?? 0;
+      indexingNote = `${blocks} blocks (${fmt(txsIndexed)} txs) committed while measured; indexer at ${fmt(ix.committed ?? 0)}, node head ${fmt(head)}`;
+      out(`reads while indexing: ${indexingNote}`);
+      detach();
+      await ix.stop();
+      indexer = undefined;
+      // It kept up: at most the block that came last behind the node's head, and more than the first.
+      if (blocks < 2 || head - (ix.committed ?? 0) > 1) failure ??= `reads while indexing: the indexer did not keep up (${indexingNote})`;
+    }
 
     const ceiling = results[0]!.res;
     const cached = results[1]!.res;
@@ -541,6 +607,13 @@ export async function main(): Promise<number> {
         { area: 'api', name: `${sc.name}: p99 at ${c} connections`, unit: 'ms', value: res?.p99ms ?? null, bound: want.p99Ms, kind: 'below', boundIs: 'target', note },
       );
     }
+    for (const w of indexing) {
+      const idle = results.find((x) => x.sc.name === w.sc.name && x.sc.connections === w.sc.connections)!.res;
+      targets.push(
+        { area: 'api', name: `${w.sc.name} while indexing: req/s at ${w.sc.connections} connections`, unit: 'req/s', value: w.res.rps, bound: 0.8 * idle.rps, kind: 'atLeast', boundIs: `within 20% of the idle ${fmt(idle.rps)} req/s, same run`, note: indexingNote },
+        { area: 'api', name: `${w.sc.name} while indexing: p99 at ${w.sc.connections} connections`, unit: 'ms', value: w.res.p99ms, bound: 1.2 * idle.p99ms, kind: 'below', boundIs: `within 20% of the idle ${ms(idle.p99ms)} ms, same run` },
+      );
+    }
     const evaluated = targets.map(evaluate);
     for (const e of evaluated) out(targetLine(e));
     if (firstError) failure ??= `the API logged an error: ${firstError}`;
@@ -558,6 +631,7 @@ export async function main(): Promise<number> {
           connections,
           uncachedConnections: uncachedLevels,
           scenarios: results.map(({ sc, res, apiCpu, others }) => ({ name: sc.name, connections: sc.connections, rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, statuses: res.statuses, apiCpuS: apiCpu, othersCpuS: others })),
+          whileIndexing: indexing.map(({ sc, res, apiCpu, others }) => ({ name: sc.name, connections: sc.connections, rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, apiCpuS: apiCpu, othersCpuS: others })),
           cachedOverCeiling: ratio,
           pointStore: { connections: uncachedConnections, rps: point.rps, p50ms: point.p50ms, p99ms: point.p99ms, requests: point.requests },
           targets: evaluated,
@@ -567,6 +641,8 @@ export async function main(): Promise<number> {
     failure = (e as Error).stack ?? String(e);
     process.stderr.write(`bench-api failed: ${failure}\n`);
   } finally {
+    await indexer?.stop().catch(() => undefined);
+    await replay?.close().catch(() => undefined);
     await gen?.close().catch(() => undefined);
     await pointGen?.close().catch(() => undefined);
     await bare?.close().catch(() => undefined);

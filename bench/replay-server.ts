@@ -54,11 +54,21 @@ function blockNumberParam(p: unknown, head: number): number | undefined {
   return parseInt(p, 16);
 }
 
-/** The answer to one call: result bytes, or an error object. */
-function answer(store: ResponseStore, c: Call): { result: Buffer } | { error: { code: number; message: string } } {
+/**
+ * A head that moves as a live chain's does: block `from` at once, then one more every `everyMs`
+ * (bench/api.ts's reads while the indexer follows a mainnet-pace head). Without it the whole
+ * store is there from the start.
+ */
+export interface Pace {
+  from: number;
+  everyMs: number;
+}
+
+/** The answer to one call: result bytes, or an error object. Blocks above `head` are not there yet. */
+function answer(store: ResponseStore, c: Call, head: number): { result: Buffer } | { error: { code: number; message: string } } {
   const method = c.method;
   const params = Array.isArray(c.params) ? (c.params as unknown[]) : [];
-  const head = store.head;
+  const above = (n: number) => n > head;
   switch (method) {
     case 'eth_blockNumber':
       return { result: Buffer.from(JSON.stringify('0x' + head.toString(16))) };
@@ -74,12 +84,12 @@ function answer(store: ResponseStore, c: Call): { result: Buffer } | { error: { 
       const n = blockNumberParam(params[0], head);
       if (n === undefined) return { error: { code: -32602, message: 'invalid argument 0: hex string expected' } };
       const key = blockKey(params[1] === true ? 'eth_getBlockByNumber/full' : 'eth_getBlockByNumber/hashes', n);
-      return { result: lookup(store, key) ?? NULL };
+      return { result: (above(n) ? undefined : lookup(store, key)) ?? NULL };
     }
     case 'eth_getBlockReceipts': {
       const n = blockNumberParam(params[0], head);
       if (n === undefined) return { error: { code: -32602, message: 'invalid argument 0: hex string expected' } };
-      return { result: lookup(store, blockKey('eth_getBlockReceipts', n)) ?? NULL };
+      return { result: (above(n) ? undefined : lookup(store, blockKey('eth_getBlockReceipts', n))) ?? NULL };
     }
     case 'debug_traceBlockByNumber': {
       const n = blockNumberParam(params[0], head);
@@ -87,13 +97,13 @@ function answer(store: ResponseStore, c: Call): { result: Buffer } | { error: { 
       const cfg = params[1] as { tracer?: string } | undefined;
       if (!cfg || cfg.tracer !== 'callTracer') return { error: { code: -32000, message: 'bench replay server: only the callTracer is recorded' } };
       if (n === 0) return { error: { code: -32000, message: 'genesis is not traceable' } };
-      const r = lookup(store, blockKey('debug_traceBlockByNumber', n));
+      const r = above(n) ? undefined : lookup(store, blockKey('debug_traceBlockByNumber', n));
       return r ? { result: r } : { error: { code: -32000, message: `block #${n} not found` } };
     }
     case 'trace_block': {
       const n = blockNumberParam(params[0], head);
       if (n === undefined) return { error: { code: -32602, message: 'invalid argument 0: hex string expected' } };
-      return { result: lookup(store, blockKey('trace_block', n)) ?? NULL };
+      return { result: (above(n) ? undefined : lookup(store, blockKey('trace_block', n))) ?? NULL };
     }
     // For the derived-data lanes (BENCH_DERIVED=1): every balance is 1 wei, every call returns
     // one zero word, every contract has a tiny code. Constant answers keep the server cheap.
@@ -109,7 +119,9 @@ function answer(store: ResponseStore, c: Call): { result: Buffer } | { error: { 
 }
 
 /** Starts the server in this process on 127.0.0.1 and a free port. */
-export async function startReplayServer(store: ResponseStore, port = 0): Promise<ReplayServer> {
+export async function startReplayServer(store: ResponseStore, port = 0, pace?: Pace): Promise<ReplayServer> {
+  const t0 = Date.now();
+  const headNow = () => (pace ? Math.min(store.head, pace.from + Math.floor((Date.now() - t0) / pace.everyMs)) : store.head);
   const callsPerMethod: Record<string, number> = {};
   const st = { httpRequests: 0, calls: 0, bytesOut: 0, maxConcurrent: 0 };
   let concurrent = 0;
@@ -134,7 +146,7 @@ export async function startReplayServer(store: ResponseStore, port = 0): Promise
         st.calls++;
         const m = String(c.method);
         callsPerMethod[m] = (callsPerMethod[m] ?? 0) + 1;
-        const a = answer(store, c);
+        const a = answer(store, c, headNow());
         const id = Buffer.from(JSON.stringify(c.id ?? null));
         if ('result' in a) pieces.push(PRE, id, MID_RESULT, a.result, END);
         else pieces.push(PRE, id, Buffer.from(',"error":' + JSON.stringify(a.error)), END);
@@ -202,8 +214,8 @@ const THIS_FILE = fileURLToPath(import.meta.url);
  * Runs the server in a child process (this compiled file) on the store saved at `storePath`.
  * The child exits when told to close or when this process goes away (IPC disconnect).
  */
-export async function forkReplayServer(storePath: string, opts: { timeoutMs?: number } = {}): Promise<ReplayServer & { pid: number }> {
-  const child: ChildProcess = fork(THIS_FILE, [storePath], {
+export async function forkReplayServer(storePath: string, opts: { timeoutMs?: number; pace?: Pace } = {}): Promise<ReplayServer & { pid: number }> {
+  const child: ChildProcess = fork(THIS_FILE, opts.pace ? [storePath, JSON.stringify(opts.pace)] : [storePath], {
     // No inherited --cpu-prof and the like: the server is not what is measured.
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -259,12 +271,12 @@ export async function forkReplayServer(storePath: string, opts: { timeoutMs?: nu
   };
 }
 
-async function childMain(storePath: string): Promise<void> {
+async function childMain(storePath: string, pace: Pace | undefined): Promise<void> {
   const reply = (m: FromChild) => process.send!(m);
   let server: ReplayServer;
   try {
     const store = loadResponseStore(storePath);
-    server = await startReplayServer(store);
+    server = await startReplayServer(store, 0, pace);
   } catch (e) {
     reply({ type: 'error', message: (e as Error).message });
     process.exit(1);
@@ -287,8 +299,8 @@ async function childMain(storePath: string): Promise<void> {
 if (process.send && process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const path = process.argv[2];
   if (!path) {
-    process.send({ type: 'error', message: 'usage: replay-server.js <store path>' } satisfies FromChild);
+    process.send({ type: 'error', message: 'usage: replay-server.js <store path> [pace JSON]' } satisfies FromChild);
     process.exit(2);
   }
-  void childMain(path);
+  void childMain(path, process.argv[3] ? (JSON.parse(process.argv[3]) as Pace) : undefined);
 }

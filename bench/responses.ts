@@ -80,7 +80,7 @@ export function buildResponseStore(
     offset += buf.length;
     bytesPerMethod[method] += buf.length;
   };
-  for (let n = 0; n <= chain.head; n++) {
+  for (let n = chain.first; n <= chain.head; n++) {
     const b = chain.next();
     addCounts(counts, b.counts);
     put('eth_getBlockByNumber/full', n, JSON.stringify(b.block));

@@ -147,6 +147,11 @@ export interface SynthOptions {
   txsPerBlock?: number;
   /** First block's timestamp (unix seconds); 12 s slots. */
   genesisTime?: number;
+  /**
+   * A chain that continues another (bench/api.ts's reads while indexing): its first block's
+   * number and parent hash, the chain then start..start + blocks. Default: from genesis.
+   */
+  start?: { number: number; parentHash: string };
 }
 
 export type TxKind = 'native' | 'blob' | 'erc20' | 'swap' | 'create' | 'nested';
@@ -341,7 +346,7 @@ function pickWeighted<T>(rng: Rng, table: readonly [T, number][]): T {
 /** Generates blocks 0..opts.blocks one at a time (genesis first, without transactions). */
 export class SynthChain {
   readonly rng: Rng;
-  readonly opts: Required<SynthOptions>;
+  readonly opts: Required<Omit<SynthOptions, 'start'>> & Pick<SynthOptions, 'start'>;
   private readonly eoas: string[] = [];
   private readonly tokens: string[] = [];
   private readonly proxyImpl = new Map<string, string>();
@@ -365,6 +370,10 @@ export class SynthChain {
 
   constructor(opts: SynthOptions) {
     this.opts = { seed: 20_240_601, txsPerBlock: 170, genesisTime: 1_700_000_000, ...opts };
+    if (opts.start) {
+      this.nextNumber = opts.start.number;
+      this.parentHash = opts.start.parentHash;
+    }
     const rng = (this.rng = new Rng(this.opts.seed));
     const addr = () => '0x' + rng.hex(20);
     for (let i = 0; i < 40_000; i++) this.eoas.push(addr());
@@ -387,8 +396,13 @@ export class SynthChain {
     for (const n of names) this.builders.push({ miner: addr(), extra: '0x' + Buffer.from(n).toString('hex') });
   }
 
+  /** The first block's number (0: genesis). */
+  get first(): number {
+    return this.opts.start?.number ?? 0;
+  }
+
   get head(): number {
-    return this.opts.blocks;
+    return this.first + this.opts.blocks;
   }
 
   private nonce(a: string): string {
@@ -702,7 +716,7 @@ export class SynthChain {
   /** The next block (genesis first). Throws past the head. */
   next(): SynthBlock {
     const n = this.nextNumber++;
-    if (n > this.opts.blocks) throw new RangeError(`block ${n} is beyond the synthetic head ${this.opts.blocks}`);
+    if (n > this.head) throw new RangeError(`block ${n} is beyond the synthetic head ${this.head}`);
     const r = this.rng;
     const counts = emptyCounts();
     counts.blocks = 1;

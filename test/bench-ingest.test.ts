@@ -158,6 +158,30 @@ t.test('the replay server answers single calls and batches from its bytes', asyn
   t.equal(stats.httpRequests, 2);
 });
 
+t.test('a chain that continues another, shown one block at a time (the reads while indexing)', async (t) => {
+  const parent = '0x' + 'ab'.repeat(32);
+  const store = buildResponseStore({ blocks: 2, start: { number: 500, parentHash: parent }, genesisTime: 1_000 }, { traces: 'callTracer' });
+  t.equal(store.head, 502, 'blocks 500..502');
+  const block = (n: number) => JSON.parse(lookup(store, blockKey('eth_getBlockByNumber/full', n))!.toString()) as RpcBlock;
+  t.equal(block(500).parentHash, parent, 'the first block continues the given parent');
+  t.equal(block(501).parentHash, block(500).hash, 'and the next its own');
+  t.equal(Number(block(501).timestamp), 1_000 + 12 * 501, '12 s slots from the given genesis time');
+  t.equal(lookup(store, blockKey('eth_getBlockByNumber/full', 499)), undefined, 'nothing before it');
+
+  const server = await startReplayServer(store, 0, { from: 500, everyMs: 1000 });
+  t.teardown(() => server.close());
+  const call = async (method: string, params: unknown[]) =>
+    ((await (await fetch(server.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: unknown }).result;
+  t.equal(await call('eth_blockNumber', []), '0x1f4', 'the head starts at the first block');
+  t.equal(await call('eth_getBlockByNumber', ['0x1f5', false]), null, 'the next one is not there yet');
+  t.equal(await call('eth_getBlockReceipts', ['0x1f5']), null, 'nor its receipts');
+  await new Promise((r) => setTimeout(r, 2100));
+  t.equal(await call('eth_blockNumber', []), '0x1f6', 'a block more each second');
+  t.equal((await call('eth_getBlockByNumber', ['0x1f5', false]) as { hash: string }).hash, block(501).hash, 'and it is there');
+  await new Promise((r) => setTimeout(r, 1100));
+  t.equal(await call('eth_blockNumber', []), '0x1f6', 'never past the store');
+});
+
 t.test('the ingest worker accepts the chain over the replay server, both variants', async (t) => {
   const store = buildResponseStore({ blocks: 5 });
   const server = await startReplayServer(store);
