@@ -11,6 +11,7 @@ help:
 	@echo "make bench-ingest-growth  the ingest over 300, 1,200 and 4,800 blocks (does it keep its rate?)"
 	@echo "make bench-ingest-multi  txs/s of 1 and 2 indexer processes sharing one store, beside one alone (needs Debian's postgresql)"
 	@echo "make bench-api    the API under load: cached, and uncached reads (transaction, block, address, its pages, search) beside the bare uWS and point-store ceilings"
+	@echo "                  and again while the indexer follows a mainnet-pace head in the same process"
 	@echo "                  (BENCH_API_TXS=5000000 make bench-api: the same at 5,000,000 txs, issue #30's second size)"
 	@echo "make bench-storage  bytes per transaction of every ClickHouse table and column after merges, and of PostgreSQL's point tables"
 	@echo "make ci           what CI runs (.ci/run)"

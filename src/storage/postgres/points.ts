@@ -114,27 +114,6 @@ type PointTxRow = {
   block_data: Buffer;
 };
 
-/**
- * Transactions by hash (a page's), with their blocks' rows, in one read; a hash without a point
- * row is absent from the map.
- */
-export async function pointTransactions(pg: PgStore, hashes: readonly string[]): Promise<Map<string, PointTransaction>> {
-  const list = [...new Set(hashes.filter(isHash))];
-  const out = new Map<string, PointTransaction>();
-  if (!list.length) return out;
-  const r = await pg.pool.query<PointTxRow & { hash: Buffer }>({
-    name: 'point_transactions',
-    text: `SELECT t.hash, ${TX_COLS} FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = ANY($1::bytea[])`,
-    values: [list.map(bytes)],
-  });
-  const blocks: BlockFacts = new Map();
-  for (const row of r.rows) {
-    const h = `0x${row.hash.toString('hex')}`;
-    out.set(h, pointTransactionOf(h, row, blocks));
-  }
-  return out;
-}
-
 /** A block row's time and base fee, decoded once per block of a page (by its number). */
 type BlockFacts = Map<string, { hash: string; ts: unknown; baseFee: string | null }>;
 
