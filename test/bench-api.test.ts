@@ -126,7 +126,7 @@ t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
     /^reads while indexing: the indexer follows a replay node .* every 0\.4 s after block [\d,]+ /m,
     new RegExp(`^uncached transaction while indexing: ${fig}`, 'm'),
     new RegExp(`^uncached address transactions page while indexing: ${fig}`, 'm'),
-    /^reads while indexing: [2-4] blocks \([\d,]+ txs\) committed while measured; indexer at [\d,]+, node head [\d,]+$/m,
+    /^reads while indexing: [2-4] blocks \([\d,]+ txs\) committed while measured; indexer at [\d,]+, node head [\d,]+, accounting lane at [\d,]+$/m,
     /^target api: uncached transaction while indexing: req\/s at 2 connections: [\d,]+ req\/s >= [\d,]+ req\/s \(within 20% of the idle [\d,]+ req\/s, same run/m,
     // Issue #30's read targets are at 8 connections: run at 1 and 2 they are not measured, and say why.
     /^target api: uncached transaction: p99 at 8 connections: n\/a ms < 20\.0 ms .*: NOT MEASURED \[not run at 8 connections/m,
