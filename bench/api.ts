@@ -227,10 +227,6 @@ export async function main(): Promise<number> {
   const uncachedLevels = envList('BENCH_API_UNCACHED_CONNECTIONS', [1, 8]);
   const uncachedConnections = Math.max(...uncachedLevels);
   const seed = envInt('BENCH_API_SEED', 20_241_122);
-  // Blocks the replay node shows, one per 12 s, for the reads while indexing (0: not measured):
-  // enough for every uncached scenario once more at the highest concurrency, and a margin.
-  const followDefault = Math.ceil((6 * (envInt('BENCH_API_SECONDS', 8, 1) + envInt('BENCH_API_WARMUP', 2, 0))) / 12) + 4;
-  const followBlocks = envInt('BENCH_API_FOLLOW_BLOCKS', followDefault, 0);
   const followEveryMs = envInt('BENCH_API_FOLLOW_EVERY_MS', 12_000, 1);
   const keep = process.env.BENCH_API_KEEP === '1';
   setLogLevel('warn');
@@ -535,6 +531,9 @@ export async function main(): Promise<number> {
     //    would be a catch-up, not a head's steady state).
     const indexing: Measured[] = [];
     let indexingNote = '';
+    const again = expanded.filter((sc) => sc.server === 'uncached' && sc.connections === uncachedConnections);
+    // Blocks the replay node shows (0: not measured): enough for each of them once more, and a margin.
+    const followBlocks = envInt('BENCH_API_FOLLOW_BLOCKS', Math.ceil((again.length * (seconds + warmup) * 1000) / followEveryMs) + 4, 0);
     if (followBlocks > 0) {
       const [tipRow] = await st.ch.query<{ hash: string; ts: string }>('SELECT hash, toString(toUnixTimestamp(timestamp)) AS ts FROM blocks WHERE number = {n:UInt64}', { n: chain.blocks - 1 });
       const tipN = chain.blocks - 1;
@@ -567,10 +566,7 @@ export async function main(): Promise<number> {
         `reads while indexing: the indexer follows a replay node that shows a block of ~200 transactions (callTracer traces) every ${fmt(followEveryMs / 1000, 1)} s after block ${fmt(tipN)} ` +
           `(pid ${replay.pid}), the accounting lane applying each block after it; first block committed ${fmt((performance.now() - i0) / 1000, 1)} s after its start`,
       );
-      for (const sc of expanded) {
-        if (sc.server !== 'uncached' || sc.connections !== uncachedConnections) continue;
-        indexing.push(await measure(sc, `${sc.name} while indexing`));
-      }
+      for (const sc of again) indexing.push(await measure(sc, `${sc.name} while indexing`));
       const head = ix.stats.head ?? 0;
       const [laneAt] = await st.pg.query<{ n: string }>(`SELECT block_number::text AS n FROM derived_cursors WHERE lane = 'accounting'`);
       indexingNote =

@@ -84,13 +84,11 @@ export class PointWriter {
       }
       this.at = start; // not hex after all: text
     }
-    {
-      const n = Buffer.byteLength(s);
-      this.uvar(n * 2 + 1);
-      this.room(n);
-      this.buf.write(s, this.at, 'utf8');
-      this.at += n;
-    }
+    const n = Buffer.byteLength(s);
+    this.uvar(n * 2 + 1);
+    this.room(n);
+    this.buf.write(s, this.at, 'utf8');
+    this.at += n;
   }
 
   field(kind: FieldKind, v: unknown, name: string): void {
