@@ -81,8 +81,10 @@ export interface PointTransaction {
 }
 
 /** A transaction's point row and its block's, as pointTransactionOf takes them. */
-const TX_COLS = `t.block_number::text AS block_number, t.transaction_index, t.from_address, t.to_address, t.data,
-  b.hash AS block_hash, b.data AS block_data`;
+// Hashes and addresses come as hex text (encode): what the API shows, without node-pg parsing
+// bytea's hex into bytes and the API writing them back as hex (~6% of a page's API CPU).
+const TX_COLS = `t.block_number::text AS block_number, t.transaction_index, encode(t.from_address, 'hex') AS from_address,
+  encode(t.to_address, 'hex') AS to_address, t.data, encode(b.hash, 'hex') AS block_hash, b.data AS block_data`;
 
 /**
  * The read of a transaction's row with its block's, prepared once per connection ($1: the hash's
@@ -107,11 +109,13 @@ export async function pointTransaction(pg: PgStore, hash: string): Promise<Point
 type PointTxRow = {
   block_number: string;
   transaction_index: number;
-  from_address: Buffer;
-  to_address: Buffer | null;
+  /** Hex, no 0x. */
+  from_address: string;
+  to_address: string | null;
   data: Buffer;
-  block_hash: Buffer;
-  block_data: Buffer;
+  /** Null on a page's later rows of the same block. */
+  block_hash: string | null;
+  block_data: Buffer | null;
 };
 
 /** A block row's time and base fee, decoded once per block of a page (by its number). */
@@ -120,8 +124,10 @@ type BlockFacts = Map<string, { hash: string; ts: unknown; baseFee: string | nul
 function pointTransactionOf(hash: string, row: PointTxRow, blocks: BlockFacts = new Map()): PointTransaction {
   let b = blocks.get(row.block_number);
   if (!b) {
+    // A page's later rows of a block come without its row (addressPageQuery).
+    if (!row.block_data || !row.block_hash) throw new Error(`point row of block ${row.block_number} read without its block`);
     const d = decodeBlockRow(row.block_data).fields;
-    b = { hash: `0x${row.block_hash.toString('hex')}`, ts: d.ts, baseFee: d.base_fee_per_gas as string | null };
+    b = { hash: `0x${row.block_hash}`, ts: d.ts, baseFee: d.base_fee_per_gas as string | null };
     blocks.set(row.block_number, b);
   }
   // The read object's own fields first, then the row's decoded into it (the serialisers name
@@ -132,8 +138,8 @@ function pointTransactionOf(hash: string, row: PointTxRow, blocks: BlockFacts = 
     block_hash: b.hash,
     ts: b.ts,
     transaction_index: row.transaction_index,
-    from: `0x${row.from_address.toString('hex')}`,
-    to: row.to_address ? `0x${row.to_address.toString('hex')}` : '',
+    from: `0x${row.from_address}`,
+    to: row.to_address === null ? '' : `0x${row.to_address}`,
   };
   const t = decodeTxRow(row.data, into);
   const tx = into as unknown as TransactionRead;
@@ -211,10 +217,16 @@ function addressPageQuery(direction: PointDirection, order: 'asc' | 'desc'): { n
   );
   return {
     name: `point_address_txs_${direction ?? 'all'}_${order}`,
-    text: `SELECT t.hash, ${TX_COLS}
+    // A block's hash and row only on its first transaction of the page: the rest of its rows
+    // would carry the same bytes, as hex text that node-pg parses for each.
+    text: `SELECT encode(t.hash, 'hex') AS hash, t.block_number::text AS block_number, t.transaction_index,
+             encode(t.from_address, 'hex') AS from_address, encode(t.to_address, 'hex') AS to_address, t.data,
+             CASE WHEN lag(t.block_number) OVER w = t.block_number THEN NULL ELSE encode(b.hash, 'hex') END AS block_hash,
+             CASE WHEN lag(t.block_number) OVER w = t.block_number THEN NULL ELSE b.data END AS block_data
            FROM (SELECT DISTINCT ON (block_number, transaction_index) * FROM (${ranges.join(' UNION ALL ')}) u
                  ORDER BY block_number ${dir}, transaction_index ${dir} LIMIT $4) t
            JOIN point_blocks b ON b.number = t.block_number
+           WINDOW w AS (ORDER BY t.block_number ${dir}, t.transaction_index ${dir})
            ORDER BY t.block_number ${dir}, t.transaction_index ${dir}`,
   };
 }
@@ -235,10 +247,10 @@ export async function pointAddressTransactions(
     : o.order === 'asc'
       ? [-1n, -1n]
       : [I64_MAX, 1n << 31n];
-  const r = await pg.pool.query<PointTxRow & { hash: Buffer }>({
+  const r = await pg.pool.query<PointTxRow & { hash: string }>({
     ...addressPageQuery(o.direction, o.order),
     values: [bytes(address), b.toString(), i.toString(), o.limit],
   });
   const blocks: BlockFacts = new Map();
-  return r.rows.map((row) => pointTransactionOf(`0x${row.hash.toString('hex')}`, row, blocks));
+  return r.rows.map((row) => pointTransactionOf(`0x${row.hash}`, row, blocks));
 }
