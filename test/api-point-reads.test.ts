@@ -14,6 +14,7 @@ import { createRpcClient } from '../src/rpc/client.js';
 import { getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { PointBackfill, POINT_BACKFILL_FACT } from '../src/indexer/point-backfill.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
+import { startRouteThreads } from '../src/api/route-threads.js';
 
 t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
   const api = await apiWithDerived(t);
@@ -117,6 +118,30 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.ok(fromPoints.filter((a) => a.startsWith('200 ')).length >= paths.length - 3, 'every stored one found');
   t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');
   t.equal(byHash, 0, 'no lookup by hash in ClickHouse on the point path');
+
+  // The same computed in API threads (API_THREADS): their own PostgreSQL pools, ClickHouse asked
+  // of this thread (the logs and internal transactions pages read it), the news heard in order.
+  const threads = await startRouteThreads({ count: 2, ch: counted, pgUrl: pg.url, rpcUrl: api.devnet.url, log: createLogger('threads') });
+  let offloaded = 0;
+  const threaded = createApiApp({
+    ch: counted,
+    pg,
+    log: createLogger('api'),
+    cacheMaxMb: 0,
+    rpc: node,
+    threadMinBytes: 0,
+    threads: { compute: (...a) => (offloaded++, threads.compute(...a)), tell: (n) => threads.tell(n) },
+  });
+  threaded.attach(new EventEmitter());
+  const chBefore = chQueries.length;
+  const fromThreads = await answers(threaded);
+  t.equal(offloaded, paths.length, 'every answer computed in a thread');
+  t.ok(chQueries.length > chBefore, 'their ClickHouse reads asked of the main thread');
+  t.same(fromThreads, fromPoints, `${paths.length} answers byte for byte the same from API threads`);
+  t.equal(threads.live(), 2, 'both threads live');
+  await threads.close();
+  t.equal(threads.live(), 0, 'closed');
+  t.same(await answers(threaded), fromPoints, 'with no thread live, answered on the main thread');
 
   // ClickHouse alone: no point rows, and the backfill not done (a miss then goes to ClickHouse).
   await pg.query('DELETE FROM point_transactions');

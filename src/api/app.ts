@@ -53,7 +53,40 @@ export interface ApiAppOptions extends ApiDeps {
   readyMaxLagBlocks?: number;
   /** Told of every answer: its route pattern (or kind of path), status and time (the metrics). */
   observe?: (route: string, status: number, seconds: number) => void;
+  /**
+   * API threads (src/api/route-threads.ts, API_THREADS): the public API's routes are computed
+   * there (their reads, serialisers and JSON) while this thread keeps the sockets, the cache and
+   * the rest. Unset: computed here.
+   */
+  threads?: RouteThreads;
+  /**
+   * A route's answers are computed in an API thread once they average at least this many bytes
+   * (default THREAD_MIN_BYTES; 0: every route there).
+   */
+  threadMinBytes?: number;
 }
+
+/**
+ * A thread costs a message each way and the answer's copy: worth it for the routes whose answers
+ * take long to serialise (pages of items, tens of KB), not for a single entity's 1-3 KB (measured
+ * in bench/README.md: on 2 cores, single reads computed in threads lost up to a fifth of their rate).
+ */
+export const THREAD_MIN_BYTES = 8 * 1024;
+
+/** Where a route's answer is computed off this thread (src/api/route-threads.ts). */
+export interface RouteThreads {
+  /** The answer of ROUTES' route `pattern`, or undefined when no thread can take it (computed here then). */
+  compute(pattern: string, path: Record<string, unknown>, query: Record<string, unknown>): Promise<CachedResponse> | undefined;
+  /** Tells the threads' contexts what this one is told (events, names, attachment). */
+  tell(m: ThreadNews): void;
+}
+
+/** What an API thread's context must hear as this thread's does (src/api/api-thread.ts applies it). */
+export type ThreadNews =
+  | { kind: 'attached'; attached: boolean }
+  | { kind: 'block'; createdContracts: string[] }
+  | { kind: 'reorg' | 'derived' | 'verified' | 'names' }
+  | { kind: 'icon-origin'; origin: string };
 
 export interface ApiApp {
   handle(req: ApiRequest): Promise<ApiReply>;
@@ -69,6 +102,13 @@ export interface ApiApp {
   readonly statsRouter: Router;
   /** A public-name decision was taken in this process: names are read again, cached responses go. */
   publicNamesChanged(): void;
+  /** Icons are linked under this origin when PUBLIC_URL is unset (the API's own address). */
+  setIconOrigin(origin: string): void;
+  /**
+   * The answer of one of ROUTES by its pattern and cast parameters, never cached: what an API
+   * thread computes for the app on the main thread (src/api/api-thread.ts).
+   */
+  computeRoute(pattern: string, path: Record<string, unknown>, query: Record<string, unknown>): Promise<CachedResponse>;
 }
 
 /** A stored icon's path: '<sha256>.<ext>' (src/account/icons.ts names them so). */
@@ -94,11 +134,23 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   const csv = createCsvExport(ctx, { chunkRows: opts.csvChunkRows });
   // A verification changes how every response naming the contract reads (its name, decoded
   // calls and logs, also in old blocks' cached answers): everything cached goes.
+  const threads = opts.threads;
   opts.verification?.service.on('verified', (e: { ok: boolean }) => {
     if (!e.ok) return;
     ctx.onVerified();
+    threads?.tell({ kind: 'verified' });
     cache?.clear();
   });
+  const byPattern = new Map((opts.routes ?? ROUTES).map((d) => [d.pattern, d]));
+  // The average size of each route's answers (bytes, a moving average): which go to a thread.
+  const threadMinBytes = opts.threadMinBytes ?? THREAD_MIN_BYTES;
+  const answerBytes = new Map<string, number>();
+  const inThread = (pattern: string) => threads !== undefined && (answerBytes.get(pattern) ?? Infinity) >= threadMinBytes;
+  const learn = (pattern: string, r: CachedResponse) => {
+    const was = answerBytes.get(pattern);
+    answerBytes.set(pattern, was === undefined ? r.body.length : was + (r.body.length - was) / 16);
+    return r;
+  };
   // The Etherscan-compatible API (/api?module=…): its own envelopes, on the same context and cache.
   const etherscan = createEtherscanApi({ ctx, cache, log });
 
@@ -172,9 +224,20 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     label.route = `${statsMatch ? STATS_SERVICE_PREFIX : API_PREFIX}${match.def.pattern}`;
     try {
       // A public name approved elsewhere (`explorer admin`) changes responses cached here.
-      if (await ctx.refreshPublicNames()) cache?.clear();
+      if (await ctx.refreshPublicNames()) {
+        threads?.tell({ kind: 'names' });
+        cache?.clear();
+      }
       const params = castParams(match.pathValues, match.def.path ?? {}, req.query, match.def.query ?? {});
-      const run = () => compute(match.def, params.path as Record<string, never>, params.query as Record<string, never>);
+      // A public API route with large answers in an API thread when there is one (a route is
+      // tried there until its answers' size is known; the stats service's stay here).
+      const pattern = match.def.pattern;
+      const run = async () =>
+        learn(
+          label.route,
+          await ((statsMatch || !inThread(label.route) ? undefined : threads?.compute(pattern, params.path, params.query)) ??
+            compute(match.def, params.path as Record<string, never>, params.query as Record<string, never>)),
+        );
       const key = `${statsMatch ? STATS_SERVICE_PREFIX : ''}${match.def.pattern} ${canonicalParams(params)}`;
       const r = cache ? await cache.get(key, run) : await run();
       const out = reply(r.status, r.body, head);
@@ -223,28 +286,46 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
 
   function publicNamesChanged(): void {
     ctx.onPublicNamesChanged();
+    threads?.tell({ kind: 'names' });
     cache?.clear();
+  }
+
+  function setIconOrigin(origin: string): void {
+    ctx.setIconOrigin(origin);
+    threads?.tell({ kind: 'icon-origin', origin });
+  }
+
+  function computeRoute(pattern: string, path: Record<string, unknown>, query: Record<string, unknown>): Promise<CachedResponse> {
+    const def = byPattern.get(pattern);
+    if (!def) return Promise.reject(new Error(`no route ${pattern}`));
+    return compute(def, path as Record<string, never>, query as Record<string, never>);
   }
 
   function attach(...sources: EventEmitter[]): () => void {
     cache?.setVolatileTtl(undefined);
     ctx.setAttached(true);
+    threads?.tell({ kind: 'attached', attached: true });
     const onBlock = (e?: { summary?: { createdContracts?: { address: string }[] } }) => {
-      ctx.onChainChange('block', (e?.summary?.createdContracts ?? []).map((c) => c.address));
+      const created = (e?.summary?.createdContracts ?? []).map((c) => c.address);
+      ctx.onChainChange('block', created);
+      threads?.tell({ kind: 'block', createdContracts: created });
       cache?.invalidate('block');
     };
     const onReorg = () => {
       ctx.onChainChange('reorg');
+      threads?.tell({ kind: 'reorg' });
       cache?.invalidate('reorg');
     };
     const onDerived = () => {
       ctx.onDerivedChange();
+      threads?.tell({ kind: 'derived' });
       cache?.invalidate('derived');
     };
     // A verification in another API process (src/bin/event-bridge.ts), as this process's own below.
     const onVerified = (e?: { ok?: boolean }) => {
       if (e?.ok === false) return;
       ctx.onVerified();
+      threads?.tell({ kind: 'verified' });
       cache?.clear();
     };
     for (const events of sources) {
@@ -262,8 +343,9 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       }
       cache?.setVolatileTtl(UNATTACHED_VOLATILE_TTL_MS);
       ctx.setAttached(false);
+      threads?.tell({ kind: 'attached', attached: false });
     };
   }
 
-  return { handle, attach, cache, ctx, router, statsRouter, publicNamesChanged };
+  return { handle, attach, cache, ctx, router, statsRouter, publicNamesChanged, setIconOrigin, computeRoute };
 }

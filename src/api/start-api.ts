@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
 import { createGateway } from './gateway.js';
+import { startRouteThreads } from './route-threads.js';
 import type { AccountLike } from './front.js';
 import { RateLimiter, clientIp } from '../ratelimit/rate-limiter.js';
 import { SharedKeyLimits } from '../ratelimit/shared-key-limits.js';
@@ -49,6 +50,11 @@ export interface ApiOptions {
   events?: EventEmitter[];
   /** The node, for current values of contract read methods (short timeout, few retries). */
   rpc?: RpcClient;
+  /**
+   * API_THREADS: worker threads computing the public API's routes (src/api/route-threads.ts);
+   * 0 computes them on the main thread. `rpcUrl`: the node those threads ask (as `rpc` does).
+   */
+  threads?: { count: number; rpcUrl?: string };
   /** PUBLIC_URL: approved icons' URLs are absolute under it (else under http://localhost:<port>). */
   publicUrl?: string;
   /** The Account API and credential checks (rate limits per key). */
@@ -112,7 +118,10 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe });
+  const threads = o.threads?.count
+    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpcUrl: o.threads.rpcUrl, publicUrl: o.publicUrl, log: o.log.child('threads') })
+    : undefined;
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe, threads });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);
@@ -175,8 +184,8 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
     socket: socket ? createSocketEndpoint({ hub: socket.hub, admitter: socket.admitter, limits: o.socket ? o.socket.limits : undefined }) : undefined,
   });
   // Without PUBLIC_URL, icons are linked where this server answers on this machine.
-  app.ctx.setIconOrigin(`http://localhost:${server.port}`);
-  o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb, websocket: socket ? '/socket/v2/websocket' : 'off' });
+  app.setIconOrigin(`http://localhost:${server.port}`);
+  o.log.info('API listening', { host: o.host, port: server.port, cache_mb: o.cacheMaxMb, threads: threads ? o.threads!.count : 0, websocket: socket ? '/socket/v2/websocket' : 'off' });
   return {
     app,
     handle,
@@ -190,6 +199,7 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
       await sharedKeys?.stop();
       socket?.feed.stop();
       await server.close();
+      await threads?.close();
       await verification?.pool.close();
     },
   };
