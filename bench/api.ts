@@ -20,7 +20,8 @@
 // scenario at each; the point store's ceiling at the highest), BENCH_API_SEED, BENCH_API_KEEP=1
 // keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
 // indexer follows while the uncached reads are measured again; 0 skips that part),
-// BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot).
+// BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot), BENCH_API_THREADS (the uncached app's API
+// threads; default the explorer's API_THREADS default).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,11 @@ import { envInt, runIfMain } from './run-main.js';
 import { buildResponseStore, saveResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
 import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
+import { startRouteThreads, type RunningRouteThreads } from '../src/api/route-threads.js';
+import { SETTINGS } from '../src/config/settings.js';
+
+/** The explorer's own API_THREADS default: the benchmark measures what an operator runs. */
+const API_THREADS_DEFAULT = Number(SETTINGS.find((d) => d.env === 'API_THREADS')!.default);
 
 function envList(name: string, def: number[]): number[] {
   const v = process.env[name];
@@ -228,6 +234,7 @@ export async function main(): Promise<number> {
   const uncachedConnections = Math.max(...uncachedLevels);
   const seed = envInt('BENCH_API_SEED', 20_241_122);
   const followEveryMs = envInt('BENCH_API_FOLLOW_EVERY_MS', 12_000, 1);
+  const apiThreads = envInt('BENCH_API_THREADS', API_THREADS_DEFAULT, 0);
   const keep = process.env.BENCH_API_KEEP === '1';
   setLogLevel('warn');
   const machine = machineInfo();
@@ -245,6 +252,9 @@ export async function main(): Promise<number> {
   let pointGen: Generator<PointLoadJob, PointLoadResult> | undefined;
   let replay: (ReplayServer & { pid: number }) | undefined;
   let indexer: Indexer | undefined;
+  let threads: RunningRouteThreads | undefined;
+  // The API threads' OS ids, for the CPU accounting (filled once they run).
+  const threadTids = new Set<number>();
   let failure: string | undefined;
   let firstError: string | undefined;
   const log = benchLogger((m) => (firstError ??= m));
@@ -333,9 +343,16 @@ export async function main(): Promise<number> {
     const events = new EventEmitter();
     const wrapped = countedStores(st);
     const cachedApp = createApiApp({ ...wrapped, log, cacheMaxMb: 256 });
-    const uncachedApp = createApiApp({ ...wrapped, log, cacheMaxMb: 0 });
+    // The uncached app with the explorer's API threads (API_THREADS); their PostgreSQL queries
+    // are their own (not in the tally), their ClickHouse reads come through `wrapped`.
+    threads = apiThreads > 0 ? await startRouteThreads({ count: apiThreads, ch: wrapped.ch, pgUrl: st.pg.url, log }) : undefined;
+    for (const tid of threads?.tids() ?? []) threadTids.add(tid);
+    const uncachedApp = createApiApp({ ...wrapped, log, cacheMaxMb: 0, threads });
+    // The same without threads: one request of each scenario is profiled alone on it (its store queries).
+    const profiledApp = createApiApp({ ...wrapped, log, cacheMaxMb: 0 });
     cachedApp.attach(events);
     uncachedApp.attach(events);
+    profiledApp.attach(events);
     const serve = async (app: ApiApp) => {
       const handle = async (req: ApiRequest) => {
         tally.requests++;
@@ -434,7 +451,7 @@ export async function main(): Promise<number> {
       if (sc.server === 'uncached') {
         trace = [];
         const t = performance.now();
-        await app.handle(apiRequest(sc.paths[CHECKED] ?? sc.paths[0]!));
+        await profiledApp.handle(apiRequest(sc.paths[CHECKED] ?? sc.paths[0]!));
         const total = performance.now() - t;
         const q = trace;
         trace = null;
@@ -456,13 +473,13 @@ export async function main(): Promise<number> {
     out(
       `load: ${seconds} s per scenario after ${warmup} s of warm-up; closed-loop keep-alive connections (one request in flight each): ` +
         `${connections} for the ceiling and the cached endpoint, ${uncachedLevels.join(' then ')} for the uncached ones; ` +
-        `generator pid ${gen.pid} (raw sockets, bench/api-load.ts), API in this process (pid ${process.pid}), ceiling in pid ${bare.pid}, ` +
+        `generator pid ${gen.pid} (raw sockets, bench/api-load.ts), API in this process (pid ${process.pid}; the uncached app with ${apiThreads} API thread${apiThreads === 1 ? '' : 's'}), ceiling in pid ${bare.pid}, ` +
         `the point store's own lookups in pid ${pointGen.pid} (bench/point-load.ts)`,
     );
 
     const newCpuAccount = () =>
       new CpuAccount(
-        (tid, p) => (tid === process.pid ? 'api main thread' : p.comm === 'node' ? 'node helpers' : `chDB ${p.comm}`),
+        (tid, p) => (tid === process.pid ? 'api main thread' : threadTids.has(tid) ? 'api threads' : p.comm === 'node' ? 'node helpers' : `chDB ${p.comm}`),
         (pid, p) => (pid === gen!.pid ? 'generator' : pid === bare!.pid ? 'ceiling' : pid === pointGen!.pid ? 'point lookups' : p.comm),
       );
     type Measured = { sc: Scenario; res: LoadResult; cpu: string; apiCpu: number; others: number };
@@ -485,7 +502,8 @@ export async function main(): Promise<number> {
         sc.server === 'bare'
           ? ''
           : `; per request: ${per(tally.chQueries).toFixed(1)} ClickHouse queries (${per(tally.chMs).toFixed(1)} ms summed), ` +
-            `${per(tally.pgQueries).toFixed(1)} PostgreSQL queries (${per(tally.pgMs).toFixed(1)} ms summed)`;
+            `${per(tally.pgQueries).toFixed(1)} PostgreSQL queries (${per(tally.pgMs).toFixed(1)} ms summed)` +
+            (sc.server === 'uncached' && threads ? " on the main thread (the API threads' own are not counted)" : '');
       out(`  cpu s (warm-up included): ${listCpu([...cpu.threads, ...cpu.children])}; other processes ${others.toFixed(1)} of ${((res.seconds + warmup) * machine.cores).toFixed(0)} core-s${storeLine}`);
       if (bad.length || res.errors) {
         failure ??= `${label}: ${bad.map(([s, n]) => `${n} x ${s}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
@@ -657,6 +675,7 @@ export async function main(): Promise<number> {
     for (const s of servers) await s.close().catch(() => undefined);
     // Requests cut short by the generator's end may still be running: let them finish first.
     for (let i = 0; inflight > 0 && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+    await threads?.close().catch(() => undefined);
     await stores?.close().catch(() => undefined);
     if (keep) process.stderr.write(`kept ${dir}\n`);
     else fs.rmSync(dir, { recursive: true, force: true });
