@@ -20,9 +20,11 @@
 // scenario at each; the point store's ceiling at the highest), BENCH_API_SEED, BENCH_API_KEEP=1
 // keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
 // indexer follows while the uncached reads are measured again; 0 skips that part),
-// BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot), BENCH_API_THREADS (the uncached app's API
+// BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot), BENCH_API_FOLLOW_PROFILE (a file for the
+// main thread's CPU profile while the indexer follows), BENCH_API_THREADS (the uncached app's API
 // threads; default the explorer's API_THREADS default).
 import fs from 'node:fs';
+import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
@@ -60,6 +62,23 @@ import { SETTINGS } from '../src/config/settings.js';
 
 /** The explorer's own API_THREADS default: the benchmark measures what an operator runs. */
 const API_THREADS_DEFAULT = Number(SETTINGS.find((d) => d.env === 'API_THREADS')!.default);
+
+/** A CPU profile of this thread from now until stop() (node:inspector, as --cpu-prof records). */
+async function startCpuProfile(): Promise<{ stop(): Promise<object> }> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => session.post(method, (e, r) => (e ? reject(e) : resolve(r as Record<string, unknown>))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    async stop() {
+      const r = await post('Profiler.stop');
+      session.disconnect();
+      return r.profile as object;
+    },
+  };
+}
 
 function envList(name: string, def: number[]): number[] {
   const v = process.env[name];
@@ -584,7 +603,12 @@ export async function main(): Promise<number> {
         `reads while indexing: the indexer follows a replay node that shows a block of ~200 transactions (callTracer traces) every ${fmt(followEveryMs / 1000, 1)} s after block ${fmt(tipN)} ` +
           `(pid ${replay.pid}), the accounting lane applying each block after it; first block committed ${fmt((performance.now() - i0) / 1000, 1)} s after its start`,
       );
+      // BENCH_API_FOLLOW_PROFILE=<file>: the main thread's CPU profile of these scenarios (what the
+      // indexer and the lane take from the reads), written for node --cpu-prof's readers.
+      const profileTo = process.env.BENCH_API_FOLLOW_PROFILE;
+      const profiler = profileTo ? await startCpuProfile() : undefined;
       for (const sc of again) indexing.push(await measure(sc, `${sc.name} while indexing`));
+      if (profiler && profileTo) fs.writeFileSync(profileTo, JSON.stringify(await profiler.stop()));
       const head = ix.stats.head ?? 0;
       const [laneAt] = await st.pg.query<{ n: string }>(`SELECT block_number::text AS n FROM derived_cursors WHERE lane = 'accounting'`);
       indexingNote =
