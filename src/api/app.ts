@@ -68,8 +68,9 @@ export interface ApiAppOptions extends ApiDeps {
 
 /**
  * A thread costs a message each way and the answer's copy: worth it for the routes whose answers
- * take long to serialise (pages of items, tens of KB), not for a single entity's 1-3 KB (measured
- * in bench/README.md: on 2 cores, single reads computed in threads lost up to a fifth of their rate).
+ * take long to serialise (pages of items, tens of KB), not for a single entity's 1-3 KB (on 2 cores,
+ * single reads computed in two threads lost up to a fifth of their rate: bench/README.md, "Issue #30,
+ * third session").
  */
 export const THREAD_MIN_BYTES = 8 * 1024;
 
