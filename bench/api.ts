@@ -272,8 +272,6 @@ export async function main(): Promise<number> {
   let replay: (ReplayServer & { pid: number }) | undefined;
   let indexer: Indexer | undefined;
   let threads: RunningRouteThreads | undefined;
-  // The API threads' OS ids, for the CPU accounting (filled once they run).
-  const threadTids = new Set<number>();
   let failure: string | undefined;
   let firstError: string | undefined;
   const log = benchLogger((m) => (firstError ??= m));
@@ -365,7 +363,6 @@ export async function main(): Promise<number> {
     // The uncached app with the explorer's API threads (API_THREADS); their PostgreSQL queries
     // are their own (not in the tally), their ClickHouse reads come through `wrapped`.
     threads = apiThreads > 0 ? await startRouteThreads({ count: apiThreads, ch: wrapped.ch, pgUrl: st.pg.url, log }) : undefined;
-    for (const tid of threads?.tids() ?? []) threadTids.add(tid);
     const uncachedApp = createApiApp({ ...wrapped, log, cacheMaxMb: 0, threads });
     // The same without threads: one request of each scenario is profiled alone on it (its store queries).
     const profiledApp = createApiApp({ ...wrapped, log, cacheMaxMb: 0 });
@@ -498,7 +495,7 @@ export async function main(): Promise<number> {
 
     const newCpuAccount = () =>
       new CpuAccount(
-        (tid, p) => (tid === process.pid ? 'api main thread' : threadTids.has(tid) ? 'api threads' : p.comm === 'node' ? 'node helpers' : `chDB ${p.comm}`),
+        (tid, p) => (tid === process.pid ? 'api main thread' : threads?.tids().includes(tid) ? 'api threads' : p.comm === 'node' ? 'node helpers' : `chDB ${p.comm}`),
         (pid, p) => (pid === gen!.pid ? 'generator' : pid === bare!.pid ? 'ceiling' : pid === pointGen!.pid ? 'point lookups' : p.comm),
       );
     type Measured = { sc: Scenario; res: LoadResult; cpu: string; apiCpu: number; others: number };

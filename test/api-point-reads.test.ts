@@ -121,7 +121,7 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
 
   // The same computed in API threads (API_THREADS): their own PostgreSQL pools, ClickHouse asked
   // of this thread (the logs and internal transactions pages read it), the news heard in order.
-  const threads = await startRouteThreads({ count: 2, ch: counted, pgUrl: pg.url, rpcUrl: api.devnet.url, log: createLogger('threads') });
+  const threads = await startRouteThreads({ count: 2, ch: counted, pgUrl: pg.url, rpc: { url: api.devnet.url, timeoutMs: 5000, maxRetries: 1 }, log: createLogger('threads') });
   let offloaded = 0;
   const threaded = createApiApp({
     ch: counted,

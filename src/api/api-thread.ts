@@ -40,8 +40,8 @@ const ch: ClickHouseStore = {
 };
 
 const pg = await openPostgres({ url: data.pgUrl, poolSize: data.pgPoolSize });
-const rpc = data.rpcUrl ? createRpcClient({ url: data.rpcUrl, timeoutMs: 5000, maxRetries: 1 }) : undefined;
-const app = createApiApp({ ch, pg, log, cacheMaxMb: 0, coin: data.coin, publicUrl: data.publicUrl, rpc });
+const rpc = data.rpc ? createRpcClient(data.rpc) : undefined;
+const app = createApiApp({ ch, pg, log, cacheMaxMb: 0, publicUrl: data.publicUrl, rpc });
 const events = new EventEmitter();
 let detach: (() => void) | undefined;
 

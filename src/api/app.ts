@@ -146,10 +146,10 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   // The average size of each route's answers (bytes, a moving average): which go to a thread.
   const threadMinBytes = opts.threadMinBytes ?? THREAD_MIN_BYTES;
   const answerBytes = new Map<string, number>();
-  const inThread = (pattern: string) => threads !== undefined && (answerBytes.get(pattern) ?? Infinity) >= threadMinBytes;
-  const learn = (pattern: string, r: CachedResponse) => {
-    const was = answerBytes.get(pattern);
-    answerBytes.set(pattern, was === undefined ? r.body.length : was + (r.body.length - was) / 16);
+  const inThread = (route: string) => threads !== undefined && (answerBytes.get(route) ?? Infinity) >= threadMinBytes;
+  const learn = (route: string, r: CachedResponse) => {
+    const was = answerBytes.get(route);
+    answerBytes.set(route, was === undefined ? r.body.length : was + (r.body.length - was) / 16);
     return r;
   };
   // The Etherscan-compatible API (/api?module=…): its own envelopes, on the same context and cache.

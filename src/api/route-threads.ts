@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { CachedResponse } from '../cache/response-cache.js';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { Logger } from '../log.js';
+import type { RpcClientOptions } from '../rpc/client.js';
 import type { RouteThreads, ThreadNews } from './app.js';
 
 // beside this file once built (build/src/api/)
@@ -21,12 +22,14 @@ export interface ApiThreadData {
   chDatabase: string;
   chEmbedded: boolean;
   chCluster?: string;
-  rpcUrl?: string;
-  coin?: string;
+  rpc?: ThreadRpc;
   publicUrl?: string;
   /** News it must start from: whether the app is attached, the icons' origin. */
   news: ThreadNews[];
 }
+
+/** How a thread's context reaches the node: plain options (they cross to the thread by copy). */
+export type ThreadRpc = Pick<RpcClientOptions, 'url' | 'timeoutMs' | 'maxRetries'>;
 
 /** Main thread -> thread. */
 export type ToThread =
@@ -50,9 +53,8 @@ export interface RouteThreadsOptions {
   /** The threads' own PostgreSQL pools: this server, this many connections each. */
   pgUrl: string;
   pgPoolSize?: number;
-  /** The node, for what the routes ask it (contract reads, code of unknown addresses). */
-  rpcUrl?: string;
-  coin?: string;
+  /** The node, for what the routes ask it (contract reads, code of unknown addresses): the main app's client options. */
+  rpc?: ThreadRpc;
   publicUrl?: string;
   log: Logger;
 }
@@ -93,8 +95,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
       chDatabase: o.ch.database,
       chEmbedded: o.ch.embedded,
       chCluster: o.ch.cluster,
-      rpcUrl: o.rpcUrl,
-      coin: o.coin,
+      rpc: o.rpc,
       publicUrl: o.publicUrl,
       news: [attached, iconOrigin].filter((n): n is ThreadNews => n !== undefined),
     };

@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { createApiApp, type ApiApp } from './app.js';
 import { startServer } from './server.js';
 import { createGateway } from './gateway.js';
-import { startRouteThreads } from './route-threads.js';
+import { startRouteThreads, type ThreadRpc } from './route-threads.js';
 import type { AccountLike } from './front.js';
 import { RateLimiter, clientIp } from '../ratelimit/rate-limiter.js';
 import { SharedKeyLimits } from '../ratelimit/shared-key-limits.js';
@@ -52,9 +52,9 @@ export interface ApiOptions {
   rpc?: RpcClient;
   /**
    * API_THREADS: worker threads computing the public API's routes (src/api/route-threads.ts);
-   * 0 computes them on the main thread. `rpcUrl`: the node those threads ask (as `rpc` does).
+   * 0 computes them on the main thread. `rpc`: the options `rpc` was made with, for the threads' own clients.
    */
-  threads?: { count: number; rpcUrl?: string };
+  threads?: { count: number; rpc?: ThreadRpc };
   /** PUBLIC_URL: approved icons' URLs are absolute under it (else under http://localhost:<port>). */
   publicUrl?: string;
   /** The Account API and credential checks (rate limits per key). */
@@ -119,7 +119,7 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
   const threads = o.threads?.count
-    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpcUrl: o.threads.rpcUrl, publicUrl: o.publicUrl, log: o.log.child('threads') })
+    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, log: o.log.child('threads') })
     : undefined;
   const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe, threads });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;

@@ -190,13 +190,14 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     life.add({ name: 'event listener', stop: () => listener.close() });
     sources = [listener];
   }
+  // Contract read methods ask the node on demand: a short timeout, no long retry chains.
+  const apiRpc = nodeUrl ? { url: nodeUrl, timeoutMs: 5000, maxRetries: 1 } : undefined;
   const api = await startApi({
     ch: stores.ch,
     pg: stores.pg,
     host: cfg.host,
     port: cfg.apiPort,
     cacheMaxMb: cfg.cacheMaxMb,
-    threads: { count: cfg.apiThreads, rpcUrl: node?.url ?? cfg.rpcUrl },
     readyMaxLagBlocks: cfg.readyMaxLagBlocks,
     log: createLogger('api'),
     events: sources,
@@ -205,10 +206,8 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     publicUrl: cfg.publicUrl,
     rateLimits: { anonymous: cfg.rateLimitAnon, key: cfg.rateLimitKey },
     maxRequestsPerClient: cfg.maxRequestsPerClient,
-    // Contract read methods ask the node on demand: a short timeout, no long retry chains.
-    rpc: (node ?? (cfg.rpcUrl ? { url: cfg.rpcUrl, variant: cfg.variant } : undefined))
-      ? createRpcClient({ url: (node?.url ?? cfg.rpcUrl)!, timeoutMs: 5000, maxRetries: 1 })
-      : undefined,
+    rpc: apiRpc && createRpcClient(apiRpc),
+    threads: { count: cfg.apiThreads, rpc: apiRpc },
     trustedProxies: cfg.trustedProxies,
     verify:
       nodeUrl && verifyChainId !== undefined

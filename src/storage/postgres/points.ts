@@ -80,11 +80,13 @@ export interface PointTransaction {
   transfers: TokenTransferRead[];
 }
 
-/** A transaction's point row and its block's, as pointTransactionOf takes them. */
-// Hashes and addresses come as hex text (encode): what the API shows, without node-pg parsing
-// bytea's hex into bytes and the API writing them back as hex (~6% of a page's API CPU).
-const TX_COLS = `t.block_number::text AS block_number, t.transaction_index, encode(t.from_address, 'hex') AS from_address,
-  encode(t.to_address, 'hex') AS to_address, t.data, encode(b.hash, 'hex') AS block_hash, b.data AS block_data`;
+/**
+ * A transaction's point row, as pointTransactionOf takes it. Hashes and addresses come as hex
+ * text (encode): what the API shows, without node-pg parsing bytea's hex into bytes and the API
+ * writing them back as hex (~6% of a page's API CPU).
+ */
+const ROW_COLS = `t.block_number::text AS block_number, t.transaction_index, encode(t.from_address, 'hex') AS from_address,
+  encode(t.to_address, 'hex') AS to_address, t.data`;
 
 /**
  * The read of a transaction's row with its block's, prepared once per connection ($1: the hash's
@@ -92,7 +94,7 @@ const TX_COLS = `t.block_number::text AS block_number, t.transaction_index, enco
  */
 export const POINT_TRANSACTION_QUERY = {
   name: 'point_transaction',
-  text: `SELECT ${TX_COLS} FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = $1`,
+  text: `SELECT ${ROW_COLS}, encode(b.hash, 'hex') AS block_hash, b.data AS block_data FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number WHERE t.hash = $1`,
 } as const;
 
 /** A transaction's row with its block's, by hash (lower-case 0x + 64 hex), or null. */
@@ -219,8 +221,7 @@ function addressPageQuery(direction: PointDirection, order: 'asc' | 'desc'): { n
     name: `point_address_txs_${direction ?? 'all'}_${order}`,
     // A block's hash and row only on its first transaction of the page: the rest of its rows
     // would carry the same bytes, as hex text that node-pg parses for each.
-    text: `SELECT encode(t.hash, 'hex') AS hash, t.block_number::text AS block_number, t.transaction_index,
-             encode(t.from_address, 'hex') AS from_address, encode(t.to_address, 'hex') AS to_address, t.data,
+    text: `SELECT encode(t.hash, 'hex') AS hash, ${ROW_COLS},
              CASE WHEN lag(t.block_number) OVER w = t.block_number THEN NULL ELSE encode(b.hash, 'hex') END AS block_hash,
              CASE WHEN lag(t.block_number) OVER w = t.block_number THEN NULL ELSE b.data END AS block_data
            FROM (SELECT DISTINCT ON (block_number, transaction_index) * FROM (${ranges.join(' UNION ALL ')}) u
