@@ -27,6 +27,8 @@ import fs from 'node:fs';
 import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { EventEmitter } from 'node:events';
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -59,6 +61,7 @@ import { forkReplayServer, type ReplayServer } from './replay-server.js';
 import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
 import { startRouteThreads, type RunningRouteThreads } from '../src/api/route-threads.js';
 import { SETTINGS } from '../src/config/settings.js';
+import { TokenSearchIndex } from '../src/api/token-search.js';
 
 /** The explorer's own API_THREADS default: the benchmark measures what an operator runs. */
 const API_THREADS_DEFAULT = Number(SETTINGS.find((d) => d.env === 'API_THREADS')!.default);
@@ -354,6 +357,26 @@ export async function main(): Promise<number> {
     const catalogue = tokenCatalogue(tokenCount, chain.tokens, seed + 1);
     await insertTokens(st, catalogue);
     out(`tokens: ${fmt(tokenCount)} in PostgreSQL (names "Adjective Noun[ Suffix]", heavy-tailed holder counts), inserted and analyzed in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    // What the API's in-memory token search (src/api/token-search.ts) costs to hold: its load
+    // alone, and the heap it keeps (after full collections on both sides).
+    {
+      v8.setFlagsFromString('--expose-gc');
+      const gc = vm.runInNewContext('gc') as () => void;
+      gc();
+      const h0 = process.memoryUsage().heapUsed;
+      const l0 = performance.now();
+      const c0 = process.cpuUsage();
+      const index = new TokenSearchIndex(st.pg);
+      await index.refresh();
+      const c = process.cpuUsage(c0);
+      const loadMs = performance.now() - l0;
+      gc();
+      const bytes = process.memoryUsage().heapUsed - h0;
+      out(
+        `token search in memory: ${fmt(index.size)} tokens loaded in ${fmt(loadMs)} ms (${fmt((c.user + c.system) / 1000)} ms of this process's CPU), ` +
+          `heap +${fmt(bytes / 2 ** 20, 1)} MiB (${fmt(bytes / Math.max(1, index.size))} bytes a token)`,
+      );
+    }
 
     // 3. The API: a cached instance (CACHE_MAX_MB 256) and an uncached one (0), both attached to
     //    an event source that stays quiet (between two blocks); uWS servers in this process.
@@ -465,6 +488,9 @@ export async function main(): Promise<number> {
         if (reply.status !== 200) throw new Error(`${p}: status ${reply.status} ${String(reply.body).slice(0, 200)}`);
       }
       if (sc.server === 'uncached') {
+        // The profiled app answers one request first: what it loads once (the token search's
+        // tokens) is not what a request costs.
+        await profiledApp.handle(apiRequest(sc.paths[0]!));
         trace = [];
         const t = performance.now();
         await profiledApp.handle(apiRequest(sc.paths[CHECKED] ?? sc.paths[0]!));

@@ -20,6 +20,8 @@ import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
 import { historyFacts, type HistoryFacts } from '../storage/partial-history.js';
 import { verifiedAbi, verifiedSince } from '../storage/postgres/verified.js';
 import { publicNamesSince } from '../storage/postgres/public-names.js';
+import { searchTokens, textIsBytes, type TokenCursor, type TokenSearchRow } from '../storage/postgres/reads/search.js';
+import { TOKEN_SEARCH_MEMORY_MAX, TokenSearchIndex, TooManyTokens } from './token-search.js';
 import { indexAbi, mergeAbis, type IndexedAbi } from '../abi/decode.js';
 import { detectProxies, type CodeKind, type ProxyFact } from './proxies.js';
 import { publicIconUrl, type ApiFacts, type PublicNameFact, type WithPublicIcon } from './serializers/address.js';
@@ -49,6 +51,8 @@ export interface ApiDeps {
   coin?: string;
   /** PUBLIC_URL: the origin icon URLs are absolute under (else setIconOrigin's, else paths). */
   publicUrl?: string;
+  /** TOKEN_SEARCH_MEMORY_MAX: most tokens held for the in-memory search (src/api/token-search.ts; default TOKEN_SEARCH_MEMORY_MAX there). */
+  tokenSearchMemoryMax?: number;
   /** The node, for current values (smart-contract read methods); optional. */
   rpc?: import('../rpc/client.js').RpcClient;
   /** Contract verification (src/verify), when this API verifies: its compilers and service. */
@@ -133,6 +137,7 @@ export class ApiContext {
     this.pg = deps.pg;
     this.log = deps.log;
     this.rpc = deps.rpc && this.refusedMethods.wrap(deps.rpc);
+    this.tokenSearchMemoryMax = deps.tokenSearchMemoryMax ?? TOKEN_SEARCH_MEMORY_MAX;
     this.verification = deps.verification;
     if (deps.publicUrl) {
       this.iconOrigin = new URL(deps.publicUrl).origin;
@@ -378,6 +383,37 @@ export class ApiContext {
     const out: string[] = [];
     for (const [a, p] of this.publicNameMap) if (hit(p.name) || p.tags.some(hit)) out.push(a);
     return out.sort().slice(0, limit);
+  }
+
+  // ---- token search ----
+
+  private readonly tokenSearchMemoryMax: number;
+  /** The in-memory token search, once PostgreSQL is known to compare text as bytes (null: it does not; it is asked). */
+  private tokenSearchValue: Promise<TokenSearchIndex | null> | undefined;
+
+  /**
+   * Tokens matching `q` (searchTokens' contract): from memory where that gives PostgreSQL's own
+   * answer (src/api/token-search.ts), else from PostgreSQL.
+   */
+  async searchTokens(q: string, o: { after?: TokenCursor; limit: number }): Promise<TokenSearchRow[]> {
+    const max = this.tokenSearchMemoryMax;
+    this.tokenSearchValue ??= (max > 0 ? textIsBytes(this.pg) : Promise.resolve(false)).then(
+      (bytes) => (bytes ? new TokenSearchIndex(this.pg, max) : null),
+      (e: unknown) => {
+        this.tokenSearchValue = undefined;
+        throw e;
+      },
+    );
+    const index = await this.tokenSearchValue;
+    if (!index) return searchTokens(this.pg, q, o);
+    try {
+      return await index.search(q, o);
+    } catch (e) {
+      if (!(e instanceof TooManyTokens)) throw e;
+      this.log.warn(`more tokens than TOKEN_SEARCH_MEMORY_MAX (${max}): token search asks PostgreSQL from now on`);
+      this.tokenSearchValue = Promise.resolve(null);
+      return searchTokens(this.pg, q, o);
+    }
   }
 
   private async withPublicNames(out: Map<string, ApiFacts>): Promise<Map<string, ApiFacts>> {

@@ -24,6 +24,7 @@ export interface ApiThreadData {
   chCluster?: string;
   rpc?: ThreadRpc;
   publicUrl?: string;
+  tokenSearchMemoryMax?: number;
   /** News it must start from: whether the app is attached, the icons' origin. */
   news: ThreadNews[];
 }
@@ -56,6 +57,8 @@ export interface RouteThreadsOptions {
   /** The node, for what the routes ask it (contract reads, code of unknown addresses): the main app's client options. */
   rpc?: ThreadRpc;
   publicUrl?: string;
+  /** TOKEN_SEARCH_MEMORY_MAX: each thread holds its own token search. */
+  tokenSearchMemoryMax?: number;
   log: Logger;
 }
 
@@ -97,6 +100,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
       chCluster: o.ch.cluster,
       rpc: o.rpc,
       publicUrl: o.publicUrl,
+      tokenSearchMemoryMax: o.tokenSearchMemoryMax,
       news: [attached, iconOrigin].filter((n): n is ThreadNews => n !== undefined),
     };
     const w = new Worker(WORKER, { workerData: data });

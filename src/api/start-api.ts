@@ -38,6 +38,8 @@ export interface ApiOptions {
   port: number;
   /** CACHE_MAX_MB */
   cacheMaxMb: number;
+  /** TOKEN_SEARCH_MEMORY_MAX (src/api/token-search.ts; default there). */
+  tokenSearchMemoryMax?: number;
   /** READY_MAX_LAG_BLOCKS (src/api/health.ts; default there). */
   readyMaxLagBlocks?: number;
   /** Told of every public API answer (route, status, seconds): the metrics. */
@@ -119,9 +121,9 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
   const threads = o.threads?.count
-    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, log: o.log.child('threads') })
+    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, tokenSearchMemoryMax: o.tokenSearchMemoryMax, log: o.log.child('threads') })
     : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe, threads });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe, threads });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);

@@ -18,7 +18,7 @@ import { PAGE_SIZE } from '../paging.js';
 import { findByHash, blockAt } from '../../storage/clickhouse/reads/search.js';
 import { pendingByHash } from '../../storage/postgres/pending.js';
 import { checksum } from '../serializers/common.js';
-import { isKnownContract, MIN_SUBSTRING_LENGTH, searchable, searchTokens, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
+import { isKnownContract, MIN_SUBSTRING_LENGTH, searchable, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
 import {
   addressItem,
   balance,
@@ -175,7 +175,7 @@ export const searchRoutes: RouteDef[] = [
       if (cursor) {
         // A following page: tokens only.
         if (!tokensSearched(p)) return { body: EMPTY_PAGE, policy: 'volatile' };
-        const rows = await searchTokens(ctx.pg, q, { after: cursor, limit: PAGE_SIZE + 1 });
+        const rows = await ctx.searchTokens(q, { after: cursor, limit: PAGE_SIZE + 1 });
         return { body: tokenPage(ctx, q, rows, PAGE_SIZE, []), policy: 'volatile' };
       }
       const viewer: Viewer = null;
@@ -183,7 +183,7 @@ export const searchRoutes: RouteDef[] = [
       const [found, tags, rows] = await Promise.all([
         lookups(ctx, p, q),
         privateTagItems(ctx, viewer, q),
-        tokensSearched(p) ? searchTokens(ctx.pg, q, { limit: PAGE_SIZE + 1 }) : Promise.resolve([] as TokenSearchRow[]),
+        tokensSearched(p) ? ctx.searchTokens(q, { limit: PAGE_SIZE + 1 }) : Promise.resolve([] as TokenSearchRow[]),
       ]);
       const others = [...found.others.flat(), ...tags];
       return { body: tokenPage(ctx, q, rows, Math.max(1, PAGE_SIZE - others.length), others), policy: policy(found, tags) };
@@ -208,7 +208,7 @@ export const searchRoutes: RouteDef[] = [
       const [found, tags, tokens] = await Promise.all([
         lookups(ctx, p, q),
         privateTagItems(ctx, viewer, q),
-        tokensSearched(p) ? searchTokens(ctx.pg, q, { limit: QUICK_MAX }) : Promise.resolve([] as TokenSearchRow[]),
+        tokensSearched(p) ? ctx.searchTokens(q, { limit: QUICK_MAX }) : Promise.resolve([] as TokenSearchRow[]),
       ]);
       const items = balance([...found.others, tags, tokens.map((r) => tokenItem(r, ctx.publicName(r.address)))], QUICK_MAX);
       return { body: byPriority(items), policy: policy(found, tags) };

@@ -130,6 +130,76 @@ async function substringMatches(pg: PgStore, q: string, after: TokenCursor | und
   return pg.query<Omit<TokenSearchRow, 'exact'>>(`SELECT ${COLUMNS} FROM tokens WHERE ${match}${cond} ${ORDER} LIMIT $${n + 1}`, [...params, limit]);
 }
 
+/** Where a reader of token changes stands: the snapshot of its last read (tokenSearchChanges). */
+export interface ChangePosition {
+  /** The first transaction id not yet given then. */
+  xmax: string;
+  /** The transactions still running then (what they change becomes visible later). */
+  running: string[];
+}
+
+/** Token rows changed (or added) and addresses removed since a position, and the new position. */
+export interface TokenChanges {
+  rows: Omit<TokenSearchRow, 'exact'>[];
+  removed: string[];
+  at: ChangePosition;
+  /** More changed rows than `limit`: read again from `after` (the last row's address) at the same position. */
+  more: boolean;
+}
+
+const SNAPSHOT_ROW = `SELECT 2, NULL, NULL, NULL, NULL, NULL, NULL, pg_current_snapshot()::text`;
+const SINCE = `(search_xid >= $1::xid8 OR search_xid = ANY($2::xid8[]))`;
+/** Every token after $1, at most $2, and the snapshot. Prepared once per connection (a search reads changes before it answers). */
+const LOAD_QUERY = {
+  name: 'token_search_load',
+  text: `(SELECT 0 AS k, ${COLUMNS}, NULL::text AS snap FROM tokens WHERE address > $1 ORDER BY address LIMIT $2) UNION ALL ${SNAPSHOT_ROW}`,
+};
+/** Changed tokens after $3 (at most $4), removed ones, and the snapshot. */
+const CHANGES_QUERY = {
+  name: 'token_search_changes',
+  text: `(SELECT 0 AS k, ${COLUMNS}, NULL::text AS snap FROM tokens WHERE ${SINCE} AND address > $3 ORDER BY address LIMIT $4)
+    UNION ALL SELECT 1, address, NULL, NULL, NULL, NULL, NULL, NULL FROM token_search_removed WHERE ${SINCE} AND $3 = ''
+    UNION ALL ${SNAPSHOT_ROW}`,
+};
+
+/**
+ * What search shows or ranks by, changed since `since` (null: every token), in address order
+ * after `after`, at most `limit` rows (sql/postgres/0018_token_search_changes.sql). One statement,
+ * so the position returned is the snapshot the rows were read in. A reader that pages (`more`)
+ * keeps the first page's position: rows changed meanwhile are read again on its next call.
+ */
+export async function tokenSearchChanges(pg: PgStore, since: ChangePosition | null, o: { after?: string; limit: number }): Promise<TokenChanges> {
+  type Row = Omit<TokenSearchRow, 'exact'> & { k: number; snap: string | null };
+  const after = o.after ?? '';
+  const { rows } = since
+    ? await pg.pool.query<Row>({ ...CHANGES_QUERY, values: [since.xmax, since.running, after, o.limit] })
+    : await pg.pool.query<Row>({ ...LOAD_QUERY, values: [after, o.limit] });
+  const out: TokenChanges = { rows: [], removed: [], at: { xmax: '0', running: [] }, more: false };
+  for (const r of rows) {
+    if (r.k === 0) out.rows.push({ address: r.address, type: r.type, name: r.name, symbol: r.symbol, total_supply: r.total_supply, holder_count: r.holder_count });
+    else if (r.k === 1) out.removed.push(r.address);
+    else {
+      // xmin:xmax:xip,xip,...
+      const [, xmax, xip] = (r.snap ?? '0:0:').split(':');
+      out.at = { xmax: xmax ?? '0', running: xip ? xip.split(',') : [] };
+    }
+  }
+  out.more = out.rows.length >= o.limit;
+  return out;
+}
+
+/**
+ * Whether this database compares and case-folds text as bytes (the C locale, as the embedded
+ * PostgreSQL is made): ILIKE and lower() fold only A-Z, and names sort by their UTF-8 bytes. A
+ * search outside PostgreSQL matches it exactly only then. Probed by behaviour, not by locale name.
+ */
+export async function textIsBytes(pg: PgStore): Promise<boolean> {
+  const [r] = await pg.query<{ bytes: boolean }>(
+    `SELECT lower('ÀB') = 'Àb' AND NOT ('À' ILIKE 'à') AND NOT ('a' < 'B') AND 'é' > 'z' AS bytes`,
+  );
+  return r?.bytes === true;
+}
+
 /** The token at `address` (lower-case), for a search by address. */
 export async function tokenByAddress(pg: PgStore, address: string): Promise<TokenSearchRow | null> {
   const rows = await pg.query<Omit<TokenSearchRow, 'exact'>>(`SELECT ${COLUMNS} FROM tokens WHERE address = $1`, [address]);
