@@ -62,6 +62,7 @@ import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
 import { startRouteThreads, type RunningRouteThreads } from '../src/api/route-threads.js';
 import { SETTINGS } from '../src/config/settings.js';
 import { TokenSearchIndex } from '../src/api/token-search.js';
+import { RECENT_BLOCKS, RecentTransactions } from '../src/api/recent-transactions.js';
 
 /** The explorer's own API_THREADS default: the benchmark measures what an operator runs. */
 const API_THREADS_DEFAULT = Number(SETTINGS.find((d) => d.env === 'API_THREADS')!.default);
@@ -375,6 +376,19 @@ export async function main(): Promise<number> {
       out(
         `token search in memory: ${fmt(index.size)} tokens loaded in ${fmt(loadMs)} ms (${fmt((c.user + c.system) / 1000)} ms of this process's CPU), ` +
           `heap +${fmt(bytes / 2 ** 20, 1)} MiB (${fmt(bytes / Math.max(1, index.size))} bytes a token)`,
+      );
+      // The newest blocks' transactions held for first pages (src/api/recent-transactions.ts).
+      gc();
+      const r0 = process.memoryUsage().heapUsed;
+      const w0 = performance.now();
+      const recent = new RecentTransactions(st.pg);
+      await recent.sync(1, null);
+      const wMs = performance.now() - w0;
+      gc();
+      const rBytes = process.memoryUsage().heapUsed - r0;
+      out(
+        `newest blocks in memory: ${fmt(recent.size)} transactions of the newest ${RECENT_BLOCKS} blocks read in ${fmt(wMs)} ms, ` +
+          `heap +${fmt(rBytes / 2 ** 20, 1)} MiB (${fmt(rBytes / Math.max(1, recent.size))} bytes a transaction)`,
       );
     }
 

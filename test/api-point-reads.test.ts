@@ -15,6 +15,8 @@ import { getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { PointBackfill, POINT_BACKFILL_FACT } from '../src/indexer/point-backfill.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import { startRouteThreads } from '../src/api/route-threads.js';
+import { RecentTransactions } from '../src/api/recent-transactions.js';
+import { pointAddressTransactions } from '../src/storage/postgres/points.js';
 
 t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
   const api = await apiWithDerived(t);
@@ -85,7 +87,14 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
       `/api/v2/addresses/${a}/transactions?filter=from`,
       `/api/v2/addresses/${a}/transactions?sort=block_number&order=asc`,
     ]),
+    // Pages of a few: the newest blocks held in memory answer them (src/api/recent-transactions.ts).
+    ...addresses.flatMap((a) => [
+      `/api/v2/addresses/${a}/transactions?items_count=2`,
+      `/api/v2/addresses/${a}/transactions?filter=from&items_count=1`,
+      `/api/v2/addresses/${a}/transactions?filter=to&items_count=3`,
+    ]),
     ...cursors.flatMap((c) => [
+      `/api/v2/addresses/${c.address}/transactions?block_number=${c.b}&index=${c.i}&items_count=2`,
       `/api/v2/addresses/${c.address}/transactions?block_number=${c.b}&index=${c.i}`,
       `/api/v2/addresses/${c.address}/transactions?filter=to&block_number=${c.b}&index=${c.i}`,
       `/api/v2/addresses/${c.address}/transactions?sort=block_number&order=asc&block_number=${c.b}&index=${c.i}`,
@@ -118,6 +127,72 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.ok(fromPoints.filter((a) => a.startsWith('200 ')).length >= paths.length - 3, 'every stored one found');
   t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');
   t.equal(byHash, 0, 'no lookup by hash in ClickHouse on the point path');
+
+  // The newest blocks in memory (src/api/recent-transactions.ts), with windows small enough to
+  // leave blocks out (by count, and by transactions: a block cut by the read's bound left out):
+  // every address's pages of a few, each direction, after each of its positions, as the point
+  // rows answer them.
+  {
+    let reads = 0;
+    const counting = { ...pg, pool: { query: (...a: unknown[]) => (reads++, (pg.pool.query as (...x: unknown[]) => unknown)(...a)) } } as unknown as typeof pg;
+    const rows = await ch.query<{ address: string; b: string; i: number }>('SELECT address, toString(block_number) AS b, transaction_index AS i FROM address_transactions');
+    const positions = new Map<string, { block: bigint; index: bigint }[]>();
+    for (const r of rows) positions.set(r.address, [...(positions.get(r.address) ?? []), { block: BigInt(r.b), index: BigInt(r.i) }]);
+    let compared = 0;
+    let differ = 0;
+    const compare = async (w: RecentTransactions) => {
+      for (const a of addresses) {
+        for (const direction of [null, 'from', 'to'] as const) {
+          for (const limit of [1, 2, 3]) {
+            for (const after of [undefined, ...(positions.get(a) ?? [])]) {
+              const got = w.page(a, { direction, after, limit });
+              if (got === null) continue;
+              const want = await pointAddressTransactions(pg, a, { direction, order: 'desc', after, limit });
+              compared++;
+              if (JSON.stringify(got) !== JSON.stringify(want) && differ++ < 3) t.same(got, want, `${a} ${direction} ${limit} after ${after?.block}/${after?.index}`);
+            }
+          }
+        }
+      }
+    };
+    for (const [windowBlocks, windowTxs] of [[64, 20_000], [3, 1000], [64, 12]] as const) {
+      const w = new RecentTransactions(counting, windowBlocks, windowTxs);
+      await w.sync(1, null);
+      t.ok(w.size <= windowTxs, `window of ${windowBlocks} blocks / ${windowTxs} transactions holds ${w.size}`);
+      await compare(w);
+      // Blocks arriving: the newest three taken away and read again as new ones (the window
+      // starts over at the shorter chain, then reads the blocks above its top and lets old ones go).
+      const from = Number(blocks[blocks.length - 3]!.number);
+      await pg.query('CREATE TEMP TABLE saved_t AS SELECT * FROM point_transactions WHERE block_number >= $1', [from]);
+      await pg.query('CREATE TEMP TABLE saved_b AS SELECT * FROM point_blocks WHERE number >= $1', [from]);
+      await pg.query('DELETE FROM point_transactions WHERE block_number >= $1', [from]);
+      await pg.query('DELETE FROM point_blocks WHERE number >= $1', [from]);
+      await w.sync(2, null);
+      await pg.query('INSERT INTO point_blocks SELECT * FROM saved_b');
+      await pg.query('INSERT INTO point_transactions SELECT * FROM saved_t');
+      await pg.query('DROP TABLE saved_t, saved_b');
+      reads = 0;
+      await w.sync(3, null);
+      t.equal(reads, 1, 'new blocks: one read');
+      t.ok(w.size <= windowTxs, `and again ${w.size} held`);
+      await compare(w);
+    }
+    t.equal(differ, 0, `${compared} pages from the window, each as the point rows answer it`);
+    t.ok(compared > 100, 'many pages compared');
+    const w = new RecentTransactions(counting, 64, 20_000);
+    await w.sync(1, null);
+    reads = 0;
+    await w.sync(1, null);
+    t.equal(reads, 0, 'nothing heard: nothing read');
+    await w.sync(1, 0);
+    t.equal(reads, 1, 'with no events, read again once the time passed');
+    const top = blocks[blocks.length - 1]!;
+    await pg.query(`UPDATE point_blocks SET hash = decode(repeat('00', 32), 'hex') WHERE number = $1`, [top.number]);
+    reads = 0;
+    await w.sync(2, null);
+    t.equal(reads, 2, 'the block at its top replaced (a reorg): read again from nothing');
+    await pg.query(`UPDATE point_blocks SET hash = decode($2, 'hex') WHERE number = $1`, [top.number, top.hash.slice(2)]);
+  }
 
   // The same computed in API threads (API_THREADS): their own PostgreSQL pools, ClickHouse asked
   // of this thread (the logs and internal transactions pages read it), the news heard in order.

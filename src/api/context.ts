@@ -14,13 +14,14 @@ import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-trans
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { accountingCurrent, addressFactRows, contractsByAddress, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
-import { POINT_BACKFILL_FACT, type PointTransaction } from '../storage/postgres/points.js';
+import { POINT_BACKFILL_FACT, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
 import { historyFacts, type HistoryFacts } from '../storage/partial-history.js';
 import { verifiedAbi, verifiedSince } from '../storage/postgres/verified.js';
 import { publicNamesSince } from '../storage/postgres/public-names.js';
 import { searchTokens, textIsBytes, type TokenCursor, type TokenSearchRow } from '../storage/postgres/reads/search.js';
+import { RecentTransactions } from './recent-transactions.js';
 import { TOKEN_SEARCH_MEMORY_MAX, TokenSearchIndex, TooManyTokens } from './token-search.js';
 import { indexAbi, mergeAbis, type IndexedAbi } from '../abi/decode.js';
 import { detectProxies, type CodeKind, type ProxyFact } from './proxies.js';
@@ -138,6 +139,7 @@ export class ApiContext {
     this.log = deps.log;
     this.rpc = deps.rpc && this.refusedMethods.wrap(deps.rpc);
     this.tokenSearchMemoryMax = deps.tokenSearchMemoryMax ?? TOKEN_SEARCH_MEMORY_MAX;
+    this.recent = new RecentTransactions(this.pg);
     this.verification = deps.verification;
     if (deps.publicUrl) {
       this.iconOrigin = new URL(deps.publicUrl).origin;
@@ -383,6 +385,23 @@ export class ApiContext {
     const out: string[] = [];
     for (const [a, p] of this.publicNameMap) if (hit(p.name) || p.tags.some(hit)) out.push(a);
     return out.sort().slice(0, limit);
+  }
+
+  // ---- the newest blocks' transactions ----
+
+  private readonly recent: RecentTransactions;
+
+  /**
+   * A page of an address's transactions (newest first) from the newest blocks held in memory
+   * (src/api/recent-transactions.ts), or null when they do not hold a whole page of it.
+   */
+  async recentAddressPage(
+    address: string,
+    o: { direction: PointDirection; order: 'asc' | 'desc'; after?: { block: bigint; index: bigint }; limit: number },
+  ): Promise<PointTransaction[] | null> {
+    if (o.order !== 'desc') return null;
+    await this.recent.sync(this.chainGen, this.eventsAttached ? null : FACT_TTL_MS);
+    return this.recent.page(address, o);
   }
 
   // ---- token search ----

@@ -91,12 +91,15 @@ async function overviewActivity(
 /**
  * A page of an address's transactions. In chain order (the default) its rows come from the point
  * rows in PostgreSQL, one index range per column naming the address, with what they know of
- * their blocks and frames, once every stored block has its point rows (the upgrade's fill done);
- * until then, and for the value and fee orders, from ClickHouse.
+ * their blocks and frames, once every stored block has its point rows (the upgrade's fill done),
+ * or from the newest blocks held in memory when they hold the whole page; until then, and for
+ * the value and fee orders, from ClickHouse.
  */
 async function addressTransactionRows(ctx: ApiContext, a: string, o: AddressTxOptions): Promise<{ rows: TransactionRead[]; known?: KnownTxFacts }> {
   if (o.sort === 'block_number' && (await ctx.pointsComplete())) {
-    const found = await pointAddressTransactions(ctx.pg, a, { direction: o.direction, order: o.order, after: o.after, limit: o.limit });
+    const page = { direction: o.direction, order: o.order, after: o.after, limit: o.limit };
+    // The newest blocks in memory hold a busy address's first pages; the point rows the rest.
+    const found = (await ctx.recentAddressPage(a, page)) ?? (await pointAddressTransactions(ctx.pg, a, page));
     return { rows: found.map((p) => p.tx), known: knownTxFacts(found) };
   }
   return { rows: await addressTransactions(ctx.ch, a, o) };

@@ -255,3 +255,49 @@ export async function pointAddressTransactions(
   const blocks: BlockFacts = new Map();
   return r.rows.map((row) => pointTransactionOf(`0x${row.hash}`, row, blocks));
 }
+
+/** The newest blocks' transactions, and where the point rows end (recentPointTransactions). */
+export interface RecentPoints {
+  /** The newest block with point rows, and its hash (null: none yet). */
+  top: { number: bigint; hash: string } | null;
+  /** The hash now stored for block `known` (null: none): a reader's check that its blocks still stand. */
+  knownHash: string | null;
+  /** Transactions of blocks above `above` (and above top - `blocks`), newest first, at most `limit`. */
+  txs: PointTransaction[];
+}
+
+const RECENT_QUERY = {
+  name: 'point_recent_txs',
+  text: `WITH top AS (SELECT number, hash FROM point_blocks ORDER BY number DESC LIMIT 1)
+    SELECT top.number::text AS top, encode(top.hash, 'hex') AS top_hash,
+           (SELECT encode(hash, 'hex') FROM point_blocks WHERE number = $1) AS known_hash, x.*
+    FROM (SELECT 1) one LEFT JOIN top ON true LEFT JOIN LATERAL (
+      SELECT encode(t.hash, 'hex') AS hash, ${ROW_COLS}, encode(b.hash, 'hex') AS block_hash, b.data AS block_data
+      FROM point_transactions t JOIN point_blocks b ON b.number = t.block_number
+      WHERE t.block_number > greatest($2::bigint, top.number - $3::bigint)
+      ORDER BY t.block_number DESC, t.transaction_index DESC LIMIT $4) x ON true`,
+} as const;
+
+/**
+ * The transactions of the newest blocks, above block `above` and among the newest `blocks`
+ * blocks, newest first, at most `limit` (the API's window of recent blocks, src/api/recent-transactions.ts);
+ * with the newest block stored and the hash now stored at `known`, in one read.
+ */
+export async function recentPointTransactions(
+  pg: PgStore,
+  o: { known: bigint; above: bigint; blocks: number; limit: number },
+): Promise<RecentPoints> {
+  const r = await pg.pool.query<Partial<PointTxRow> & { hash: string | null; top: string | null; top_hash: string | null; known_hash: string | null }>({
+    ...RECENT_QUERY,
+    values: [o.known.toString(), o.above.toString(), o.blocks, o.limit],
+  });
+  const first = r.rows[0];
+  const blocks: BlockFacts = new Map();
+  const txs: PointTransaction[] = [];
+  for (const row of r.rows) if (row.hash !== null) txs.push(pointTransactionOf(`0x${row.hash}`, row as PointTxRow, blocks));
+  return {
+    top: first?.top != null && first.top_hash != null ? { number: BigInt(first.top), hash: `0x${first.top_hash}` } : null,
+    knownHash: first?.known_hash != null ? `0x${first.known_hash}` : null,
+    txs,
+  };
+}
