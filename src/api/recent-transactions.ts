@@ -9,10 +9,10 @@
 import { recentPointTransactions, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { PgStore } from '../storage/postgres/store.js';
 
-/** Blocks held (~12 minutes of Ethereum mainnet). */
+/** Blocks held (~12 minutes of Ethereum mainnet; ~1.4 KB of memory a transaction: bench/README.md). */
 export const RECENT_BLOCKS = 64;
 /** Transactions held at most (whole blocks; chains with large blocks hold fewer blocks). */
-export const RECENT_MAX_TXS = 20_000;
+export const RECENT_MAX_TXS = 10_000;
 
 /** The addresses a transaction is listed under (sender, receiver, created contract), each once. */
 function namedBy(p: PointTransaction): string[] {
@@ -80,6 +80,8 @@ export class RecentTransactions {
   page(address: string, o: { direction: PointDirection; after?: { block: bigint; index: bigint }; limit: number }): PointTransaction[] | null {
     const list = this.byAddress.get(address);
     if (!list || list.length < o.limit) return null;
+    // A position at or below the window's oldest block: nothing held follows it.
+    if (o.after && o.after.block <= this.lo) return null;
     const ab = o.after ? Number(o.after.block) : Infinity;
     const ai = o.after ? Number(o.after.index) : Infinity;
     const out: PointTransaction[] = [];

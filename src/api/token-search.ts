@@ -29,13 +29,7 @@ export class TooManyTokens extends Error {
 const LOAD_PAGE = 20_000;
 
 /** A token as held: its row's fields, flat (one object a token). */
-interface Token {
-  address: string;
-  type: string;
-  name: string | null;
-  symbol: string | null;
-  total_supply: string | null;
-  holder_count: number | string;
+interface Token extends Omit<TokenSearchRow, 'exact'> {
   /** holder_count as a number (for ranking). */
   holders: number;
   /** The name and symbol folded as PostgreSQL's lower() does here ('' when null), joined by NUL (which no query holds). */
