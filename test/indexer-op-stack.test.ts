@@ -6,7 +6,7 @@
 import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { embeddedStores } from './helpers/stores.js';
-import { rpc } from './helpers/rpc.js';
+import { minedIn, rpc } from './helpers/rpc.js';
 import { request } from './helpers/api.js';
 import { startReplayRpc } from './helpers/replay-rpc.js';
 import { createIndexer } from '../src/indexer/indexer.js';
@@ -46,13 +46,16 @@ t.test('OP Stack deposits are indexed; a block that cannot be stored is reported
 
   // Block 1: a deposit alone. Block 2: a deposit and a user's transfer (every OP block carries its
   // L1-attributes deposit). Block 3: a transfer alone.
+  // Each automined send waits for its block: anvil can answer before mining it (a CI run read
+  // block 3 before it existed).
   const depositAlone = await deposit('01');
+  await minedIn(node, depositAlone);
   await rpc(node, 'evm_setAutomine', [false]);
   const depositFirst = await deposit('02');
   const userTx = await transfer();
   await rpc(node, 'evm_mine', []);
   await rpc(node, 'evm_setAutomine', [true]);
-  await transfer();
+  await minedIn(node, await transfer());
   const blocks = await Promise.all([1, 2, 3].map((n) => rpc<any>(node, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])));
   t.same(blocks.map((b) => b.transactions.length), [1, 2, 1], 'the blocks as planned');
   const receipt = await rpc<any>(node, 'eth_getTransactionReceipt', [depositAlone]);
@@ -60,8 +63,8 @@ t.test('OP Stack deposits are indexed; a block that cannot be stored is reported
   t.ok(BigInt(blocks[0].baseFeePerGas) > 0n, 'under a non-zero base fee (the stall of issue #29)');
   const userReceipt = await rpc<any>(node, 'eth_getTransactionReceipt', [userTx]);
   // Blocks 4 and 5, for the unstorable block below.
-  await transfer();
-  await transfer();
+  await minedIn(node, await transfer());
+  await minedIn(node, await transfer());
   const head = Number(await rpc<string>(node, 'eth_blockNumber'));
 
   // A node in front of anvil that answers block 4 with a value no transaction can have (2^256):
