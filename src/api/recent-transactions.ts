@@ -8,6 +8,7 @@
 // top, and starts over when the block at its top is no longer the one stored (a reorg).
 import { recentPointTransactions, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { PgStore } from '../storage/postgres/store.js';
+import { SharedRead } from './shared-read.js';
 
 /** Blocks held (~12 minutes of Ethereum mainnet; ~1.4 KB of memory a transaction: bench/README.md). */
 export const RECENT_BLOCKS = 64;
@@ -41,7 +42,7 @@ export class RecentTransactions {
   private readonly byAddress = new Map<string, PointTransaction[]>();
   private syncedGen = -1;
   private syncedAt = 0;
-  private syncing: Promise<void> | null = null;
+  private readonly reads = new SharedRead(() => this.read());
 
   constructor(
     private readonly pg: PgStore,
@@ -57,20 +58,14 @@ export class RecentTransactions {
   /**
    * Brings the window to the stored chain when `gen` (blocks and reorgs heard, ApiContext's
    * chainGen) moved since the last read, or `ttlMs` passed (null: events reach this process).
-   * Pages arriving during a read wait for it.
+   * Pages arriving together share one read, which began after they asked (SharedRead).
    */
   async sync(gen: number, ttlMs: number | null): Promise<void> {
-    // A read already under way may have begun before what this caller heard: wait, then look again.
-    while (this.syncing) await this.syncing;
     if (this.syncedGen >= gen && (ttlMs === null || Date.now() - this.syncedAt < ttlMs)) return;
     const at = Date.now();
-    this.syncing = this.read()
-      .then(() => {
-        this.syncedGen = Math.max(this.syncedGen, gen);
-        this.syncedAt = at;
-      })
-      .finally(() => (this.syncing = null));
-    await this.syncing;
+    await this.reads.fresh();
+    this.syncedGen = Math.max(this.syncedGen, gen);
+    this.syncedAt = Math.max(this.syncedAt, at);
   }
 
   /**

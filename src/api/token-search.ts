@@ -16,6 +16,7 @@ import {
   type TokenSearchRow,
 } from '../storage/postgres/reads/search.js';
 import type { PgStore } from '../storage/postgres/store.js';
+import { SharedRead } from './shared-read.js';
 
 /** Default of TOKEN_SEARCH_MEMORY_MAX: most tokens held (~400 bytes each, bench/README.md). */
 export const TOKEN_SEARCH_MEMORY_MAX = 500_000;
@@ -158,9 +159,8 @@ export class TokenSearchIndex {
   private total = 0;
   private seen = new Int32Array(0);
   private stamp = 0;
-  at: ChangePosition | null = null;
-  private reading: Promise<void> | null = null;
-  private queued: Promise<void> | null = null;
+  private at: ChangePosition | null = null;
+  private readonly reads = new SharedRead(() => this.readChanges());
 
   /** `max`: most tokens held; a read that would hold more throws TooManyTokens (and this index is then empty). */
   constructor(
@@ -173,21 +173,9 @@ export class TokenSearchIndex {
     return this.bySlot.size;
   }
 
-  /**
-   * Applies what changed since the last read. A caller that arrives while a read is under way
-   * waits for the next one (which starts after its arrival, so it sees every commit before it);
-   * all callers queued meanwhile share that one.
-   */
+  /** Applies what changed since the last read, in a read that began after this call (SharedRead). */
   refresh(): Promise<void> {
-    if (!this.reading) {
-      this.reading = this.readChanges().finally(() => (this.reading = null));
-      return this.reading;
-    }
-    this.queued ??= this.reading.catch(() => undefined).then(() => {
-      this.queued = null;
-      return this.refresh();
-    });
-    return this.queued;
+    return this.reads.fresh();
   }
 
   private async readChanges(): Promise<void> {
