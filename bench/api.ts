@@ -358,38 +358,36 @@ export async function main(): Promise<number> {
     const catalogue = tokenCatalogue(tokenCount, chain.tokens, seed + 1);
     await insertTokens(st, catalogue);
     out(`tokens: ${fmt(tokenCount)} in PostgreSQL (names "Adjective Noun[ Suffix]", heavy-tailed holder counts), inserted and analyzed in ${fmt((performance.now() - t0) / 1000, 1)} s`);
-    // What the API's in-memory token search (src/api/token-search.ts) costs to hold: its load
-    // alone, and the heap it keeps (after full collections on both sides).
+    // What the API's in-memory structures cost to hold: the token search (src/api/token-search.ts)
+    // and the newest blocks (src/api/recent-transactions.ts), each loaded alone, with the heap
+    // it keeps (after full collections on both sides).
     {
       v8.setFlagsFromString('--expose-gc');
       const gc = vm.runInNewContext('gc') as () => void;
-      gc();
-      const h0 = process.memoryUsage().heapUsed;
-      const l0 = performance.now();
-      const c0 = process.cpuUsage();
-      const index = new TokenSearchIndex(st.pg);
-      await index.refresh();
-      const c = process.cpuUsage(c0);
-      const loadMs = performance.now() - l0;
-      gc();
-      const bytes = process.memoryUsage().heapUsed - h0;
-      out(
-        `token search in memory: ${fmt(index.size)} tokens loaded in ${fmt(loadMs)} ms (${fmt((c.user + c.system) / 1000)} ms of this process's CPU), ` +
-          `heap +${fmt(bytes / 2 ** 20, 1)} MiB (${fmt(bytes / Math.max(1, index.size))} bytes a token)`,
-      );
-      // The newest blocks' transactions held for first pages (src/api/recent-transactions.ts).
-      gc();
-      const r0 = process.memoryUsage().heapUsed;
-      const w0 = performance.now();
-      const recent = new RecentTransactions(st.pg);
-      await recent.sync(1, null);
-      const wMs = performance.now() - w0;
-      gc();
-      const rBytes = process.memoryUsage().heapUsed - r0;
-      out(
-        `newest blocks in memory: ${fmt(recent.size)} transactions of the newest ${RECENT_BLOCKS} blocks read in ${fmt(wMs)} ms, ` +
-          `heap +${fmt(rBytes / 2 ** 20, 1)} MiB (${fmt(rBytes / Math.max(1, recent.size))} bytes a transaction)`,
-      );
+      const held = async <T extends { size: number }>(load: () => Promise<T>) => {
+        gc();
+        const h0 = process.memoryUsage().heapUsed;
+        const l0 = performance.now();
+        const c0 = process.cpuUsage();
+        const value = await load();
+        const c = process.cpuUsage(c0);
+        const ms = performance.now() - l0;
+        gc();
+        const bytes = process.memoryUsage().heapUsed - h0;
+        return { value, ms, cpuMs: (c.user + c.system) / 1000, heap: `heap +${fmt(bytes / 2 ** 20, 1)} MiB (${fmt(bytes / Math.max(1, value.size))} bytes a` };
+      };
+      const tokens = await held(async () => {
+        const index = new TokenSearchIndex(st.pg);
+        await index.refresh();
+        return index;
+      });
+      out(`token search in memory: ${fmt(tokens.value.size)} tokens loaded in ${fmt(tokens.ms)} ms (${fmt(tokens.cpuMs)} ms of this process's CPU), ${tokens.heap} token)`);
+      const recent = await held(async () => {
+        const window = new RecentTransactions(st.pg);
+        await window.sync(1, null);
+        return window;
+      });
+      out(`newest blocks in memory: ${fmt(recent.value.size)} transactions of the newest ${RECENT_BLOCKS} blocks read in ${fmt(recent.ms)} ms, ${recent.heap} transaction)`);
     }
 
     // 3. The API: a cached instance (CACHE_MAX_MB 256) and an uncached one (0), both attached to
