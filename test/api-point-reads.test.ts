@@ -16,7 +16,8 @@ import { PointBackfill, POINT_BACKFILL_FACT } from '../src/indexer/point-backfil
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import { startRouteThreads } from '../src/api/route-threads.js';
 import { RecentTransactions } from '../src/api/recent-transactions.js';
-import { pointAddressTransactions } from '../src/storage/postgres/points.js';
+import { pointAddressTransactions, withPointInputs } from '../src/storage/postgres/points.js';
+import { INPUT_IN_POINT_ROW } from '../src/chain/clickhouse-rows.js';
 
 t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
   const api = await apiWithDerived(t);
@@ -106,12 +107,32 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     `/api/v2/blocks/${missing}`,
     `/api/v2/blocks/${blocks.length + 100}`,
   ];
+  // Answers read from ClickHouse's rows whose calldata is in the point rows only (lists, traces,
+  // the Etherscan-compatible API, creation code): the same with the calldata in ClickHouse.
+  const created = (await ch.query<{ a: string }>("SELECT created_contract AS a FROM transactions WHERE created_contract != '' ORDER BY block_number, transaction_index")).map((r) => r.a);
+  t.ok(created.length > 0, `the devnet deploys contracts (${created.length})`);
+  const calldataPaths = [
+    '/api/v2/transactions',
+    '/api/v2/main-page/transactions',
+    ...blocks.map((b) => `/api/v2/blocks/${b.number}/transactions`),
+    ...txs.flatMap((x) => [`/api/v2/transactions/${x.hash}/raw-trace`, `/api?module=transaction&action=gettxinfo&txhash=${x.hash}`, `/api?module=account&action=txlistinternal&txhash=${x.hash}`]),
+    ...addresses.flatMap((a) => [
+      `/api/v2/addresses/${a}/transactions?sort=value&order=desc`,
+      `/api?module=account&action=txlist&address=${a}`,
+      `/api?module=account&action=txlistinternal&address=${a}`,
+      `/api?module=account&action=tokentx&address=${a}`,
+    ]),
+    ...created.map((a) => `/api/v2/smart-contracts/${a}`),
+    `/api?module=contract&action=getcontractcreation&contractaddresses=${created.join(',')}`,
+    `/api?module=logs&action=getLogs&fromBlock=0&toBlock=latest`,
+  ];
+
   // ClickHouse queries per answer: a transaction, a block and an address overview make none on the point path.
   const single = (p: string) => /^\/api\/v2\/(transactions|blocks|addresses)\/[^/]+$/.test(p);
   let singleQueries = 0;
-  const answers = async (app: ApiApp) => {
+  const answers = async (app: ApiApp, list = paths) => {
     const out: string[] = [];
-    for (const p of paths) {
+    for (const p of list) {
       const before = chQueries.length;
       const r = await app.handle(request(p));
       // The stored head is read once, then follows the block events.
@@ -127,6 +148,7 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.ok(fromPoints.filter((a) => a.startsWith('200 ')).length >= paths.length - 3, 'every stored one found');
   t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');
   t.equal(byHash, 0, 'no lookup by hash in ClickHouse on the point path');
+  const calldataFromPoints = await answers(fresh(), calldataPaths);
 
   // The newest blocks in memory (src/api/recent-transactions.ts), with windows small enough to
   // leave blocks out (by count, and by transactions: a block cut by the read's bound left out):
@@ -218,7 +240,39 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.equal(threads.live(), 0, 'closed');
   t.same(await answers(threaded), fromPoints, 'with no thread live, answered on the main thread');
 
-  // ClickHouse alone: no point rows, and the backfill not done (a miss then goes to ClickHouse).
+  // ClickHouse alone, as a store of a release before the point rows: every calldata in ClickHouse
+  // (the indexer wrote it to the point rows only), no point rows, and the backfill not done (a miss
+  // then goes to ClickHouse).
+  // A block between its ClickHouse insert and its checkpoint's commit: its transactions are not
+  // listed until their point rows are there (nothing else knows their calldata).
+  const newest = txs[txs.length - 1]!.hash;
+  await pg.query("CREATE TABLE held_point AS SELECT * FROM point_transactions WHERE hash = decode($1, 'hex')", [newest.slice(2)]);
+  await pg.query("DELETE FROM point_transactions WHERE hash = decode($1, 'hex')", [newest.slice(2)]);
+  const hashesOf = (r: { status: number; body: string | Buffer }) => {
+    const body = typeof r.body === 'string' ? r.body : r.body.toString('utf8');
+    return r.status === 200 ? (JSON.parse(body) as { items: { hash: string }[] }).items.map((x) => x.hash) : [`status ${r.status}`];
+  };
+  const without = hashesOf(await fresh().handle(request('/api/v2/transactions')));
+  await pg.query('INSERT INTO point_transactions SELECT * FROM held_point');
+  await pg.query('DROP TABLE held_point');
+  const withIt = hashesOf(await fresh().handle(request('/api/v2/transactions')));
+  t.same(without, withIt.filter((h) => h !== newest), 'a transaction without its point row is left out of the list, the rest listed');
+  t.ok(withIt.includes(newest) && !without.includes(newest), 'and listed once its point row is there');
+  const ghost = { hash: '0x' + 'cd'.repeat(32), input: INPUT_IN_POINT_ROW };
+  const plain = { hash: '0x' + 'ce'.repeat(32), input: '0x1234' };
+  const one = { hash: newest, input: INPUT_IN_POINT_ROW };
+  t.same(await withPointInputs(pg, [one, ghost, plain], (r) => r.hash), [one, plain], 'withPointInputs: a calldata put back, a missing row left out, a stored calldata kept');
+  t.not(one.input, INPUT_IN_POINT_ROW, 'the calldata put back in place');
+
+  const marked = await ch.query<{ hash: string; input: string }>('SELECT hash, input FROM transactions');
+  t.ok(marked.length === txs.length && marked.every((r) => r.input === INPUT_IN_POINT_ROW), 'the indexer stored no calldata in ClickHouse');
+  const inputs = await withPointInputs(pg, marked, (r) => r.hash);
+  t.equal(inputs.length, txs.length, 'every calldata in the point rows');
+  await ch.command(
+    `ALTER TABLE transactions UPDATE input = transform(hash, {hs:Array(String)}, {is:Array(String)}, input) WHERE 1 SETTINGS mutations_sync = 1`,
+    { hs: inputs.map((r) => r.hash), is: inputs.map((r) => r.input) },
+  );
+  t.equal((await ch.query('SELECT hash FROM transactions WHERE input = {m:String}', { m: INPUT_IN_POINT_ROW })).length, 0, 'put back into ClickHouse');
   await pg.query('DELETE FROM point_transactions');
   await pg.query('DELETE FROM point_blocks');
   await setFact(pg, POINT_BACKFILL_FACT, { done: false, next: 0, to: -1, blocks: 0, txs: 0 });
@@ -228,6 +282,12 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     if (fromPoints[i] !== fromClickHouse[i]) t.equal(fromPoints[i], fromClickHouse[i], `${paths[i]}: the same bytes`);
   }
   t.same(fromPoints, fromClickHouse, `${paths.length} answers byte for byte the same from the point rows and from ClickHouse`);
+  const calldataFromClickHouse = await answers(fresh(), calldataPaths);
+  for (let i = 0; i < calldataPaths.length; i++) {
+    if (calldataFromPoints[i] !== calldataFromClickHouse[i]) t.equal(calldataFromPoints[i], calldataFromClickHouse[i], `${calldataPaths[i]}: the same bytes`);
+  }
+  t.same(calldataFromPoints, calldataFromClickHouse, `${calldataPaths.length} answers with calldata byte for byte the same from the point rows and from ClickHouse`);
+  t.ok(calldataFromPoints.filter((a) => a.startsWith('200 ') && a.includes('0x6080')).length > created.length, 'init code among them');
 
   // The upgrade: the backfill rebuilds the rows from ClickHouse, a chunk at a time.
   const lines: string[] = [];

@@ -8,7 +8,8 @@ import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
 import { createIndexer } from '../src/indexer/indexer.js';
 import { indexingStatus } from '../src/storage/indexing-status.js';
 import type { RpcVariant } from '../src/rpc/client.js';
-import { ROOT_INPUT_FROM_TX } from '../src/chain/clickhouse-rows.js';
+import { INPUT_IN_POINT_ROW, ROOT_INPUT_FROM_TX } from '../src/chain/clickhouse-rows.js';
+import { withPointInputs } from '../src/storage/postgres/points.js';
 import { transactionTraceFrames } from '../src/storage/clickhouse/reads/raw-trace.js';
 import { etherscanTransactionInternals } from '../src/storage/clickhouse/reads/etherscan.js';
 
@@ -111,13 +112,19 @@ t.test('the scenario is indexed exactly, through callTracer and through trace_bl
         'SELECT transaction_hash, trace_index, trace_address, type, call_type, from, to, value, error, created_contract_address FROM internal_transactions ORDER BY block_number, transaction_index, trace_index',
       )).map((r) => JSON.stringify(r));
 
+      // The calldata is stored once, in the point rows: ClickHouse's transactions carry the marker.
+      const txInputs = await rows(stores, `SELECT countIf(input = '${INPUT_IN_POINT_ROW}') AS marked, count() AS n FROM transactions`);
+      t.same(txInputs, [{ marked: String(txs.length), n: String(txs.length) }], `${variant}: no transaction's calldata stored in ClickHouse`);
+      const backs = await withPointInputs(stores.pg, txs.map((x) => ({ hash: x.hash, input: INPUT_IN_POINT_ROW })), (x) => x.hash);
+      t.same(backs.map((x) => x.input), txs.map((x) => x.input), `${variant}: the point rows give back every transaction's calldata`);
       // Each top-level frame's input is its transaction's: stored as the marker, read back whole.
       const rootInputs = await rows(stores, `SELECT countIf(input = '${ROOT_INPUT_FROM_TX}') AS marked, count() AS n FROM internal_transactions WHERE trace_index = 0`);
       t.same(rootInputs, [{ marked: String(txs.length), n: String(txs.length) }], `${variant}: every top-level frame stores the marker, not the input again`);
       let inputMismatches = 0;
       for (const tx of txs) {
-        const frames = await transactionTraceFrames(stores.ch, BigInt(tx.blockNumber), Number(tx.transactionIndex));
-        if (frames[0]?.input !== tx.input || frames.some((f) => f.input === ROOT_INPUT_FROM_TX)) inputMismatches++;
+        const stored = await transactionTraceFrames(stores.ch, BigInt(tx.blockNumber), Number(tx.transactionIndex));
+        const frames = await withPointInputs(stores.pg, stored, () => tx.hash);
+        if (frames[0]?.input !== tx.input || frames.some((f) => f.input === ROOT_INPUT_FROM_TX || f.input === INPUT_IN_POINT_ROW)) inputMismatches++;
       }
       t.equal(inputMismatches, 0, `${variant}: the raw-trace read gives every top-level frame the node's transaction input`);
       const deployments = txs.filter((x) => x.to === null);
@@ -125,7 +132,7 @@ t.test('the scenario is indexed exactly, through callTracer and through trace_bl
       let creationMismatches = 0;
       for (const tx of deployments) {
         // txlistinternal lists a top-level creation, with its init code (the transaction's input).
-        const listed = await etherscanTransactionInternals(stores.ch, tx.hash, 100);
+        const listed = await withPointInputs(stores.pg, await etherscanTransactionInternals(stores.ch, tx.hash, 100), (f) => f.transaction_hash);
         if (listed[0]?.trace_index !== 0 || listed[0].input !== tx.input) creationMismatches++;
       }
       t.equal(creationMismatches, 0, `${variant}: txlistinternal gives each top-level creation its init code`);

@@ -243,6 +243,14 @@ export type InternalTransactionRow = RowOf<'internal_transactions'>;
  * transactions.input back (src/storage/clickhouse/reads/root-input.ts).
  */
 export const ROOT_INPUT_FROM_TX = '=';
+/**
+ * transactions.input of a row whose calldata is stored in its PostgreSQL point row only (issue
+ * #30: the calldata was a quarter of the bytes of both stores, kept twice). Written by the ingest
+ * (PointSink) for every row it writes with its point row; rows stored before keep their calldata
+ * (the upgrade's backfill builds their point rows from it). Not hex and not empty, so never a real
+ * input. Reads put the calldata back from the point rows by hash (`withInputs` in the API).
+ */
+export const INPUT_IN_POINT_ROW = '@';
 export type AddressInternalTransactionRow = RowOf<'address_internal_transactions'>;
 export type BlockRewardRow = RowOf<'block_rewards'>;
 /** Blockscout's `address_type` of a block reward (Explorer.Chain.Block.Reward). */

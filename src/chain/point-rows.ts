@@ -4,7 +4,8 @@
 // (src/storage/postgres/points.ts). Pure: no I/O; runs in the ingest workers, the upgrade's
 // backfill and the benchmarks alike.
 import type { RowSink } from './bundle.js';
-import type { BlockRewardRow, BlockRow, InternalTransactionRow, RowOf, TableName, TokenTransferRow, TransactionRow } from './clickhouse-rows.js';
+import { INPUT_IN_POINT_ROW, type BlockRewardRow, type BlockRow, type InternalTransactionRow, type RowOf, type TableName, type TokenTransferRow, type TransactionRow } from './clickhouse-rows.js';
+import type { TableWriter } from './clickhouse-encode.js';
 import { PointReader, PointWriter, type Schema } from './point-codec.js';
 
 /**
@@ -275,12 +276,27 @@ export class PointBuilder {
   }
 }
 
-/** A RowSink in front of another: every row goes on, and the point rows are built beside. */
+/**
+ * A RowSink in front of the ClickHouse encoder: every row goes on, and the point rows are built
+ * beside. A transaction's calldata goes to its point row only (INPUT_IN_POINT_ROW).
+ */
 export class PointSink implements RowSink {
   readonly points = new PointBuilder();
-  constructor(private readonly inner: RowSink) {}
+  /** `inner` encodes each row at once (TableWriter): the row object is changed back after it. */
+  constructor(private readonly inner: TableWriter) {}
   add<T extends TableName>(table: T, row: RowOf<T>): void {
-    this.inner.add(table, row);
+    if (table === 'transactions') {
+      // The calldata goes to the point row only; ClickHouse's row carries the marker. The inner
+      // writer encodes at once, so the row object gets its calldata back for the point row.
+      const t = row as TransactionRow;
+      const input = t.input;
+      t.input = INPUT_IN_POINT_ROW;
+      try {
+        this.inner.add(table, row);
+      } finally {
+        t.input = input;
+      }
+    } else this.inner.add(table, row);
     switch (table) {
       case 'blocks': {
         const { timestamp, ...b } = row as BlockRow;

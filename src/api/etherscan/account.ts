@@ -8,15 +8,15 @@ import {
   etherscanAddressTransactions,
   etherscanTokenTransfers,
   etherscanTransactionInternals,
-  transactionFields,
   coinBalanceAt,
   type EtherscanInternalRead,
   type EtherscanTransferRead,
   type TxFieldsRead,
 } from '../../storage/clickhouse/reads/etherscan.js';
 import { coinBalances, pendingTransactionsOf, tokenBalanceOf } from '../../storage/postgres/reads/etherscan.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 import { RESULT_WINDOW, listOptions, parseAddress, parseHash, parseInteger, type ListOptions, type Params } from './params.js';
-import { confirmations, fail, flag, functionName, methodId, notFound, ok, succeeded, withHead, type ActionReply, type ActionTable } from './actions.js';
+import { confirmations, fail, flag, functionName, methodId, notFound, ok, succeeded, txFields, withHead, type ActionReply, type ActionTable } from './actions.js';
 
 /** balancemulti's cap (Blockscout takes the first 20 of the list). */
 const BALANCE_MULTI_MAX = 20;
@@ -119,7 +119,8 @@ async function txlist(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const o = options(p);
   if (isReply(o)) return o;
   if (!o) return notFound('No transactions found');
-  const [head, rows] = await withHead(ctx, etherscanAddressTransactions(ctx.ch, address, o));
+  const [head, read] = await withHead(ctx, etherscanAddressTransactions(ctx.ch, address, o));
+  const rows = await withPointInputs(ctx.pg, read, (t) => t.hash);
   if (!rows.length) return notFound('No transactions found');
   return ok(
     rows.map((t) => ({
@@ -184,6 +185,7 @@ async function txlistinternal(p: Params, ctx: ApiContext): Promise<ActionReply> 
     if (isReply(o)) return o;
     rows = o ? await etherscanAddressInternals(ctx.ch, address, o) : [];
   }
+  rows = await withPointInputs(ctx.pg, rows, (r) => r.transaction_hash);
   if (!rows.length) return notFound('No internal transactions found');
   return ok(rows.map(internalJson));
 }
@@ -204,7 +206,7 @@ function tokenTransfers(type: 'ERC-20' | 'ERC-721' | 'ERC-1155') {
     const [head, rows] = await withHead(ctx, etherscanTokenTransfers(ctx.ch, { ...o, address, contract, type }));
     if (!rows.length) return notFound('No token transfers found');
     const keys = [...new Map(rows.map((r) => [`${r.block_number}:${r.transaction_index}`, { block: r.block_number, index: r.transaction_index }])).values()];
-    const [txs, tokens] = await Promise.all([transactionFields(ctx.ch, keys), ctx.tokens(rows.map((r) => r.token_address))]);
+    const [txs, tokens] = await Promise.all([txFields(ctx, keys), ctx.tokens(rows.map((r) => r.token_address))]);
     return ok(rows.map((r) => transferJson(r, type, head, txs.get(`${r.block_number}:${r.transaction_index}`), tokens.get(r.token_address))));
   };
 }

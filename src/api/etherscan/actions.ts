@@ -5,6 +5,8 @@ import type { CachePolicy } from '../../cache/response-cache.js';
 import type { ApiContext } from '../context.js';
 import { standardInput } from '../../abi/standard-abi.js';
 import type { Params } from './params.js';
+import { transactionFields, type TxFieldsRead } from '../../storage/clickhouse/reads/etherscan.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 
 export interface ActionReply {
   /** HTTP status (200 unless said). */
@@ -38,6 +40,17 @@ export const fail = (message: string, result: unknown = null, policy: CachePolic
 
 /** Etherscan's "nothing found": status "0" with an empty list; a later block may add rows. */
 export const notFound = (message: string): ActionReply => fail(message, [], 'volatile');
+
+/**
+ * The transactions at these positions (transactionFields) with their calldata, from the point rows
+ * where ClickHouse's row leaves it there; one not committed yet is left out.
+ */
+export async function txFields(ctx: ApiContext, keys: readonly { block: string; index: number }[]): Promise<Map<string, TxFieldsRead>> {
+  const found = await transactionFields(ctx.ch, keys);
+  const kept = new Set(await withPointInputs(ctx.pg, [...found.values()], (t) => t.hash));
+  for (const [k, t] of found) if (!kept.has(t)) found.delete(k);
+  return found;
+}
 
 /** Etherscan's methodId: the input's selector, "0x" for a plain transfer. */
 export function methodId(input: string): string {

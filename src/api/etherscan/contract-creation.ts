@@ -4,6 +4,7 @@
 import type { ApiContext } from '../context.js';
 import { contractsByAddress } from '../../storage/postgres/reads/addresses.js';
 import { creatingFrame, etherscanTransaction } from '../../storage/clickhouse/reads/etherscan.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 import { parseAddress, type Params } from './params.js';
 import { fail, ok, type ActionReply, type ActionTable } from './actions.js';
 
@@ -27,7 +28,8 @@ async function getcontractcreation(p: Params, ctx: ApiContext): Promise<ActionRe
     addresses.map(async (address) => {
       const c = contracts.get(address);
       if (!c) return null;
-      const tx = await etherscanTransaction(ctx.ch, c.creation_tx);
+      const read = await etherscanTransaction(ctx.ch, c.creation_tx);
+      const [tx] = read ? await withPointInputs(ctx.pg, [read], (x) => x.hash) : [];
       if (!tx) return null;
       const frame = tx.created_contract === address ? null : await creatingFrame(ctx.ch, BigInt(tx.block_number), tx.transaction_index, address);
       if (tx.created_contract !== address && !frame) return null;

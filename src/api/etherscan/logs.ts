@@ -2,9 +2,9 @@
 // the required-parameter rules and messages of Blockscout's API.RPC.LogsController and the field
 // formats of its LogsView (numbers as "0x" hex).
 import type { ApiContext } from '../context.js';
-import { etherscanLogs, transactionFields } from '../../storage/clickhouse/reads/etherscan.js';
+import { etherscanLogs } from '../../storage/clickhouse/reads/etherscan.js';
 import { parseAddress, parseInteger, type Params } from './params.js';
-import { fail, hex, notFound, ok, type ActionReply, type ActionTable } from './actions.js';
+import { fail, hex, notFound, ok, txFields, type ActionReply, type ActionTable } from './actions.js';
 
 /** At most this many logs per answer (Etherscan's getLogs limit). */
 export const LOGS_MAX = 1000;
@@ -47,7 +47,7 @@ async function getLogs(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const ops = given.slice(1).map((b, k) => (p.get(opName([given[k], b])) === 'or' ? 'or' : 'and') as 'and' | 'or');
   const rows = await etherscanLogs(ctx.ch, { from: from < 0n ? 0n : from, to, address, filter: { topics, ops }, limit: LOGS_MAX });
   if (!rows.length) return notFound('No logs found');
-  const txs = await transactionFields(ctx.ch, [...new Map(rows.map((r) => [`${r.block_number}:${r.transaction_index}`, { block: r.block_number, index: r.transaction_index }])).values()]);
+  const txs = await txFields(ctx, [...new Map(rows.map((r) => [`${r.block_number}:${r.transaction_index}`, { block: r.block_number, index: r.transaction_index }])).values()]);
   return ok(
     rows.map((l) => {
       const tx = txs.get(`${l.block_number}:${l.transaction_index}`);

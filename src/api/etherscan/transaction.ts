@@ -3,6 +3,7 @@
 // its TransactionView (gettxinfo in the form Blockscout's documentation shows).
 import type { ApiContext } from '../context.js';
 import { etherscanTransaction, etherscanTransactionLogs } from '../../storage/clickhouse/reads/etherscan.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 import { topFramesAndFailures } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { parseHash, RESULT_WINDOW, type Params } from './params.js';
 import { confirmations, fail, flag, ok, succeeded, type ActionReply, type ActionTable } from './actions.js';
@@ -56,7 +57,8 @@ async function revertOutput(ctx: ApiContext, block: bigint, index: number): Prom
 async function gettxinfo(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const hash = txhash(p);
   if (typeof hash !== 'string') return hash;
-  const [head, t] = await Promise.all([ctx.head(), etherscanTransaction(ctx.ch, hash)]);
+  const [head, read] = await Promise.all([ctx.head(), etherscanTransaction(ctx.ch, hash)]);
+  const [t] = read ? await withPointInputs(ctx.pg, [read], (x) => x.hash) : [];
   if (!t) return fail('Transaction not found', null, 'volatile');
   const [logs, lookups] = await Promise.all([
     etherscanTransactionLogs(ctx.ch, BigInt(t.block_number), t.transaction_index, RESULT_WINDOW),

@@ -11,6 +11,7 @@ import { internalTransactionJson, type InternalTransactionJson } from '../serial
 import { makePage, PAGE_SIZE, type Page, type PageParamValue } from '../paging.js';
 import { int } from '../serializers/common.js';
 import { isPartial, type HistoryFacts } from '../../storage/partial-history.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 
 export const ITEMS_COUNT: ParamSpec = { kind: 'int', min: 1n, max: 50n };
 export const BLOCK_NUMBER: ParamSpec = { kind: 'int', min: 0n };
@@ -88,15 +89,16 @@ export const txCursor = (t: TransactionRead): Record<string, PageParamValue> => 
   index: t.transaction_index,
 });
 
-/** A page of transactions (list variant). */
+/** A page of transactions (list variant); ClickHouse's rows get their calldata from the point rows. */
 export async function transactionsPage(
   ctx: ApiContext,
-  rows: TransactionRead[],
+  read: TransactionRead[],
   size: number,
   cursor: (t: TransactionRead) => Record<string, PageParamValue>,
   echo?: Record<string, PageParamValue>,
   known?: KnownTxFacts,
 ): Promise<Page<TransactionJson>> {
+  const rows = await withPointInputs(ctx.pg, read, (t) => t.hash);
   const lookups = await ctx.txLookups(rows.slice(0, size), [], known);
   return makePage(rows, size, (rs) => rs.map((r) => transactionJson(r, lookups)), cursor, { echo });
 }

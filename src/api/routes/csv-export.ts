@@ -52,6 +52,7 @@ import {
   type CsvTransactionRead,
 } from '../../storage/clickhouse/reads/csv-export.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 import { standardMethodName } from '../../abi/standard-abi.js';
 import type { IndexedAbi } from '../../abi/decode.js';
 
@@ -337,7 +338,8 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
       return yield* pagedLines(
         meter,
         limit,
-        (after: { block: bigint; txIndex: bigint; index: bigint } | undefined) => csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit }),
+        (after: { block: bigint; txIndex: bigint; index: bigint } | undefined) =>
+          csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit }).then((rows) => withPointInputs(ctx.pg, rows, (it) => it.transaction_hash)),
         (rows) => rows.map(internalLine).join(''),
         (last) => ({ block: BigInt(last.block_number), txIndex: BigInt(last.transaction_index), index: BigInt(last.trace_index) }),
       );

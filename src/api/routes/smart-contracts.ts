@@ -38,6 +38,7 @@ import { maskedHash } from '../../verify/twins.js';
 import { creationCode } from '../../storage/clickhouse/reads/search.js';
 import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
 import { contractsSince, contractsTotal } from '../../storage/postgres/reads/counts.js';
+import { withPointInputs } from '../../storage/postgres/points.js';
 import { ITEMS_COUNT } from './common.js';
 import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
 import { addressObject } from '../serializers/address.js';
@@ -352,7 +353,8 @@ export const smartContractRoutes: RouteDef[] = [
         const facts = await ctx.addressFacts([address], { withCreation: true });
         creationTx = facts.get(address)?.creation?.transactionHash ?? null;
       }
-      const creation = creationTx ? await creationCode(ctx.ch, creationTx, address) : null;
+      const read = creationTx ? await creationCode(ctx.ch, creationTx, address) : null;
+      const [creation] = read && creationTx ? await withPointInputs(ctx.pg, [read], () => creationTx) : [null];
       let deployed: string | null = c?.code ?? (creation?.deployed || null);
       let destroyed = false;
       if (c?.self_destructed_block !== null && c?.self_destructed_block !== undefined) {

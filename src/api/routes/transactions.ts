@@ -8,7 +8,7 @@ import { baseFees, blockMiner } from '../../storage/clickhouse/reads/blocks.js';
 import { listPending, pendingByHash, type PendingRead } from '../../storage/postgres/pending.js';
 import { NotFoundError } from '../errors.js';
 import { knownTxFacts, type ApiContext, type KnownTxFacts } from '../context.js';
-import { pointTransaction, TX_TRANSFERS } from '../../storage/postgres/points.js';
+import { pointTransaction, TX_TRANSFERS, withPointInputs } from '../../storage/postgres/points.js';
 import { echo, key2, makePage, pageSize, PAGE_SIZE } from '../paging.js';
 import type { RouteDef } from '../router.js';
 import { pendingTransactionJson, transactionJson } from '../serializers/transaction.js';
@@ -47,7 +47,8 @@ async function findTransaction(
 ): Promise<{ tx: TransactionRead; known?: KnownTxFacts; transfers?: TokenTransferRead[] } | { pending: PendingRead }> {
   const p = await pointTransaction(ctx.pg, hash);
   if (p) return { tx: p.tx, known: knownTxFacts([p]), transfers: p.transfers };
-  const tx = (await ctx.pointsComplete()) ? null : await transactionByHash(ctx.ch, hash);
+  const read = (await ctx.pointsComplete()) ? null : await transactionByHash(ctx.ch, hash);
+  const [tx] = read ? await withPointInputs(ctx.pg, [read], (t) => t.hash) : [];
   if (tx) return { tx };
   const pending = await pendingByHash(ctx.pg, hash);
   if (pending) return { pending };
@@ -134,7 +135,7 @@ export const transactionRoutes: RouteDef[] = [
   {
     pattern: '/main-page/transactions',
     async handler({ ctx }) {
-      const rows = await listTransactions(ctx.ch, { limit: 6 });
+      const rows = await withPointInputs(ctx.pg, await listTransactions(ctx.ch, { limit: 6 }), (t) => t.hash);
       const lookups = await ctx.txLookups(rows);
       return { body: rows.map((r) => transactionJson(r, lookups)), policy: 'volatile' };
     },
@@ -223,7 +224,8 @@ export const transactionRoutes: RouteDef[] = [
       const found = await findTransaction(ctx, path.transaction_hash_param as string);
       // A pending transaction has run nowhere yet: no trace, as Blockscout answers.
       if ('pending' in found) return { body: [], policy: 'none' };
-      const frames = await transactionTraceFrames(ctx.ch, BigInt(found.tx.block_number), found.tx.transaction_index);
+      const stored = await transactionTraceFrames(ctx.ch, BigInt(found.tx.block_number), found.tx.transaction_index);
+      const frames = await withPointInputs(ctx.pg, stored, () => found.tx.hash);
       // Rebuilt from the stored frames (docs/architecture.md); none stored (traces off) is an
       // empty list, looked at again with the next block.
       return { body: rawTraceJson(frames), policy: frames.length ? 'stable' : 'volatile', block: BigInt(found.tx.block_number) };

@@ -2,6 +2,7 @@
 // (or a claimed range's stored mark), deleted with the chain's rows, read by hash or number in
 // one primary-key read. The rows are encoded by src/chain/point-rows.ts.
 import { decodeBlockRow, decodeTxRow, TX_TRANSFERS, type PointBatch } from '../../chain/point-rows.js';
+import { INPUT_IN_POINT_ROW } from '../../chain/clickhouse-rows.js';
 
 /** How many token transfers a transaction's point row carries (its page's). */
 export { TX_TRANSFERS };
@@ -106,6 +107,35 @@ export async function pointTransaction(pg: PgStore, hash: string): Promise<Point
   });
   const row = r.rows[0];
   return row ? pointTransactionOf(hash, row) : null;
+}
+
+/**
+ * `rows` with the calldata that ClickHouse's rows leave in the point rows (INPUT_IN_POINT_ROW, in
+ * `input`) put back, found by each row's transaction hash: one read for all of them, none when no
+ * row needs it. The rows are changed in place. A row whose point row is missing is left out of the
+ * answer: its block is between its ClickHouse insert and its checkpoint's commit (or is being
+ * rewound), not yet part of the indexed chain.
+ */
+export async function withPointInputs<R extends { input: string }>(pg: PgStore, rows: R[], hashOf: (r: R) => string): Promise<R[]> {
+  const need = rows.filter((r) => r.input === INPUT_IN_POINT_ROW);
+  if (!need.length) return rows;
+  const want = [...new Set(need.map(hashOf))].filter(isHash);
+  const r = want.length
+    ? await pg.pool.query<{ hash: string; data: Buffer }>({
+        name: 'point_inputs',
+        text: `SELECT encode(hash, 'hex') AS hash, data FROM point_transactions WHERE hash = ANY($1::bytea[])`,
+        values: [want.map(bytes)],
+      })
+    : { rows: [] };
+  const inputs = new Map<string, string>();
+  for (const row of r.rows) inputs.set(`0x${row.hash}`, decodeTxRow(row.data).fields.input as string);
+  let missing = false;
+  for (const x of need) {
+    const input = inputs.get(hashOf(x));
+    if (input !== undefined) x.input = input;
+    else missing = true;
+  }
+  return missing ? rows.filter((x) => x.input !== INPUT_IN_POINT_ROW) : rows;
 }
 
 type PointTxRow = {

@@ -96,6 +96,7 @@ export async function etherscanTransaction(ch: ClickHouseStore, hash: string): P
 export interface TxFieldsRead {
   block_number: string;
   transaction_index: number;
+  hash: string;
   nonce: string;
   gas: string;
   effective_gas_price: string;
@@ -109,7 +110,7 @@ export async function transactionFields(ch: ClickHouseStore, keys: readonly { bl
   const out = new Map<string, TxFieldsRead>();
   if (!keys.length) return out;
   const rows = await ch.query<TxFieldsRead>(
-    `SELECT block_number, transaction_index, nonce, gas, effective_gas_price, gas_used, cumulative_gas_used, input FROM transactions
+    `SELECT block_number, transaction_index, hash, nonce, gas, effective_gas_price, gas_used, cumulative_gas_used, input FROM transactions
      WHERE block_number IN {bs:Array(UInt64)} AND has(arrayZip({kb:Array(UInt64)}, {ki:Array(UInt32)}), (block_number, transaction_index))`,
     { bs: [...new Set(keys.map((k) => k.block))], kb: keys.map((k) => k.block), ki: keys.map((k) => k.index) },
   );

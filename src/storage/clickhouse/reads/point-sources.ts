@@ -6,6 +6,7 @@ import { BLOCK_COLUMNS, type BlockRead, type BlockRewardRead } from './blocks.js
 import { TX_COLUMNS, type TransactionRead } from './transactions.js';
 import { LISTED_FRAME } from './internal-transactions.js';
 import { TX_TRANSFERS } from '../../../chain/point-rows.js';
+import { INPUT_IN_POINT_ROW } from '../../../chain/clickhouse-rows.js';
 
 export interface PointSources {
   blocks: BlockRead[];
@@ -56,5 +57,10 @@ export async function pointSources(ch: ClickHouseStore, from: number, to: number
       p,
     ),
   ]);
+  // Rows written with their point rows keep their calldata there only: rebuilding those point
+  // rows from ClickHouse would store the marker as calldata. The backfill covers blocks stored by
+  // releases before the point rows, which all have it.
+  const marked = txs.find((t) => t.input === INPUT_IN_POINT_ROW);
+  if (marked) throw new Error(`point rows cannot be rebuilt from ClickHouse for block ${marked.block_number}: its calldata is in PostgreSQL's point rows only`);
   return { blocks, txs, frames, listed, rewards, transfers, logItems };
 }

@@ -1,6 +1,8 @@
 // Puts a top-level frame's input back: internal_transactions stores ROOT_INPUT_FROM_TX instead of
 // a root frame's input when it equals its transaction's (src/chain/bundle.ts), so every read of
 // the column fills it from transactions.input, one batched point read for all rows that need it.
+// Where that row's calldata is in PostgreSQL's point row (INPUT_IN_POINT_ROW), the frame gets the
+// same marker and the caller puts the calldata back by transaction hash (the API's withInputs).
 import { ROOT_INPUT_FROM_TX } from '../../../chain/clickhouse-rows.js';
 import type { ClickHouseStore } from '../store.js';
 
@@ -12,9 +14,9 @@ export interface FrameInputRow {
 }
 
 /**
- * `rows` with every stored ROOT_INPUT_FROM_TX replaced by its transaction's input, in place (rows
- * stored before the marker, and frames below the top level, are left as they are). Reads
- * transactions only when some row carries the marker.
+ * `rows` with every stored ROOT_INPUT_FROM_TX replaced by its transaction's stored input, in place
+ * (rows stored before the marker, and frames below the top level, are left as they are): the
+ * calldata, or INPUT_IN_POINT_ROW. Reads transactions only when some row carries the marker.
  */
 export async function fillRootInputs<R extends FrameInputRow>(ch: ClickHouseStore, rows: R[]): Promise<R[]> {
   const need = rows.filter((r) => r.input === ROOT_INPUT_FROM_TX);
