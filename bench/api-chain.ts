@@ -323,9 +323,9 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
       });
       add('hash_index', { hash: txHash, kind: 'transaction', block_number: n, transaction_index: i });
       if (sampled) sampleAddresses.push(from, ...(to || created ? [to || created] : []));
-      add('address_transactions', { address: from, block_number: n, transaction_index: i, hash: txHash, is_from: 1, is_to: from === to ? 1 : 0 });
-      if (to && to !== from) add('address_transactions', { address: to, block_number: n, transaction_index: i, hash: txHash, is_from: 0, is_to: 1 });
-      if (created && created !== from && created !== to) add('address_transactions', { address: created, block_number: n, transaction_index: i, hash: txHash, is_from: 0, is_to: 1 });
+      add('address_transactions', { address: from, block_number: n, transaction_index: i, is_from: 1, is_to: from === to ? 1 : 0 });
+      if (to && to !== from) add('address_transactions', { address: to, block_number: n, transaction_index: i, is_from: 0, is_to: 1 });
+      if (created && created !== from && created !== to) add('address_transactions', { address: created, block_number: n, transaction_index: i, is_from: 0, is_to: 1 });
       if (from === busy || to === busy) {
         busyTxs++;
         if (busyFirst.length < 101) busyFirst.push({ block: n, index: i });

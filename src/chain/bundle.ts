@@ -475,7 +475,6 @@ function addTransaction(
     address: from,
     block_number: number,
     transaction_index: txIndex,
-    hash: txHash,
     is_from: 1,
     is_to: from === to || from === created ? 1 : 0,
   });
@@ -484,7 +483,6 @@ function addTransaction(
       address: to,
       block_number: number,
       transaction_index: txIndex,
-      hash: txHash,
       is_from: 0,
       is_to: 1,
     });
@@ -494,7 +492,6 @@ function addTransaction(
       address: created,
       block_number: number,
       transaction_index: txIndex,
-      hash: txHash,
       is_from: 0,
       is_to: 1,
     });

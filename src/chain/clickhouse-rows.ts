@@ -91,7 +91,6 @@ export const TABLE_COLUMNS = {
     ['address', 'String'],
     ['block_number', 'UInt64'],
     ['transaction_index', 'UInt32'],
-    ['hash', 'String'],
     ['is_from', 'UInt8'],
     ['is_to', 'UInt8'],
   ],
