@@ -65,6 +65,8 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     { template: '/v2/smart-contracts/', path: `${V2}/smart-contracts?filter=solidity`, list: true },
     { template: '/v2/smart-contracts/counters', path: `${V2}/smart-contracts/counters` },
     { template: '/v2/addresses', path: `${V2}/addresses?items_count=2`, list: true },
+    { template: '/v2/withdrawals', path: `${V2}/withdrawals?items_count=2`, list: true },
+    { template: '/v2/withdrawals/counters', path: `${V2}/withdrawals/counters` },
     { template: '/v2/addresses', path: `${V2}/addresses?sort=transactions_count&order=asc&items_count=3`, list: true },
   ];
   for (const q of [s.accounts[0], s.txs[0].hash, '1', 'token', `0x${'ee'.repeat(32)}`]) {
@@ -73,6 +75,7 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
   for (let n = 0; n <= api.head; n++) {
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}', path: `${V2}/blocks/${n}` });
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/transactions', path: `${V2}/blocks/${n}/transactions?items_count=2`, list: true });
+    cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/withdrawals', path: `${V2}/blocks/${n}/withdrawals?items_count=2`, list: true });
   }
   const b1 = (await api.get(`${V2}/blocks/1`)).body.hash;
   const miner = (await api.get(`${V2}/blocks/1`)).body.miner.hash;

@@ -181,6 +181,54 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     api.app.cache?.invalidate('block');
   });
 
+  t.test('withdrawals: the chain\'s, a block\'s, and their counters', async (t) => {
+    const empty = await api.get(`${V2}/withdrawals`);
+    t.strictSame(empty.body, { items: [], next_page_params: null }, 'none stored: an empty list');
+    t.strictSame((await api.get(`${V2}/withdrawals/counters`)).body, { withdrawals_count: '0', withdrawals_sum: '0' }, 'and zero counters');
+    // The devnet has no withdrawals: store some, as the indexer writes them (to one address in blocks
+    // 1-5, and 4 more in block 2 to another).
+    const w = '0x00000000000000000000000000000000000babe5';
+    const w2 = s.accounts[2].toLowerCase();
+    const stored: { block: number; index: number; validator: number; address: string; amount: bigint }[] = [];
+    // Indices are consecutive in chain order, as the consensus layer numbers them.
+    for (let b = 1; b <= 5; b++) {
+      for (let i = 0; i < (b === 5 ? 9 : 11); i++) stored.push({ block: b, index: 1000 + stored.length, validator: 7 + i, address: w, amount: BigInt(stored.length + 1) * 1_000_000_000n });
+      if (b === 2) for (let i = 0; i < 4; i++) stored.push({ block: 2, index: 1000 + stored.length, validator: 90 + i, address: w2, amount: 10n ** 18n + BigInt(i) });
+    }
+    const ts = (b: number) => Number(blocks[b].timestamp);
+    await api.stores.ch.command(
+      `INSERT INTO withdrawals (block_number, withdrawal_index, validator_index, address, amount, timestamp) VALUES ${stored.map((x) => `(${x.block}, ${x.index}, ${x.validator}, '${x.address}', ${x.amount}, ${ts(x.block)})`).join(',')}`,
+    );
+    api.app.cache?.invalidate('block');
+    const byIndexDesc = [...stored].sort((a, b) => b.index - a.index);
+    const all = await walk(api, `${V2}/withdrawals?items_count=10`);
+    t.strictSame(
+      all.items.map((x: { index: number; block_number: number; validator_index: number; amount: string; timestamp: string; receiver: { hash: string } }) => [x.index, x.block_number, x.validator_index, x.amount, x.timestamp, x.receiver.hash.toLowerCase()]),
+      byIndexDesc.map((x) => [x.index, x.block, x.validator, x.amount.toString(), isoTimestamp(ts(x.block)), x.address]),
+      'the chain\'s: every one, highest index first, with its block, time and receiver',
+    );
+    schemaOk(t, '/v2/withdrawals', (await api.get(`${V2}/withdrawals`)).body, 'the chain\'s withdrawals');
+    const inBlock2 = byIndexDesc.filter((x) => x.block === 2);
+    for (const id of ['2', blocks[2].hash]) {
+      const page = await walk(api, `${V2}/blocks/${id}/withdrawals?items_count=4`);
+      t.strictSame(
+        page.items.map((x: Record<string, unknown>) => [x.index, x.validator_index, x.amount, (x.receiver as { hash: string }).hash.toLowerCase(), 'block_number' in x, 'timestamp' in x]),
+        inBlock2.map((x) => [x.index, x.validator, x.amount.toString(), x.address, false, false]),
+        `block ${id.slice(0, 10)}: its ${inBlock2.length}, highest index first, without its block and time (Blockscout's shape)`,
+      );
+    }
+    schemaOk(t, '/v2/blocks/{block_hash_or_number_param}/withdrawals', (await api.get(`${V2}/blocks/2/withdrawals`)).body, 'a block\'s withdrawals');
+    t.strictSame((await api.get(`${V2}/blocks/7/withdrawals`)).body, { items: [], next_page_params: null }, 'a block without any');
+    t.equal((await api.get(`${V2}/blocks/99999999/withdrawals`)).status, 404, 'an unknown block: 404');
+    t.equal((await api.get(`${V2}/withdrawals?index=x`)).status, 422, 'a bad cursor: 422');
+    t.equal((await api.get(`${V2}/blocks/2/withdrawals?items_count=51`)).status, 422, 'items_count past 50: 422');
+    const counters = (await api.get(`${V2}/withdrawals/counters`)).body;
+    t.strictSame(counters, { withdrawals_count: String(stored.length), withdrawals_sum: stored.reduce((a, x) => a + x.amount, 0n).toString() }, 'counted and summed in wei');
+    schemaOk(t, '/v2/withdrawals/counters', counters, 'the counters');
+    await api.stores.ch.command(`DELETE FROM withdrawals WHERE address IN ('${w}', '${w2}')`);
+    api.app.cache?.invalidate('block');
+  });
+
   t.test('transactions/stats over the last 24 hours', async (t) => {
     const since = (now - DAY) / 1000;
     const inWindow = blocks.map((b, i) => ({ b, fee: fees[i] })).filter((x) => Number(x.b.timestamp) >= since);

@@ -37,6 +37,14 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
         t.match(text, groupDigits(b.gas_used), 'block: gas used');
       },
     },
+    {
+      // The tab the block page links (it answered 400 before /blocks/{id}/withdrawals existed).
+      name: 'block-withdrawals',
+      path: `/block/${s.forwardTx.blockNumber}?tab=withdrawals`,
+      check: (text) => {
+        t.match(text, 'This block has no withdrawals.', 'block withdrawals tab: the devnet block has none, and says so');
+      },
+    },
     { name: 'search-results', path: '/search?q=Devnet' },
     { name: 'not-found', path: '/nothing/here' },
   ];

@@ -10,7 +10,8 @@ import { addressOverviewRows, addressRow, type AddressFactRows, type AddressRow 
 import { addressTabCounts } from '../../storage/clickhouse/reads/tabs.js';
 import { addressLogs } from '../../storage/clickhouse/reads/logs.js';
 import { blockRewards, blocksByMiner, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
-import { addressWithdrawals, type WithdrawalRead } from '../../storage/clickhouse/reads/withdrawals.js';
+import { addressWithdrawals } from '../../storage/clickhouse/reads/withdrawals.js';
+import { withdrawalCursor, withdrawalJson } from '../serializers/withdrawal.js';
 import { blockJson } from '../serializers/block.js';
 import { logJson } from '../serializers/log.js';
 import { ApiError, ValidationError } from '../errors.js';
@@ -312,14 +313,7 @@ export const addressRoutes: RouteDef[] = [
       const size = pageSize(query);
       const rows = await addressWithdrawals(ctx.ch, path.address_hash_param as string, typeof query.index === 'bigint' ? query.index : undefined, size + 1);
       // The receiver is the address itself: Blockscout leaves it out here.
-      const item = (w: WithdrawalRead) => ({
-        index: int(w.withdrawal_index),
-        validator_index: int(w.validator_index),
-        amount: w.amount,
-        block_number: int(w.block_number),
-        timestamp: isoTimestamp(w.ts),
-      });
-      const body = makePage(rows, size, (rs) => rs.map(item), (w) => ({ index: int(w.withdrawal_index) }));
+      const body = makePage(rows, size, (rs) => rs.map((w) => withdrawalJson(w, { withBlock: true })), withdrawalCursor);
       return { body, policy: 'volatile' };
     },
   },

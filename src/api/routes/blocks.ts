@@ -1,7 +1,9 @@
-// /blocks, /blocks/{id}, /blocks/{id}/transactions, /main-page/blocks.
+// /blocks, /blocks/{id}, /blocks/{id}/transactions, /blocks/{id}/withdrawals, /main-page/blocks.
 import { blockByHash, blockByNumber, blockRewards, listBlocks, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
 import { blockTransactions, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import { blockInternalCount } from '../../storage/clickhouse/reads/internal-transactions.js';
+import { blockWithdrawals } from '../../storage/clickhouse/reads/withdrawals.js';
+import { withdrawalCursor, withdrawalJson } from '../serializers/withdrawal.js';
 import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
 import { NotFoundError } from '../errors.js';
 import { pointBlockByHash, pointBlockByNumber, type PointBlock } from '../../storage/postgres/points.js';
@@ -98,6 +100,21 @@ export const blockRoutes: RouteDef[] = [
         rows = await blockTransactions(ctx.ch, number, after, size + 1);
       }
       return { body: await transactionsPage(ctx, rows, size, txCursor), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/blocks/:block_hash_or_number_param/withdrawals',
+    path: BLOCK_PATH,
+    query: { index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const { block: b } = await findBlock(ctx, path.block_hash_or_number_param as BlockId);
+      const size = pageSize(query);
+      const number = BigInt(b.number);
+      const rows = await blockWithdrawals(ctx.ch, number, typeof query.index === 'bigint' ? query.index : undefined, size + 1);
+      const receivers = await ctx.addressFacts(rows.slice(0, size).map((w) => w.address));
+      const body = makePage(rows, size, (rs) => rs.map((w) => withdrawalJson(w, { receivers, withBlock: false })), withdrawalCursor);
+      // The receivers' facts (contract, names) may change with later blocks.
+      return { body, policy: 'volatile' };
     },
   },
 ];

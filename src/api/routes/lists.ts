@@ -1,8 +1,10 @@
-// Global lists: /token-transfers, /internal-transactions.
+// Global lists: /token-transfers, /internal-transactions, /withdrawals (and its counters).
 import { listTokenTransfers } from '../../storage/clickhouse/reads/token-transfers.js';
 import { listInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { transactionByHash } from '../../storage/clickhouse/reads/transactions.js';
-import { pageSize } from '../paging.js';
+import { listWithdrawals, withdrawalTotals } from '../../storage/clickhouse/reads/withdrawals.js';
+import { makePage, pageSize } from '../paging.js';
+import { withdrawalCursor, withdrawalJson } from '../serializers/withdrawal.js';
 import type { RouteDef } from '../router.js';
 import {
   BLOCK_NUMBER,
@@ -20,6 +22,26 @@ import {
 } from './common.js';
 
 export const listRoutes: RouteDef[] = [
+  {
+    pattern: '/withdrawals',
+    query: { index: INDEX, items_count: ITEMS_COUNT },
+    async handler({ query, ctx }) {
+      const size = pageSize(query);
+      const rows = await listWithdrawals(ctx.ch, typeof query.index === 'bigint' ? query.index : undefined, size + 1);
+      const receivers = await ctx.addressFacts(rows.slice(0, size).map((w) => w.address));
+      const body = makePage(rows, size, (rs) => rs.map((w) => withdrawalJson(w, { receivers, withBlock: true })), withdrawalCursor);
+      return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/withdrawals/counters',
+    async handler({ ctx }) {
+      // Counted over every stored withdrawal (a scan of the amounts, once per block at most:
+      // the answer is cached until the next one).
+      const t = await withdrawalTotals(ctx.ch);
+      return { body: { withdrawals_count: t.count, withdrawals_sum: t.sum }, policy: 'volatile' };
+    },
+  },
   {
     pattern: '/token-transfers',
     query: { type: TOKEN_TYPES, limit: LIMIT, ...TRANSFER_PAGING },
