@@ -59,6 +59,7 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
       path: `${V2}/transactions/${s.txs.find((x) => x.label === label)!.hash}/raw-trace`,
     })),
     { template: '/v2/config/backend-version', path: `${V2}/config/backend-version` },
+    ...['csv-export', 'backend', 'smart-contracts/languages', 'indexer', 'db-background-migrations'].map((c) => ({ template: `/v2/config/${c}`, path: `${V2}/config/${c}` })),
     { template: '/v2/transactions/stats', path: `${V2}/transactions/stats` },
     { template: '/v2/stats/charts/transactions', path: `${V2}/stats/charts/transactions` },
     { template: '/v2/stats/charts/market', path: `${V2}/stats/charts/market` },

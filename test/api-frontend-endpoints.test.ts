@@ -12,7 +12,8 @@ import { rpcCall } from './helpers/api.js';
 import { devAccount, TOPIC_TRANSFER } from './helpers/devnet.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { clock } from '../src/api/routes/clock.js';
-import { replacePendingPool } from '../src/storage/postgres/indexer.js';
+import { getFact, replacePendingPool, setFact } from '../src/storage/postgres/indexer.js';
+import { POINT_BACKFILL_FACT } from '../src/storage/postgres/points.js';
 import { checksum, isoTimestamp } from '../src/api/serializers/common.js';
 
 const V2 = '/api/v2';
@@ -79,6 +80,35 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     if (!doc) return;
     tt.same(validate(doc, responseSchema(doc, template), body), [], `${what} conforms to ${template}`);
   };
+
+  t.test('config/csv-export, backend, smart-contracts/languages, indexer, db-background-migrations', async (t) => {
+    const csv = await api.get(`${V2}/config/csv-export`);
+    t.strictSame(csv.body, { limit: Number.MAX_SAFE_INTEGER }, 'csv-export: no row cap, said as the largest exact integer');
+    schemaOk(t, '/v2/config/csv-export', csv.body, 'csv-export');
+    const backend = await api.get(`${V2}/config/backend`);
+    t.strictSame(backend.body, { chain_type: null, openapi_spec_folder_name: null }, 'backend: no chain variant, no Blockscout swagger');
+    schemaOk(t, '/v2/config/backend', backend.body, 'backend');
+    const languages = await api.get(`${V2}/config/smart-contracts/languages`);
+    t.ok(languages.body.languages.includes('solidity'), 'languages: solidity among them');
+    for (const l of languages.body.languages) t.equal((await api.get(`${V2}/smart-contracts?filter=${l}`)).status, 200, `the verified list filters by ${l}`);
+    schemaOk(t, '/v2/config/smart-contracts/languages', languages.body, 'languages');
+    const indexer = await api.get(`${V2}/config/indexer`);
+    t.strictSame(
+      indexer.body,
+      { indexer_enabled: true, internal_transactions_fetcher_enabled: true, pending_transactions_fetcher_enabled: false, block_reward_fetcher_enabled: true },
+      'indexer: it ran with traces, without the pending pool (as this fixture starts it)',
+    );
+    schemaOk(t, '/v2/config/indexer', indexer.body, 'indexer');
+    t.strictSame((await api.get(`${V2}/config/db-background-migrations`)).body, { migrations: [] }, 'background migrations: none left');
+    const saved = await getFact(api.stores.pg, POINT_BACKFILL_FACT);
+    await setFact(api.stores.pg, POINT_BACKFILL_FACT, { done: false, next: 3, to: 9, blocks: 3, txs: 4 });
+    api.app.cache?.invalidate('block');
+    const running = (await api.get(`${V2}/config/db-background-migrations`)).body;
+    t.match(running, { migrations: [{ migration_name: 'point_rows_backfill', status: 'started', meta: { next_block: 3, to_block: 9 } }] }, 'the point rows\' fill while it runs');
+    schemaOk(t, '/v2/config/db-background-migrations', running, 'background migrations');
+    await setFact(api.stores.pg, POINT_BACKFILL_FACT, saved);
+    api.app.cache?.invalidate('block');
+  });
 
   t.test('config/backend-version', async (t) => {
     const r = await api.get(`${V2}/config/backend-version`);

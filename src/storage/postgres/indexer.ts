@@ -142,6 +142,12 @@ export async function getFact<T>(pgs: PgStore, name: string): Promise<T | undefi
   return rows[0]?.value;
 }
 
+/** Facts by name with when each was last written (absent names are left out). */
+export async function getFactsWithTime(pgs: PgStore, names: readonly string[]): Promise<Map<string, { value: unknown; updatedAt: Date }>> {
+  const rows = await pgs.query<{ name: string; value: unknown; updated_at: Date }>('SELECT name, value, updated_at FROM indexer_facts WHERE name = ANY($1::text[])', [names]);
+  return new Map(rows.map((r) => [r.name, { value: r.value, updatedAt: r.updated_at }]));
+}
+
 export interface PendingTx {
   hash: string;
   from: string;
