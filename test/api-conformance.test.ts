@@ -77,7 +77,9 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}', path: `${V2}/blocks/${n}` });
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/transactions', path: `${V2}/blocks/${n}/transactions?items_count=2`, list: true });
     cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/withdrawals', path: `${V2}/blocks/${n}/withdrawals?items_count=2`, list: true });
+    cases.push({ template: '/v2/blocks/{block_hash_or_number_param}/internal-transactions', path: `${V2}/blocks/${n}/internal-transactions?items_count=2`, list: true });
   }
+  cases.push({ template: '/v2/blocks/{block_number_param}/countdown', path: `${V2}/blocks/${api.head + 5}/countdown` });
   const b1 = (await api.get(`${V2}/blocks/1`)).body.hash;
   const miner = (await api.get(`${V2}/blocks/1`)).body.miner.hash;
   cases.push({ template: '/v2/addresses/{address_hash_param}/blocks-validated', path: `${V2}/addresses/${miner}/blocks-validated?items_count=7`, list: true });

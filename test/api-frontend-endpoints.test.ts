@@ -211,6 +211,47 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     api.app.cache?.invalidate('block');
   });
 
+  t.test('blocks/{id}/internal-transactions and blocks/{n}/countdown', async (t) => {
+    type It = { transaction_hash: string; index: number; type: string; created_contract: unknown };
+    const id = (x: It) => `${x.transaction_hash}:${x.index}`;
+    let withFrames = 0;
+    for (let n = 0; n <= head; n++) {
+      // Expected: each of its transactions' listed frames, in transaction order.
+      const expected: It[] = [];
+      for (const h of blocks[n].transactions as unknown as string[]) expected.push(...(await walk(api, `${V2}/transactions/${h}/internal-transactions`)).items);
+      const walked = await walk(api, `${V2}/blocks/${n}/internal-transactions?items_count=2`);
+      t.strictSame(walked.items.map(id), expected.map(id), `block ${n}: its ${expected.length} internal transactions in chain order, two a page`);
+      if (expected.length) withFrames++;
+      for (const [q, keep] of [
+        ['internal_type=create', (x: It) => x.type === 'create'],
+        ['internal_type=create2', (x: It) => x.type === 'create2'],
+        ['internal_type=selfdestruct', (x: It) => x.type === 'selfdestruct'],
+        ['call_type=delegatecall', (x: It) => x.type === 'delegatecall'],
+        ['call_type=call', (x: It) => x.type === 'call'],
+      ] as const) {
+        const filtered = await walk(api, `${V2}/blocks/${n}/internal-transactions?${q}&items_count=1`);
+        t.strictSame(filtered.items.map(id), expected.filter(keep).map(id), `block ${n}, ${q}`);
+      }
+    }
+    t.ok(withFrames > 2, `blocks with internal transactions (${withFrames})`);
+    const some = blocks.findIndex((_, n) => n > 0 && (blocks[n].transactions as unknown[]).length > 0);
+    schemaOk(t, '/v2/blocks/{block_hash_or_number_param}/internal-transactions', (await api.get(`${V2}/blocks/${blocks[some].hash}/internal-transactions`)).body, 'a block\'s internal transactions');
+    t.equal((await api.get(`${V2}/blocks/99999999/internal-transactions`)).status, 404, 'an unknown block: 404');
+    t.equal((await api.get(`${V2}/blocks/1/internal-transactions?internal_type=jump`)).status, 422, 'an unknown type: 422');
+
+    const stats = (await api.get(`${V2}/stats`)).body;
+    const countdown = await api.get(`${V2}/blocks/${head + 10}/countdown`);
+    t.strictSame(
+      countdown.body,
+      { current_block: head, countdown_block: head + 10, remaining_blocks: 10, estimated_time_in_sec: Math.round(10 * stats.average_block_time / 100) / 10 },
+      'countdown: ten blocks at /stats\' average block time',
+    );
+    schemaOk(t, '/v2/blocks/{block_number_param}/countdown', countdown.body, 'the countdown');
+    t.strictSame((await api.get(`${V2}/blocks/${head}/countdown`)).body, { message: 'Error! Block number already pass' }, 'a block already stored: Blockscout\'s message');
+    t.equal((await api.get(`${V2}/blocks/abc/countdown`)).status, 422, 'not a number: 422');
+    t.equal((await api.get(`${V2}/blocks/-1/countdown`)).status, 422, 'negative: 422');
+  });
+
   t.test('withdrawals: the chain\'s, a block\'s, and their counters', async (t) => {
     const empty = await api.get(`${V2}/withdrawals`);
     t.strictSame(empty.body, { items: [], next_page_params: null }, 'none stored: an empty list');

@@ -1,7 +1,10 @@
-// /blocks, /blocks/{id}, /blocks/{id}/transactions, /blocks/{id}/withdrawals, /main-page/blocks.
+// /blocks, /blocks/{id}, /blocks/{id}/transactions, /blocks/{id}/internal-transactions,
+// /blocks/{id}/withdrawals, /blocks/{n}/countdown, /main-page/blocks.
 import { blockByHash, blockByNumber, blockRewards, listBlocks, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
 import { blockTransactions, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
-import { blockInternalCount } from '../../storage/clickhouse/reads/internal-transactions.js';
+import { blockInternalCount, blockInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
+import { recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+import { RECENT_BLOCKS } from './stats.js';
 import { blockWithdrawals } from '../../storage/clickhouse/reads/withdrawals.js';
 import { withdrawalCursor, withdrawalJson } from '../serializers/withdrawal.js';
 import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
@@ -12,7 +15,7 @@ import type { BlockId } from '../params.js';
 import { key2, makePage, pageSize } from '../paging.js';
 import type { RouteDef } from '../router.js';
 import { blockJson } from '../serializers/block.js';
-import { BLOCK_NUMBER, INDEX, ITEMS_COUNT, transactionsPage, txCursor } from './common.js';
+import { BLOCK_NUMBER, INDEX, ITEMS_COUNT, internalTransactionsPage, transactionsPage, txCursor } from './common.js';
 import { int } from '../serializers/common.js';
 
 const BLOCK_PATH = { block_hash_or_number_param: { kind: 'blockId' } } as const;
@@ -100,6 +103,58 @@ export const blockRoutes: RouteDef[] = [
         rows = await blockTransactions(ctx.ch, number, after, size + 1);
       }
       return { body: await transactionsPage(ctx, rows, size, txCursor), policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/blocks/:block_hash_or_number_param/internal-transactions',
+    path: BLOCK_PATH,
+    query: {
+      internal_type: { kind: 'enum', values: ['call', 'create', 'create2', 'reward', 'selfdestruct', 'stop'] },
+      call_type: { kind: 'enum', values: ['call', 'callcode', 'delegatecall', 'staticcall'] },
+      // The page's cursor: its last item's position (block_number is given back with it, unused).
+      block_number: BLOCK_NUMBER,
+      transaction_index: INDEX,
+      index: INDEX,
+      items_count: ITEMS_COUNT,
+    },
+    async handler({ path, query, ctx }) {
+      const { block: b } = await findBlock(ctx, path.block_hash_or_number_param as BlockId);
+      const size = pageSize(query);
+      const after =
+        typeof query.transaction_index === 'bigint' && typeof query.index === 'bigint' ? { txIndex: query.transaction_index, index: query.index } : undefined;
+      const rows = await blockInternalTransactions(ctx.ch, BigInt(b.number), {
+        after,
+        type: query.internal_type as string | undefined,
+        callType: query.call_type as string | undefined,
+        limit: size + 1,
+      });
+      const echo: Record<string, string> = {};
+      if (typeof query.internal_type === 'string') echo.internal_type = query.internal_type;
+      if (typeof query.call_type === 'string') echo.call_type = query.call_type;
+      return { body: await internalTransactionsPage(ctx, rows, size, { echo }), policy: 'stable', block: BigInt(b.number) };
+    },
+  },
+  {
+    pattern: '/blocks/:block_number_param/countdown',
+    path: { block_number_param: { kind: 'int', min: 0n, max: BigInt(Number.MAX_SAFE_INTEGER) } },
+    async handler({ path, ctx }) {
+      const target = path.block_number_param as bigint;
+      const [head, recent] = await Promise.all([ctx.head(), recentBlocks(ctx.ch, RECENT_BLOCKS)]);
+      // Blockscout's answers (200 with a message) when the figures are missing or the block is behind.
+      if (head === null || recent.count < 2 || recent.firstTs === null || recent.lastTs === null) {
+        return { body: { message: 'Chain is indexing now, try again later' }, policy: 'volatile' };
+      }
+      const remaining = target - head;
+      if (remaining <= 0n) return { body: { message: 'Error! Block number already pass' }, policy: 'volatile' };
+      // The average over the newest blocks, as /stats gives it (Blockscout's AverageBlockTime).
+      const average = (recent.lastTs - recent.firstTs) / (recent.count - 1);
+      const body = {
+        current_block: Number(head),
+        countdown_block: Number(target),
+        remaining_blocks: Number(remaining),
+        estimated_time_in_sec: Math.round(Number(remaining) * average * 10) / 10,
+      };
+      return { body, policy: 'volatile' };
     },
   },
   {

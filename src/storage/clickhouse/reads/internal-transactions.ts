@@ -97,6 +97,32 @@ export async function addressInternalTransactions(
   );
 }
 
+/**
+ * A block's listed internal transactions in chain order (Blockscout's block page lists them so),
+ * after (transaction index, trace index) `after`; only of frame `type` and `callType` when given.
+ * One key range of the table.
+ */
+export async function blockInternalTransactions(
+  ch: ClickHouseStore,
+  block: bigint,
+  o: { after?: { txIndex: bigint; index: bigint }; type?: string; callType?: string; limit: number },
+): Promise<InternalTransactionRead[]> {
+  const conds = ['block_number = {b:UInt64}', LISTED_FRAME];
+  if (o.after) conds.push('(transaction_index > {at:Int64} OR (transaction_index = {at:Int64} AND trace_index > {ai:Int64}))');
+  if (o.type !== undefined) conds.push('type = {ty:String}');
+  if (o.callType !== undefined) conds.push('call_type = {ct:String}');
+  return ch.query<InternalTransactionRead>(
+    `SELECT ${COLUMNS} FROM internal_transactions WHERE ${conds.join(' AND ')} ORDER BY transaction_index, trace_index LIMIT {limit:UInt32}`,
+    {
+      b: clampU64(block),
+      ...(o.after ? { at: clampIdx(o.after.txIndex), ai: clampIdx(o.after.index) } : {}),
+      ty: o.type,
+      ct: o.callType,
+      limit: o.limit,
+    },
+  );
+}
+
 /** Listed internal transactions of a block (Blockscout's internal_transactions_count). */
 export async function blockInternalCount(ch: ClickHouseStore, block: bigint): Promise<number> {
   const rows = await ch.query<{ n: string }>(
