@@ -53,6 +53,8 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     // The frontend's endpoints of issue #15 (values: test/api-frontend-endpoints.test.ts). Not here:
     // the NFT instance transfers, which need the derived lanes this fixture does not run.
     { template: '/v2/transactions/{transaction_hash_param}/raw-trace', path: `${V2}/transactions/${s.forwardTx.hash}/raw-trace` },
+    { template: '/v2/transactions/{transaction_hash_param}/external-transactions', path: `${V2}/transactions/${s.forwardTx.hash}/external-transactions` },
+    { template: '/v2/smart-contracts/{address_hash_param}/audit-reports', path: `${V2}/smart-contracts/${s.contracts.DevnetToken}/audit-reports`, list: true },
     { template: '/v2/transactions/{transaction_hash_param}/raw-trace', path: `${V2}/transactions/${s.failedTx.hash}/raw-trace` },
     ...['deploy Reverter', 'factory CREATE2 child (0.02 ETH)', 'selfdestruct -> ivan'].map((label) => ({
       template: '/v2/transactions/{transaction_hash_param}/raw-trace',

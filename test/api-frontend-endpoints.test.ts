@@ -211,6 +211,19 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     api.app.cache?.invalidate('block');
   });
 
+  t.test('transactions/{h}/external-transactions and smart-contracts/{a}/audit-reports: known to be empty', async (t) => {
+    const tx = s.forwardTx.hash;
+    const ext = await api.get(`${V2}/transactions/${tx}/external-transactions`);
+    t.strictSame([ext.status, ext.body], [200, []], 'an EVM transaction links no external one');
+    schemaOk(t, '/v2/transactions/{transaction_hash_param}/external-transactions', ext.body, 'external transactions');
+    t.equal((await api.get(`${V2}/transactions/0x${'ab'.repeat(32)}/external-transactions`)).status, 404, 'an unknown transaction: 404');
+    t.equal((await api.get(`${V2}/transactions/0x12/external-transactions`)).status, 422, 'not a hash: 422');
+    const audits = await api.get(`${V2}/smart-contracts/${s.contracts.DevnetToken}/audit-reports`);
+    t.strictSame([audits.status, audits.body], [200, { items: [], next_page_params: null }], 'no audit report known');
+    schemaOk(t, '/v2/smart-contracts/{address_hash_param}/audit-reports', audits.body, 'audit reports');
+    t.equal((await api.get(`${V2}/smart-contracts/0x12/audit-reports`)).status, 422, 'not an address: 422');
+  });
+
   t.test('blocks/{id}/internal-transactions and blocks/{n}/countdown', async (t) => {
     type It = { transaction_hash: string; index: number; type: string; created_contract: unknown };
     const id = (x: It) => `${x.transaction_hash}:${x.index}`;

@@ -347,6 +347,22 @@ t.test('search on the devnet scenario', async (t) => {
     t.equal(all.length, rows.filter((r) => r.symbol.toLowerCase().includes('pt1')).length, 'every match of pt1');
   });
 
+  await t.test('the legacy /api/v1/search answers as /api/v2/search, page after page', async (t) => {
+    for (const text of ['pagetest', s.txs[0].hash, s.contracts.DevnetToken, '1', 'nothing-like-this']) {
+      let next: Record<string, string> | null = null;
+      let pages = 0;
+      do {
+        const params: URLSearchParams = new URLSearchParams({ q: text, ...(next ?? {}) });
+        const [v1, v2]: { status: number; body: any }[] = await Promise.all([api.get(`/api/v1/search?${params}`), api.get(`${V2}/search?${params}`)]);
+        t.strictSame([v1.status, v1.body], [v2.status, v2.body], `${text.slice(0, 12)} page ${pages + 1}: the same answer`);
+        next = v2.body.next_page_params;
+        pages++;
+      } while (next && pages < 10);
+    }
+    t.equal((await api.get('/api/v1/search?q=x&bogus=1')).status, 422, 'an undeclared parameter: 422, as on v2');
+    t.equal((await api.get('/api/v1/nothing-here')).status, 404, 'anything else under /api/v1 stays a 404');
+  });
+
   await t.test('unknown and malformed queries: an empty list, never an error', async (t) => {
     const texts = [
       '', ' ', 'zzzzqqqq', '0x12', '0x' + 'g'.repeat(64), '0x' + 'a'.repeat(63), '0x' + 'a'.repeat(41), '\u0000abc', 'a'.repeat(5000), '💥💥💥', "' OR 1=1 --",

@@ -127,7 +127,9 @@ const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 export function createApiApp(opts: ApiAppOptions): ApiApp {
   const ctx = new ApiContext(opts);
   const router = new Router(opts.routes ?? ROUTES);
-  const statsRouter = new Router(statsServiceRoutes(opts.coin));
+  // Under /api/v1: the stats service's routes, and Blockscout's legacy /api/v1/search (the same
+  // search as /api/v2/search: its controller serves both paths).
+  const statsRouter = new Router([...statsServiceRoutes(opts.coin), ...searchRoutes.filter((r) => r.pattern === '/search')]);
   const maxBytes = Math.floor((opts.cacheMaxMb ?? 256) * 1024 * 1024);
   const cache = maxBytes > 0 ? new ResponseCache({ maxBytes, volatileTtlMs: UNATTACHED_VOLATILE_TTL_MS }) : null;
   const log = opts.log;
@@ -186,7 +188,7 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       return etherscan.handle(req);
     }
     const inApi = rawPath === API_PREFIX || rawPath.startsWith(API_PREFIX + '/');
-    // The stats service's paths: only its own routes; anything else under /api/v1 stays a 404.
+    // Under /api/v1: the stats service's routes and the legacy search; anything else stays a 404.
     const statsMatch = inApi || !rawPath.startsWith(STATS_SERVICE_PREFIX + '/') ? null : statsRouter.match(rawPath.slice(STATS_SERVICE_PREFIX.length).split('/').filter(Boolean));
     const health = method === 'GET' || method === 'HEAD' ? HEALTH_PATH.exec(rawPath) : null;
     if (health) label.route = '/api/health';

@@ -342,6 +342,15 @@ export const smartContractRoutes: RouteDef[] = [
     },
   },
   {
+    pattern: '/smart-contracts/:address_hash_param/audit-reports',
+    path: ADDRESS_PATH,
+    async handler() {
+      // Blockscout lists the audit reports projects submitted to it; nothing takes submissions
+      // here, so none is known for any address: an empty list, never an invented one.
+      return { body: { items: [], next_page_params: null }, policy: 'stable' };
+    },
+  },
+  {
     pattern: '/smart-contracts/:address_hash_param',
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {

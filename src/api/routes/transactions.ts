@@ -218,6 +218,16 @@ export const transactionRoutes: RouteDef[] = [
     },
   },
   {
+    pattern: '/transactions/:transaction_hash_param/external-transactions',
+    path: TX_PATH,
+    async handler({ path, ctx }) {
+      // Transactions of another chain linked to this one (Neon's Solana transactions): an EVM
+      // chain's transaction has none. Unknown hashes are 404, as for the transaction itself.
+      const found = await findTransaction(ctx, path.transaction_hash_param as string);
+      return { body: [], policy: 'pending' in found ? 'none' : 'stable', block: 'pending' in found ? undefined : BigInt(found.tx.block_number) };
+    },
+  },
+  {
     pattern: '/transactions/:transaction_hash_param/raw-trace',
     path: TX_PATH,
     async handler({ path, ctx }) {
