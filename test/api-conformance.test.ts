@@ -65,6 +65,7 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     { template: '/v2/transactions/stats', path: `${V2}/transactions/stats` },
     { template: '/v2/stats/charts/transactions', path: `${V2}/stats/charts/transactions` },
     { template: '/v2/stats/charts/market', path: `${V2}/stats/charts/market` },
+    { template: '/v2/stats/charts/secondary-coin-market', path: `${V2}/stats/charts/secondary-coin-market` },
     { template: '/v2/smart-contracts/', path: `${V2}/smart-contracts?filter=solidity`, list: true },
     { template: '/v2/smart-contracts/counters', path: `${V2}/smart-contracts/counters` },
     { template: '/v2/addresses', path: `${V2}/addresses?items_count=2`, list: true },

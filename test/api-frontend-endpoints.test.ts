@@ -497,6 +497,9 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     const m = await api.get(`${V2}/stats/charts/market`);
     t.strictSame(m.body, { chart_data: [] }, 'no price source: an empty series');
     schemaOk(t, '/v2/stats/charts/market', m.body, 'the market chart');
+    const second = await api.get(`${V2}/stats/charts/secondary-coin-market`);
+    t.strictSame(second.body, { chart_data: [] }, 'no secondary coin: an empty series');
+    schemaOk(t, '/v2/stats/charts/secondary-coin-market', second.body, 'the secondary coin chart');
   });
 
   t.test('stats service: lines', async (t) => {

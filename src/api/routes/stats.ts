@@ -81,6 +81,14 @@ export const statsRoutes: RouteDef[] = [
     },
   },
   {
+    pattern: '/stats/charts/secondary-coin-market',
+    async handler() {
+      // Blockscout's chart of a second coin's price (a chain with two native-like coins): none is
+      // configured here, so no series, as Blockscout answers without one.
+      return { body: { chart_data: [] }, policy: 'stable' };
+    },
+  },
+  {
     pattern: '/main-page/indexing-status',
     async handler({ ctx }) {
       // The node's head moves without a commit: not cached.
