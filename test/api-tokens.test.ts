@@ -9,6 +9,8 @@ import { apiWithDerived, checkConformance, errorCollector, fuzzRoutes, walk, typ
 import { compileContracts, devAccount, TOPIC_TRANSFER, TOPIC_TRANSFER_BATCH, TOPIC_TRANSFER_SINGLE } from './helpers/devnet.js';
 import { loadOpenApi, OPENAPI_FILE } from './helpers/openapi.js';
 import { createApiApp } from '../src/api/app.js';
+import { holderBalance } from '../src/api/routes/csv-export.js';
+import { parseCsv } from '../src/api/serializers/csv.js';
 
 const V2 = '/api/v2';
 
@@ -146,6 +148,37 @@ t.test('token endpoints on the devnet scenario', async (t) => {
     t.equal(dvt.total_supply, BigInt(supply).toString(), 'total supply equals totalSupply()');
     const multi = (await walk(api, `${V2}/tokens/${s.contracts.DevnetMulti}/holders?items_count=1`)).items;
     t.ok(multi.filter((h: any) => h.address.hash === devAccount(5).address).length === 2, 'an ERC-1155 holder of two ids appears once per id');
+  });
+
+  await t.test('holders/csv: every holder in the list\'s order, balances in the token\'s units', async (t) => {
+    const text = async (path: string) => {
+      const r = await api.get(path);
+      let out = '';
+      for await (const c of r.reply.stream ?? []) out += Buffer.from(c).toString('utf8');
+      return { status: r.status, headers: r.reply.headers, out };
+    };
+    for (const tok of tokens) {
+      const listed = (await walk(api, `${V2}/tokens/${tok}/holders`)).items;
+      const decimals = (await api.get(`${V2}/tokens/${tok}`)).body.decimals;
+      const got = await text(`${V2}/tokens/${tok}/holders/csv`);
+      t.equal(got.status, 200, `${tok}: 200`);
+      t.equal(got.headers['content-type'], 'application/csv; charset=utf-8', `${tok}: CSV, as the address exports`);
+      const rows = parseCsv(got.out);
+      t.same(rows[0], ['HolderAddress', 'Balance'], `${tok}: Blockscout's header`);
+      t.same(
+        rows.slice(1),
+        listed.map((h: any) => [h.address.hash, holderBalance(h.value, decimals === null ? null : Number(decimals))]),
+        `${tok}: ${listed.length} holders as /holders lists them`,
+      );
+    }
+    t.equal(holderBalance('100000000000000000000', 18), '100.0', 'a whole balance: one zero after the point');
+    t.equal(holderBalance('1234567890', 6), '1234.56789', 'trailing zeros dropped');
+    t.equal(holderBalance('5', 3), '0.005', 'below one');
+    t.equal(holderBalance('7', null), '7.0', 'no decimals: whole units');
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetToken}/holders/csv?from_period=2024-01-01&to_period=2024-12-31&recaptcha_response=x`)).status, 200, 'Blockscout\'s own parameters are taken');
+    t.equal((await api.get(`${V2}/tokens/0x${'12'.repeat(20)}/holders/csv`)).status, 404, 'not a token: 404');
+    t.equal((await api.get(`${V2}/tokens/0x12/holders/csv`)).status, 422, 'not an address: 422');
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetToken}/holders/csv?bogus=1`)).status, 422, 'an unknown parameter: 422');
   });
 
   await t.test('transfers: each once, newest first, equal the node', async (t) => {

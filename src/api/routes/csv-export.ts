@@ -4,6 +4,7 @@
 //   GET /api/v2/addresses/{hash}/token-transfers/csv        oldest first
 //   GET /api/v2/addresses/{hash}/internal-transactions/csv  newest first
 //   GET /api/v2/addresses/{hash}/logs/csv                   newest first
+//   GET /api/v2/tokens/{hash}/holders/csv                   highest balance first (HolderAddress, Balance)
 // with from_period/to_period (ISO 8601 date or date-time, or `null`: open), filter_type
 // (`address`, or `topic` for logs) and filter_value (`to`/`from`; a topic hash for logs). Beyond
 // Blockscout: from_block/to_block (inclusive; with them the periods may be left out) and no row
@@ -53,6 +54,7 @@ import {
 } from '../../storage/clickhouse/reads/csv-export.js';
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
 import { withPointInputs } from '../../storage/postgres/points.js';
+import { tokenHolders, type HolderKey } from '../../storage/postgres/reads/tokens.js';
 import { standardMethodName } from '../../abi/standard-abi.js';
 import type { IndexedAbi } from '../../abi/decode.js';
 
@@ -440,6 +442,39 @@ export interface CsvExport {
 }
 
 const PATH_RE = /^\/api\/v2\/addresses\/([^/]+)\/(transactions|token-transfers|internal-transactions|logs)\/csv\/*$/;
+const HOLDERS_PATH_RE = /^\/api\/v2\/tokens\/([^/]+)\/holders\/csv\/*$/;
+
+/** What Blockscout's token holders export takes: the address exports' fields, none of them used. */
+const HOLDERS_QUERY: Readonly<Record<string, ParamSpec>> = {
+  from_period: { kind: 'string' },
+  to_period: { kind: 'string' },
+  filter_type: { kind: 'nullableString' },
+  filter_value: { kind: 'nullableString' },
+  recaptcha_response: { kind: 'string' },
+};
+
+/** A balance in the token's units as Blockscout's export prints it (Decimal's xsd form: "100.0", "1234.56789"). */
+export function holderBalance(value: string, decimals: number | null): string {
+  const base = 10n ** BigInt(decimals ?? 0);
+  const v = BigInt(value);
+  const frac = (v % base).toString().padStart(decimals ?? 0, '0').replace(/0+$/, '');
+  return `${v / base}.${frac || '0'}`;
+}
+
+/**
+ * A token's holders (Blockscout's Token.Holders export): HolderAddress and Balance, highest balance
+ * first as /tokens/{hash}/holders lists them (an ERC-1155 holder once per id), every holder.
+ */
+async function* holderChunks(ctx: ApiContext, token: string, decimals: number | null, chunkRows: number, meter?: RequestMeter): AsyncGenerator<Buffer> {
+  yield Buffer.from(csvLine(['HolderAddress', 'Balance']));
+  yield* pagedLines(
+    meter,
+    chunkRows,
+    (after: HolderKey | undefined) => tokenHolders(ctx.pg, token, { after, limit: chunkRows }),
+    (rows) => rows.map((r) => csvLine([checksum(r.holder), holderBalance(r.value, decimals)])).join(''),
+    (last) => ({ value: last.value, holder: last.holder, tokenId: last.token_id }),
+  );
+}
 
 export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?: ExportSlots } = {}): CsvExport {
   const chunkRows = Math.max(1, Math.floor(o.chunkRows ?? DEFAULT_CHUNK_ROWS));
@@ -447,6 +482,8 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
   const json = (status: number, body: unknown): ApiReply => ({ status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS }, body: JSON.stringify(body) });
   return {
     async handle(req, path, head) {
+      const h = HOLDERS_PATH_RE.exec(path);
+      if (h) return holdersExport(req, h[1], head);
       const m = PATH_RE.exec(path);
       if (!m) return null;
       let r: CsvRequest;
@@ -467,13 +504,39 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
         ...CORS_HEADERS,
       };
       if (head) return { status: 200, headers, body: '' };
-      const release = slots.take(req.meter?.client ?? `ip:${req.ip}`);
-      if (!release) {
-        const refused = json(429, { message: `Too many CSV exports at once (at most ${slots.limits.perClient} per client, ${slots.limits.atOnce} in all): retry when one has ended` });
-        refused.headers['retry-after'] = String(EXPORT_RETRY_AFTER_S);
-        return refused;
-      }
-      return { status: 200, headers, body: '', stream: releasing(csvChunks(ctx, r, range, chunkRows, req.meter), release) };
+      return streamed(req, headers, () => csvChunks(ctx, r, range, chunkRows, req.meter));
     },
   };
+
+  /** The export's reply: its stream in a slot of `slots`, or 429 when there is none free. */
+  function streamed(req: ApiRequest, headers: Record<string, string>, chunks: () => AsyncGenerator<Buffer>): ApiReply {
+    const release = slots.take(req.meter?.client ?? `ip:${req.ip}`);
+    if (!release) {
+      const refused = json(429, { message: `Too many CSV exports at once (at most ${slots.limits.perClient} per client, ${slots.limits.atOnce} in all): retry when one has ended` });
+      refused.headers['retry-after'] = String(EXPORT_RETRY_AFTER_S);
+      return refused;
+    }
+    return { status: 200, headers, body: '', stream: releasing(chunks(), release) };
+  }
+
+  async function holdersExport(req: ApiRequest, rawToken: string, head: boolean): Promise<ApiReply> {
+    let token: string;
+    try {
+      token = castParams({ address_hash_param: rawToken }, ADDRESS_PATH, req.query, HOLDERS_QUERY).path.address_hash_param as string;
+    } catch (e) {
+      if (e instanceof ApiError) return json(e.status, e.body);
+      throw e;
+    }
+    const record = (await ctx.tokens([token])).get(token);
+    if (!record) return json(404, NOT_FOUND_BODY);
+    const headers = {
+      'content-type': CSV_TYPE,
+      'content-disposition': `attachment; filename="holders_${checksum(token)}.csv"`,
+      'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
+      ...CORS_HEADERS,
+    };
+    if (head) return { status: 200, headers, body: '' };
+    return streamed(req, headers, () => holderChunks(ctx, token, record.decimals, chunkRows, req.meter));
+  }
 }
