@@ -1,4 +1,4 @@
-// CSV exports of an address's lists, at Blockscout's paths and with its parameters, columns and
+// CSV exports of an address's lists and a token's holders, at Blockscout's paths and with its parameters, columns and
 // order (BlockScoutWeb.API.V2.CsvExportController, Explorer.Chain.CsvExport.Address.*):
 //   GET /api/v2/addresses/{hash}/transactions/csv           newest first
 //   GET /api/v2/addresses/{hash}/token-transfers/csv        oldest first
