@@ -8,6 +8,8 @@ import { newAccount } from './helpers/account.js';
 import { createAccountApp } from '../src/account/app.js';
 import { createGateway } from '../src/api/gateway.js';
 import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
+import { addressesTransactions } from '../src/storage/clickhouse/reads/transactions.js';
+import { pointAddressesTransactions } from '../src/storage/postgres/points.js';
 
 const ERC20 = [
   'function transfer(address to, uint256 amount) returns (bool)',
@@ -84,6 +86,46 @@ t.test('private tags, watchlist names and custom ABIs only for their owner', asy
   t.notOk(JSON.stringify(anonList.body).includes('my sender'), 'lists do not leak either');
   const ownerList = await get(`/api/v2/addresses/${tr.from}/transactions`, owner.token);
   t.ok(JSON.stringify(ownerList.body).includes('my sender'), 'while the owner sees the tag in lists');
+
+  // The watchlist's transactions: the watched addresses' transactions, newest first, for the
+  // owner only (Blockscout's 401 without an account).
+  const walkAll = async (first: string, tok?: string) => {
+    const out: { hash: string; block_number: number; position: number; to: { watchlist_names: unknown } }[] = [];
+    let next: Record<string, unknown> | null = null;
+    do {
+      const q = new URLSearchParams(first.split('?')[1] ?? '');
+      for (const [k, v] of Object.entries(next ?? {})) q.set(k, String(v));
+      const r = await get(`${first.split('?')[0]}?${q}`, tok);
+      t.equal(r.status, 200, `${first}: 200`);
+      out.push(...r.body.items);
+      next = r.body.next_page_params;
+    } while (next);
+    return out;
+  };
+  const ofAddress = await walkAll(`/api/v2/addresses/${token}/transactions`);
+  t.ok(ofAddress.length >= 3, `the watched token has transactions (${ofAddress.length})`);
+  const watched1 = await walkAll('/api/v2/transactions/watchlist?items_count=2', owner.token);
+  t.same(watched1.map((x) => x.hash), ofAddress.map((x) => x.hash), 'one watched address: its transactions, two a page');
+  t.same(watched1[0].to.watchlist_names, [{ display_name: 'watched one', label: 'watched one' }], 'with the watchlist names on them');
+  await post('/user/watchlist', owner.token, { address_hash: tr.from, name: 'watched sender' });
+  const ofSender = await walkAll(`/api/v2/addresses/${tr.from}/transactions`);
+  const union = [...new Map([...ofAddress, ...ofSender].map((x) => [x.hash, x])).values()].sort((a, b) => b.block_number - a.block_number || b.position - a.position);
+  const watched2 = await walkAll('/api/v2/transactions/watchlist?items_count=3', owner.token);
+  t.same(watched2.map((x) => x.hash), union.map((x) => x.hash), 'two watched addresses: their transactions merged, each once, newest first');
+  // Both stores' reads of several addresses agree (ClickHouse's serves while the upgrade's fill runs).
+  for (const before of [undefined, { block: BigInt(union[2].block_number), index: BigInt(union[2].position) }]) {
+    const ch = await addressesTransactions(fx.stores.ch, [token, tr.from], { before, limit: 4 });
+    const pg = await pointAddressesTransactions(fx.stores.pg, [token, tr.from], { before, limit: 4 });
+    t.same(ch.map((x) => x.hash), pg.map((x) => x.tx.hash), `ClickHouse and the point rows list the same four ${before ? 'after a cursor' : 'newest'}`);
+    t.same(pg.map((x) => x.tx.hash), union.slice(before ? 3 : 0, (before ? 3 : 0) + 4).map((x) => x.hash), 'as the API lists them');
+  }
+  const mainPage = await get('/api/v2/main-page/transactions/watchlist', owner.token);
+  t.same(mainPage.body.map((x: { hash: string }) => x.hash), union.slice(0, 6).map((x) => x.hash), 'the main page: the newest six');
+  t.strictSame((await get('/api/v2/transactions/watchlist')).body, { message: 'Unauthorized' }, 'anonymous: Blockscout\'s 401 body');
+  t.equal((await get('/api/v2/transactions/watchlist')).status, 401, 'anonymous: 401');
+  t.equal((await get('/api/v2/main-page/transactions/watchlist')).status, 401, 'the main page too');
+  t.strictSame((await get('/api/v2/transactions/watchlist', stranger.token)).body, { items: [], next_page_params: null }, 'an account watching nothing: none');
+  t.equal((await get('/api/v2/transactions/watchlist?items_count=99', owner.token)).status, 422, 'items_count past 50: 422');
 
   // Private tags are searchable by their owner only.
   const mySearch = await get('/api/v2/search?q=SENDER', owner.token);

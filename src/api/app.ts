@@ -18,6 +18,7 @@ import { searchRoutes } from './routes/search.js';
 import { smartContractRoutes } from './routes/smart-contracts.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { configRoutes } from './routes/config.js';
+import { watchlistTransactions } from './routes/watchlist-transactions.js';
 import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
 import { createCsvExport } from './routes/csv-export.js';
 import { verificationConfigRoutes, verificationPost } from './routes/verification.js';
@@ -216,6 +217,9 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
         const exported = await csv.handle(req, rawPath, head);
         if (exported) label.route = 'csv export';
         if (exported) return exported;
+        const watched = await watchlistTransactions(ctx, req);
+        if (watched) label.route = 'watchlist transactions';
+        if (watched) return watched;
       } catch (e) {
         log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
         return reply(500, json(INTERNAL_ERROR_BODY), head);

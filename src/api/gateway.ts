@@ -177,7 +177,7 @@ export function createGateway(o: GatewayOptions): Gateway {
     // Only the Etherscan-compatible API and contract verification read a body (their answers
     // carry no address objects to personalize).
     const rpc = isEtherscanPath(path) || (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path));
-    const reply = await o.api.handle({ ...req, body: rpc ? req.body : undefined });
+    const reply = await o.api.handle({ ...req, viewer, body: rpc ? req.body : undefined });
     // Only JSON carries address objects (a served icon is an image).
     if (viewer && o.pg && reply.status === 200 && reply.body.length && !rpc && reply.headers['content-type'] === JSON_TYPE) {
       // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and

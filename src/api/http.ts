@@ -24,6 +24,8 @@ export interface ApiRequest {
   body?: Buffer;
   /** Set by the gateway: the client's account with the rate limits, charged for rows read. */
   meter?: RequestMeter;
+  /** Set by the gateway: the account whose session or API key came with the request. */
+  viewer?: string;
 }
 
 export interface ApiReply {

@@ -286,6 +286,36 @@ export async function pointAddressTransactions(
   return r.rows.map((row) => pointTransactionOf(`0x${row.hash}`, row, blocks));
 }
 
+/**
+ * The transactions of any of `addresses` (sender, receiver or created contract), newest first,
+ * before position `before` (from the newest when absent): each address's index ranges read up to
+ * `limit` rows, merged, a transaction once. Only complete when every stored block has its point
+ * rows (the caller checks).
+ */
+export async function pointAddressesTransactions(
+  pg: PgStore,
+  addresses: readonly string[],
+  o: { before?: { block: bigint; index: bigint }; limit: number },
+): Promise<PointTransaction[]> {
+  if (!addresses.length) return [];
+  const [b, i] = o.before ? [clampTo(o.before.block, -1n, I64_MAX), clampTo(o.before.index, -2n, 1n << 31n)] : [I64_MAX, 1n << 31n];
+  const range = (col: string) =>
+    `SELECT x.* FROM unnest($1::bytea[]) a(addr), LATERAL (SELECT hash, block_number, transaction_index, from_address, to_address, data FROM point_transactions
+       WHERE ${col} = a.addr AND (block_number, transaction_index) < ($2::bigint, $3::bigint)
+       ORDER BY block_number DESC, transaction_index DESC LIMIT $4) x`;
+  const r = await pg.pool.query<PointTxRow & { hash: string }>({
+    name: 'point_addresses_txs',
+    text: `SELECT encode(t.hash, 'hex') AS hash, ${ROW_COLS}, encode(b.hash, 'hex') AS block_hash, b.data AS block_data
+           FROM (SELECT DISTINCT ON (block_number, transaction_index) * FROM (${['from_address', 'to_address', 'created_address'].map(range).join(' UNION ALL ')}) u
+                 ORDER BY block_number DESC, transaction_index DESC LIMIT $4) t
+           JOIN point_blocks b ON b.number = t.block_number
+           ORDER BY t.block_number DESC, t.transaction_index DESC`,
+    values: [addresses.map(bytes), b.toString(), i.toString(), o.limit],
+  });
+  const blocks: BlockFacts = new Map();
+  return r.rows.map((row) => pointTransactionOf(`0x${row.hash}`, row, blocks));
+}
+
 /** The newest blocks' transactions, and where the point rows end (recentPointTransactions). */
 export interface RecentPoints {
   /** The newest block with point rows, and its hash (null: none yet). */

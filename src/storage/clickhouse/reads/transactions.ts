@@ -99,6 +99,24 @@ export async function transactionByHash(ch: ClickHouseStore, hash: string): Prom
   return (await byHash(ch).get(hash)) ?? null;
 }
 
+/** The transactions of any of `addresses` (either side, or created), newest first, before `before`. */
+export async function addressesTransactions(
+  ch: ClickHouseStore,
+  addresses: readonly string[],
+  o: { before?: BlockIndexKey; limit: number },
+): Promise<TransactionRead[]> {
+  if (!addresses.length) return [];
+  return ch.query<TransactionRead>(
+    `SELECT ${TX_COLUMNS} FROM transactions
+     WHERE (block_number, transaction_index) IN (
+       SELECT DISTINCT block_number, transaction_index FROM address_transactions
+       WHERE address IN {as:Array(String)}${o.before ? ` AND ${BEFORE}` : ''}
+       ORDER BY block_number DESC, transaction_index DESC LIMIT {limit:UInt32})
+     ORDER BY block_number DESC, transaction_index DESC`,
+    { as: addresses, ...keyParams(o.before), limit: o.limit },
+  );
+}
+
 export interface AddressTxOptions {
   direction: Direction;
   /** Sort column (Blockscout's `sort`): chain order, or the amount moved or paid. */

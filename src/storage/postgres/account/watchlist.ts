@@ -12,6 +12,12 @@ export interface WatchlistRow {
 
 const WATCH_COLS = 'id::text AS id, address_hash, name, notification_settings, notification_methods';
 
+/** The addresses an account watches (its watchlist's transactions lists read them). */
+export async function watchedAddresses(pgs: PgStore, userId: string): Promise<string[]> {
+  const rows = await pgs.query<{ a: string }>('SELECT DISTINCT address_hash AS a FROM watchlist WHERE user_id = $1', [userId]);
+  return rows.map((r) => r.a);
+}
+
 export async function countWatchlist(pgs: PgStore, userId: string): Promise<number> {
   const rows = await pgs.query<{ n: number }>('SELECT count(*)::int AS n FROM watchlist WHERE user_id = $1', [userId]);
   return rows[0].n;
