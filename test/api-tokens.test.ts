@@ -106,6 +106,9 @@ t.test('token endpoints on the devnet scenario', async (t) => {
       { template: '/v2/tokens/', path: `${V2}/tokens?items_count=1&sort=holders_count&order=asc`, list: true },
       { template: '/v2/tokens/', path: `${V2}/tokens?limit=2`, list: true },
     ];
+    for (const a of [devAccount(5).address, devAccount(6).address]) {
+      cases.push({ template: '/v2/addresses/{address_hash_param}/nft/collections', path: `${V2}/addresses/${a}/nft/collections?items_count=1`, list: true });
+    }
     for (const tok of tokens) {
       cases.push({ template: '/v2/tokens/{address_hash_param}', path: `${V2}/tokens/${tok}` });
       cases.push({ template: '/v2/tokens/{address_hash_param}/counters', path: `${V2}/tokens/${tok}/counters` });
@@ -114,6 +117,7 @@ t.test('token endpoints on the devnet scenario', async (t) => {
       cases.push({ template: '/v2/tokens/{address_hash_param}/instances', path: `${V2}/tokens/${tok}/instances?items_count=1`, list: true });
       for (const x of new Set(node.get(tok)!.items.map((i) => i.id).filter((i) => i !== null))) {
         cases.push({ template: '/v2/tokens/{address_hash_param}/instances/{token_id_param}', path: `${V2}/tokens/${tok}/instances/${x}` });
+        cases.push({ template: '/v2/tokens/{address_hash_param}/instances/{token_id_param}/holders', path: `${V2}/tokens/${tok}/instances/${x}/holders?items_count=1`, list: true });
       }
     }
     const r = await checkConformance(doc, api, cases);
@@ -286,6 +290,53 @@ t.test('token endpoints on the devnet scenario', async (t) => {
     t.same((await api.get(`${V2}/tokens/${s.contracts.DevnetToken}/instances`)).body, { items: [], next_page_params: null });
     t.equal((await api.get(`${V2}/tokens/${nft}/instances/999`)).status, 404, 'an id never seen');
     t.same((await api.get(`${V2}/tokens/${nft}/instances?unique_token=-1`)).body, { items: [], next_page_params: null });
+  });
+
+  await t.test('an instance\'s holders, and an address\'s NFT collections', async (t) => {
+    const nft = s.contracts.DevnetNFT.toLowerCase();
+    const multi = s.contracts.DevnetMulti.toLowerCase();
+    // Each ERC-1155 id: the token's holders of that id, walked one a page; an ERC-721 id: its owner.
+    const holders = (await walk(api, `${V2}/tokens/${multi}/holders`)).items;
+    for (const id of ['1', '2', '3', '7', '8', '9']) {
+      const got = (await walk(api, `${V2}/tokens/${multi}/instances/${id}/holders?items_count=1`)).items;
+      t.same(got, holders.filter((h: any) => h.token_id === id), `ERC-1155 #${id}: its holders, value desc`);
+    }
+    const owned = (await walk(api, `${V2}/tokens/${nft}/instances`)).items.filter((x: any) => x.owner);
+    for (const x of owned.slice(0, 3)) {
+      const got = await api.get(`${V2}/tokens/${nft}/instances/${x.id}/holders`);
+      t.same(got.body.items.map((h: any) => [h.address.hash, h.value, h.token_id]), [[x.owner.hash, '1', x.id]], `ERC-721 #${x.id}: its owner`);
+    }
+    t.equal((await api.get(`${V2}/tokens/${s.contracts.DevnetToken}/instances/1/holders`)).status, 404, 'an ERC-20 has no instances');
+    t.equal((await api.get(`${V2}/tokens/${s.accounts[1]}/instances/1/holders`)).status, 404, 'not a token');
+
+    // Collections: the address's NFT list grouped by token (ERC-721 first, token asc), each with
+    // how many it holds and its first nine instances by id desc.
+    for (const a of [devAccount(5).address, devAccount(6).address, s.accounts[1]]) {
+      const list = (await walk(api, `${V2}/addresses/${a}/nft`)).items;
+      const expected: { token: string; type: string; amount: string; ids: string[]; values: string[] }[] = [];
+      for (const it of list) {
+        let c = expected.find((e) => e.token === it.token.address_hash && e.type === it.token_type);
+        if (!c) expected.push((c = { token: it.token.address_hash, type: it.token_type, amount: '0', ids: [], values: [] }));
+        c.ids.push(it.id);
+        c.values.push(it.value);
+      }
+      for (const c of expected) {
+        // ERC-721: the instances held (its balance); ERC-1155: the ids held. Both one list item each.
+        c.amount = String(c.ids.length);
+        c.ids = c.ids.slice(0, 9);
+        c.values = c.values.slice(0, 9);
+      }
+      const walked = (await walk(api, `${V2}/addresses/${a}/nft/collections?items_count=1`)).items;
+      t.same(
+        walked.map((c: any) => ({ token: c.token.address_hash, type: c.token.type, amount: c.amount, ids: c.token_instances.map((i: any) => i.id), values: c.token_instances.map((i: any) => i.value) })),
+        expected,
+        `${a}: ${expected.length} collections as its NFT list groups them, one a page`,
+      );
+      t.ok(walked.every((c: any) => c.token_instances.every((i: any) => i.token === null && i.token_type === c.token.type)), `${a}: instances without a token of their own`);
+    }
+    const only = (await walk(api, `${V2}/addresses/${devAccount(5).address}/nft/collections?type=ERC-1155`)).items;
+    t.ok(only.length > 0 && only.every((c: any) => c.token.type === 'ERC-1155'), 'type=ERC-1155: only those');
+    t.equal((await api.get(`${V2}/addresses/0x12/nft/collections`)).status, 422, 'not an address: 422');
   });
 
   await t.test('not a token', async (t) => {

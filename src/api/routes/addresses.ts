@@ -18,12 +18,14 @@ import { ApiError, ValidationError } from '../errors.js';
 import { tokenBalanceCount } from '../../storage/postgres/reads/counts.js';
 import { topAddresses, type TopAddressRow, type TopKey, type TopOrder } from '../../storage/postgres/reads/top-addresses.js';
 import {
+  addressNftCollections,
   addressNfts,
   addressTokenBalances,
   hasTokens,
   idHolders,
   instancesFor,
   type AddressNftRow,
+  type InstanceRow,
   type BalanceRow,
   type NftKey,
   type NftStandard,
@@ -35,7 +37,7 @@ import { addressTokenTransfers } from '../../storage/clickhouse/reads/token-tran
 import { addressInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
 import type { RouteDef } from '../router.js';
-import { addressObject } from '../serializers/address.js';
+import { addressObject, tokenObject } from '../serializers/address.js';
 import { checksum, int, isoTimestamp } from '../serializers/common.js';
 import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import {
@@ -449,6 +451,47 @@ export const addressRoutes: RouteDef[] = [
         size,
         () => items.map((it, i) => ({ ...it, token_type: pageRows[i].type, value: pageRows[i].value })),
         (r) => ({ token_contract_address_hash: r.token, token_id: r.token_id, token_type: r.type }),
+      );
+      return { body, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/addresses/:address_hash_param/nft/collections',
+    path: ADDRESS_PATH,
+    query: {
+      type: TOKEN_TYPES,
+      items_count: ITEMS_COUNT,
+      token_contract_address_hash: ADDRESS,
+      token_type: { kind: 'enum', values: ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] },
+    },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const size = pageSize(query);
+      const asked = query.type as string[] | undefined;
+      const types = (['ERC-721', 'ERC-1155'] as const).filter((t) => !asked || asked.length === 0 || asked.includes(t));
+      const { token_type: tt, token_contract_address_hash: tc } = query;
+      const after = (tt === 'ERC-721' || tt === 'ERC-1155') && typeof tc === 'string' ? { type: tt as NftStandard, token: tc } : undefined;
+      const rows = await addressNftCollections(ctx.pg, a, { types, after, limit: size + 1 });
+      const pageRows = rows.slice(0, size);
+      const tokens = await ctx.tokens(pageRows.map((r) => r.token));
+      // Every collection's instances in one pass (their owners' facts read once), then regrouped.
+      const flat = pageRows.flatMap((c) => c.instances.map((i) => ({ c, i })));
+      const typeOf = new Map(flat.map((x) => [x.i as InstanceRow, x.c.type]));
+      const json = await instancesJson(ctx, flat.map((x) => x.i), (r) => ({ type: typeOf.get(r)!, row: null }));
+      const body = makePage(
+        rows,
+        size,
+        (rs) =>
+          rs.map((c) => {
+            const row = tokens.get(c.token);
+            return {
+              token: row ? tokenJson(row) : tokenObject(c.token, c.type),
+              amount: c.amount,
+              // Blockscout's collection items carry no token of their own (the collection's is above).
+              token_instances: flat.flatMap((x, k) => (x.c === c ? [{ ...json[k], token: null, token_type: c.type, value: x.i.value }] : [])),
+            };
+          }),
+        (c) => ({ token_contract_address_hash: c.token, token_type: c.type }),
       );
       return { body, policy: 'volatile' };
     },

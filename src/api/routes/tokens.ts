@@ -13,6 +13,7 @@ import {
 import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
 import {
   idHolders,
+  idHoldersPage,
   listTokens,
   tokenHolders,
   tokenInstance,
@@ -252,6 +253,23 @@ export const tokenRoutes: RouteDef[] = [
       const a = path.address_hash_param as string;
       await nftToken(ctx, a);
       return { body: { transfers_count: await tokenInstanceTransferCount(ctx.ch, a, path.token_id_param as string) }, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/tokens/:address_hash_param/instances/:token_id_param/holders',
+    path: { ...ADDRESS_PATH, token_id_param: { kind: 'digits' } },
+    query: { address_hash: ADDRESS, value: DIGITS_OR_EMPTY, token_id: DIGITS_OR_EMPTY, items_count: ITEMS_COUNT },
+    async handler({ path, query, ctx }) {
+      const a = path.address_hash_param as string;
+      const id = path.token_id_param as string;
+      const token = await derivedToken(ctx, a);
+      if (token.type === 'ERC-20') throw new NotFoundError();
+      const size = pageSize(query);
+      const after = typeof query.value === 'string' && query.value !== '' && typeof query.address_hash === 'string' ? { value: query.value, holder: query.address_hash } : undefined;
+      const rows = await idHoldersPage(ctx.pg, a, id, token.type, { after, limit: size + 1 });
+      const facts = await ctx.addressFacts(rows.slice(0, size).map((r) => r.holder));
+      const page = makePage(rows, size, (rs) => rs.map((r) => holderJson(r, facts)), (r: HolderRow) => ({ address_hash: r.holder, value: r.value, token_id: id }));
+      return { body: page, policy: 'volatile' };
     },
   },
   {

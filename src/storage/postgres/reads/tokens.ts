@@ -100,6 +100,39 @@ export interface HolderKey {
   tokenId: string;
 }
 
+/**
+ * The holders of one id of an NFT: an ERC-1155 id's holders with a positive balance (value desc,
+ * holder desc), an ERC-721 instance's owner with 1. After (value, holder) `after`.
+ */
+export async function idHoldersPage(
+  pg: PgStore,
+  token: string,
+  tokenId: string,
+  type: string,
+  o: { after?: { value: string; holder: string }; limit: number },
+): Promise<HolderRow[]> {
+  if (type === 'ERC-721') {
+    // One owner at most: a page after it is empty.
+    if (o.after) return [];
+    return pg.query<HolderRow>(`SELECT owner AS holder, token_id, '1' AS value FROM nft_instances WHERE token = $1 AND token_id = $2 AND owner IS NOT NULL`, [
+      token,
+      tokenId,
+    ]);
+  }
+  const params: unknown[] = [token, tokenId, o.limit];
+  let after = '';
+  if (o.after) {
+    params.push(o.after.value, o.after.holder);
+    after = ' AND (b.value, b.holder) < ($4::numeric, $5::text)';
+  }
+  return pg.query<HolderRow>(
+    `SELECT b.holder, b.token_id, b.value::text AS value FROM token_balances b
+     WHERE b.token = $1 AND b.token_id = $2 AND b.value > 0${after}
+     ORDER BY b.value DESC, b.holder DESC LIMIT $3`,
+    params,
+  );
+}
+
 /** A token's holders with a positive balance: value desc, holder desc, id desc. */
 export async function tokenHolders(pg: PgStore, token: string, o: { after?: HolderKey; limit: number }): Promise<HolderRow[]> {
   const params: unknown[] = [token, o.limit];
@@ -252,6 +285,74 @@ export interface AddressNftRow extends InstanceRow {
   type: NftStandard;
   /** '1' for ERC-721, the balance for ERC-1155. */
   value: string;
+}
+
+/** An NFT collection an address holds (a page of /addresses/{a}/nft/collections), with its newest instances. */
+export interface NftCollectionRow {
+  type: NftStandard;
+  token: string;
+  /** ERC-721: the instances held; ERC-1155: the ids held (Blockscout's `amount`). */
+  amount: string;
+  /** Up to COLLECTION_INSTANCES of them, id desc, each with what the address holds of it. */
+  instances: (InstanceRow & { value: string })[];
+}
+
+/** Instances shown with each collection (Blockscout's preloaded_nfts_limit). */
+export const COLLECTION_INSTANCES = 9;
+
+/**
+ * The NFT collections an address holds: ERC-721 tokens then ERC-1155 tokens, each by token
+ * address asc (Blockscout's order), after `after`, with each collection's first instances.
+ */
+export async function addressNftCollections(
+  pg: PgStore,
+  holder: string,
+  o: { types: readonly NftStandard[]; after?: { type: NftStandard; token: string }; limit: number },
+): Promise<NftCollectionRow[]> {
+  if (!o.types.length) return [];
+  const params: unknown[] = [holder, o.types.map((t) => RANK[t]), o.limit, COLLECTION_INSTANCES];
+  let after = '';
+  if (o.after) {
+    params.push(RANK[o.after.type], o.after.token);
+    after = ' AND (x.rank, x.token) > ($5::int, $6::text)';
+  }
+  const rows = await pg.query<{ rank: number; token: string; amount: string; token_id: string | null; value: string | null } & Omit<InstanceRow, 'token' | 'token_id'>>(
+    `WITH c AS (
+       SELECT * FROM (
+         SELECT 0 AS rank, b.token, b.value::text AS amount
+         FROM token_balances b JOIN tokens t ON t.address = b.token AND t.type = 'ERC-721'
+         WHERE b.holder = $1 AND b.token_id = '' AND b.value > 0
+         UNION ALL
+         SELECT 1 AS rank, b.token, count(*)::text AS amount
+         FROM token_balances b JOIN tokens t ON t.address = b.token AND t.type = 'ERC-1155'
+         WHERE b.holder = $1 AND b.token_id <> '' AND b.value > 0 GROUP BY b.token
+       ) x WHERE x.rank = ANY($2::int[])${after}
+       ORDER BY x.rank, x.token LIMIT $3)
+     SELECT c.rank, c.token, c.amount, i.token_id, i.value, i.owner, i.token_uri, i.metadata, i.image_url
+     FROM c LEFT JOIN LATERAL (
+       (SELECT n.token_id, '1' AS value, n.owner, n.token_uri, n.metadata, n.image_url FROM nft_instances n
+        WHERE c.rank = 0 AND n.token = c.token AND n.owner = $1 ORDER BY length(n.token_id) DESC, n.token_id DESC LIMIT $4)
+       UNION ALL
+       (SELECT b.token_id, b.value::text, n.owner, n.token_uri, n.metadata, n.image_url FROM token_balances b
+        LEFT JOIN nft_instances n ON n.token = b.token AND n.token_id = b.token_id
+        WHERE c.rank = 1 AND b.holder = $1 AND b.token = c.token AND b.token_id <> '' AND b.value > 0
+        ORDER BY length(b.token_id) DESC, b.token_id DESC LIMIT $4)
+     ) i ON true
+     ORDER BY c.rank, c.token, length(i.token_id) DESC, i.token_id DESC`,
+    params,
+  );
+  const out: NftCollectionRow[] = [];
+  for (const r of rows) {
+    let last = out[out.length - 1];
+    if (!last || last.token !== r.token || last.type !== (r.rank === 0 ? 'ERC-721' : 'ERC-1155')) {
+      last = { type: r.rank === 0 ? 'ERC-721' : 'ERC-1155', token: r.token, amount: r.amount, instances: [] };
+      out.push(last);
+    }
+    if (r.token_id !== null) {
+      last.instances.push({ token: r.token, token_id: r.token_id, owner: r.owner, token_uri: r.token_uri, metadata: r.metadata, image_url: r.image_url, value: r.value ?? '0' });
+    }
+  }
+  return out;
 }
 
 /** Position in an address's NFT list: standard (ERC-721 first), token address asc, id desc. */
