@@ -127,6 +127,19 @@ t.test('private tags, watchlist names and custom ABIs only for their owner', asy
   t.strictSame((await get('/api/v2/transactions/watchlist', stranger.token)).body, { items: [], next_page_params: null }, 'an account watching nothing: none');
   t.equal((await get('/api/v2/transactions/watchlist?items_count=99', owner.token)).status, 422, 'items_count past 50: 422');
 
+  // A metadata refetch is a PATCH with a small body (Blockscout's frontend sends its reCAPTCHA token).
+  const refetch = (size: number) =>
+    handle({
+      method: 'PATCH',
+      path: `/api/v2/tokens/${token}/instances/1/refetch-metadata`,
+      query: new URLSearchParams(),
+      headers: { 'content-type': 'application/json' },
+      ip: '127.0.0.1',
+      body: Buffer.from(JSON.stringify({ recaptcha_response: 'x'.repeat(size) })),
+    });
+  t.equal((await refetch(100)).status, 404, 'a refetch with its small body reaches the API (an ERC-20 has no instance: 404)');
+  t.equal((await refetch(5000)).status, 413, 'a larger body is refused');
+
   // Private tags are searchable by their owner only.
   const mySearch = await get('/api/v2/search?q=SENDER', owner.token);
   t.equal(mySearch.status, 200);

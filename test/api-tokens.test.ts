@@ -11,6 +11,9 @@ import { loadOpenApi, OPENAPI_FILE } from './helpers/openapi.js';
 import { createApiApp } from '../src/api/app.js';
 import { holderBalance } from '../src/api/routes/csv-export.js';
 import { parseCsv } from '../src/api/serializers/csv.js';
+import { grantAdmin } from '../src/storage/postgres/public-names.js';
+import { newAccount } from './helpers/account.js';
+import { request } from './helpers/api.js';
 
 const V2 = '/api/v2';
 
@@ -337,6 +340,42 @@ t.test('token endpoints on the devnet scenario', async (t) => {
     const only = (await walk(api, `${V2}/addresses/${devAccount(5).address}/nft/collections?type=ERC-1155`)).items;
     t.ok(only.length > 0 && only.every((c: any) => c.token.type === 'ERC-1155'), 'type=ERC-1155: only those');
     t.equal((await api.get(`${V2}/addresses/0x12/nft/collections`)).status, 422, 'not an address: 422');
+  });
+
+  await t.test('refetch-metadata: queued for the NFT lane, once per cooldown; a collection by an admin only', async (t) => {
+    const nft = s.contracts.DevnetNFT.toLowerCase();
+    const multi = s.contracts.DevnetMulti.toLowerCase();
+    const patch = async (path: string, viewer?: string) => {
+      const r = await api.app.handle({ ...request(path, 'PATCH'), viewer });
+      return { status: r.status, body: JSON.parse(String(r.body)) };
+    };
+    const state = async (token: string, id: string) =>
+      (await api.stores.pg.query<{ queued: boolean; attempts: number }>('SELECT metadata_next_at IS NOT NULL AS queued, metadata_attempts AS attempts FROM nft_instances WHERE token = $1 AND token_id = $2', [token, id]))[0];
+    // The lane has fetched what it could: nothing of #10 is queued now.
+    await api.stores.pg.query("UPDATE nft_instances SET metadata_next_at = NULL, metadata_fetched_at = now() - interval '1 hour' WHERE token = $1 AND token_id = '10'", [nft]);
+    t.same(await patch(`${V2}/tokens/${nft}/instances/10/refetch-metadata?recaptcha_response=x`), { status: 200, body: { message: 'OK' } }, 'an instance: OK');
+    t.same(await state(nft, '10'), { queued: true, attempts: 0 }, 'and it is back in the lane\'s queue');
+    t.same(await patch(`${V2}/tokens/${nft}/instances/10/refetch-metadata`), { status: 200, body: { message: 'Metadata refetch was requested recently' } }, 'again at once: nothing more is done');
+    await api.stores.pg.query("UPDATE nft_instances SET metadata_next_at = NULL, metadata_fetched_at = now() WHERE token = $1 AND token_id = '10'", [nft]);
+    t.equal((await patch(`${V2}/tokens/${nft}/instances/10/refetch-metadata`)).body.message, 'Metadata refetch was requested recently', 'fetched moments ago: not again before the cooldown');
+    t.same(await state(nft, '10'), { queued: false, attempts: 0 }, 'and not queued');
+    t.equal((await patch(`${V2}/tokens/${nft}/instances/999/refetch-metadata`)).status, 404, 'an id never seen: 404');
+    t.equal((await patch(`${V2}/tokens/${s.contracts.DevnetToken}/instances/1/refetch-metadata`)).status, 404, 'an ERC-20: 404');
+    t.equal((await patch(`${V2}/tokens/${nft}/instances/abc/refetch-metadata`)).status, 422, 'not an id: 422');
+    t.equal((await patch(`${V2}/tokens/${nft}/instances/10/refetch-metadata?bogus=1`)).status, 422, 'an unknown parameter: 422');
+    t.equal((await api.app.handle(request(`${V2}/tokens/${nft}/instances/10/refetch-metadata`))).status, 400, 'GET is not the method');
+    const preflight = await api.app.handle(request(`${V2}/tokens/${nft}/instances/10/refetch-metadata`, 'OPTIONS'));
+    t.equal(preflight.headers['access-control-allow-methods'], 'PATCH, OPTIONS', 'its preflight allows PATCH');
+
+    await api.stores.pg.query('UPDATE nft_instances SET metadata_next_at = NULL WHERE token = $1', [multi]);
+    t.same(await patch(`${V2}/tokens/${multi}/instances/refetch-metadata`), { status: 401, body: { message: 'Unauthorized' } }, 'a collection, anonymous: 401');
+    const plain = await newAccount(api.stores.pg, 'plain@tokens.test');
+    t.equal((await patch(`${V2}/tokens/${multi}/instances/refetch-metadata`, plain.userId)).status, 401, 'a collection, not an admin: 401');
+    const admin = await newAccount(api.stores.pg, 'admin@tokens.test');
+    await grantAdmin(api.stores.pg, admin.userId, 'test', new Date());
+    const n = (await api.stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM nft_instances WHERE token = $1', [multi]))[0].n;
+    t.same(await patch(`${V2}/tokens/${multi}/instances/refetch-metadata`, admin.userId), { status: 200, body: { message: `OK: ${n} instances queued` } }, `a collection by an admin: its ${n} instances queued`);
+    t.equal((await api.stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM nft_instances WHERE token = $1 AND metadata_next_at IS NOT NULL', [multi]))[0].n, n, 'every one');
   });
 
   await t.test('not a token', async (t) => {

@@ -19,6 +19,7 @@ import { smartContractRoutes } from './routes/smart-contracts.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { configRoutes } from './routes/config.js';
 import { watchlistTransactions } from './routes/watchlist-transactions.js';
+import { isRefetchPath, refetchMetadata } from './routes/nft-refetch.js';
 import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
 import { createCsvExport } from './routes/csv-export.js';
 import { verificationConfigRoutes, verificationPost } from './routes/verification.js';
@@ -195,7 +196,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     if (health) label.route = '/api/health';
     if (health) return healthReply(ctx, health[1], opts.readyMaxLagBlocks ?? DEFAULT_READY_MAX_LAG_BLOCKS, method === 'HEAD');
     if (!inApi && !statsMatch) return reply(404, json(NOT_FOUND_BODY));
-    if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS }, body: '' };
+    // A refetch is a PATCH (Blockscout's): its preflight allows it.
+    if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_HEADERS, ...(isRefetchPath(rawPath) ? { 'access-control-allow-methods': 'PATCH, OPTIONS' } : {}) }, body: '' };
     const head = method === 'HEAD';
     if (method === 'POST' && inApi) {
       try {
@@ -205,6 +207,16 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
         if (verified) return verified;
       } catch (e) {
         log.error('verification request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
+        return reply(500, json(INTERNAL_ERROR_BODY));
+      }
+    }
+    if (method === 'PATCH' && inApi) {
+      try {
+        const refetch = await refetchMetadata(ctx, req);
+        if (refetch) label.route = 'nft refetch';
+        if (refetch) return refetch;
+      } catch (e) {
+        log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
         return reply(500, json(INTERNAL_ERROR_BODY));
       }
     }

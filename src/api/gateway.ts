@@ -29,6 +29,7 @@ import { MAX_BODY_BYTES } from '../account/validate.js';
 import { bodyFields, isEtherscanPath } from './etherscan/params.js';
 import { personalize, personalizeSearch, viewerDataChanged } from './personalize.js';
 import { VERIFICATION_POST } from './routes/verification.js';
+import { isRefetchPath, REFETCH_BODY_BYTES } from './routes/nft-refetch.js';
 import type { AccountLike, Admission, Front } from './front.js';
 
 
@@ -96,6 +97,7 @@ export function createGateway(o: GatewayOptions): Gateway {
     const path = req.path || '/';
     if (o.account && isAccountPath(path)) return Math.max(accountBody, o.account.maxBodyBytes?.(path) ?? 0);
     if (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path)) return o.verificationBodyBytes ?? 0;
+    if (req.method.toUpperCase() === 'PATCH' && isRefetchPath(path)) return REFETCH_BODY_BYTES;
     return isEtherscanPath(path) && req.method.toUpperCase() === 'POST' ? etherscanBody : 0;
   }
 

@@ -64,6 +64,31 @@ export async function saveSupply(pg: PgStore, address: string, supply: string | 
 
 // ---- NFT metadata ---------------------------------------------------------------------------
 
+/**
+ * Puts an NFT instance back in the metadata queue on request, unless it is queued already or was
+ * fetched less than `cooldownS` ago; whether it was queued.
+ */
+export async function queueInstanceRefetch(pg: PgStore, token: string, tokenId: string, cooldownS: number): Promise<boolean> {
+  const rows = await pg.query(
+    `UPDATE nft_instances SET metadata_next_at = now(), metadata_attempts = 0
+     WHERE token = $1 AND token_id = $2 AND metadata_next_at IS NULL
+       AND (metadata_fetched_at IS NULL OR metadata_fetched_at < now() - make_interval(secs => $3))
+     RETURNING 1`,
+    [token, tokenId, cooldownS],
+  );
+  return rows.length > 0;
+}
+
+/** Puts every instance of a collection not already queued back in the metadata queue; how many. */
+export async function queueCollectionRefetch(pg: PgStore, token: string): Promise<number> {
+  const rows = await pg.query<{ n: number }>(
+    `WITH q AS (UPDATE nft_instances SET metadata_next_at = now(), metadata_attempts = 0 WHERE token = $1 AND metadata_next_at IS NULL RETURNING 1)
+     SELECT count(*)::int AS n FROM q`,
+    [token],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 export async function claimNftsForMetadata(
   pg: PgStore,
   limit: number,
