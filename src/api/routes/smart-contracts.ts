@@ -286,8 +286,9 @@ export const smartContractRoutes: RouteDef[] = [
       const after =
         sort === 'id'
           ? typeof query.smart_contract_id === 'bigint'
-            ? // A cursor past the largest id there can be means "from the top".
-              { id: (query.smart_contract_id > MAX_ID ? MAX_ID : query.smart_contract_id).toString() }
+            ? // A cursor past the largest id there can be means "from the top"; one below every
+              // id (ids start at 1), below them all: clamped into PostgreSQL's bigint.
+              { id: (query.smart_contract_id > MAX_ID ? MAX_ID : query.smart_contract_id < -1n ? -1n : query.smart_contract_id).toString() }
             : null
           : value !== undefined && value !== null && value !== '' && typeof query.hash === 'string'
             ? { value: String(value), hash: query.hash }
