@@ -12,6 +12,8 @@ import { rpcCall } from './helpers/api.js';
 import { devAccount, TOPIC_TRANSFER } from './helpers/devnet.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { clock } from '../src/api/routes/clock.js';
+import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, gasPrices } from '../src/api/gas-prices.js';
+import type { BlockFeePercentiles } from '../src/storage/clickhouse/reads/stats.js';
 import { getFact, replacePendingPool, setFact } from '../src/storage/postgres/indexer.js';
 import { POINT_BACKFILL_FACT } from '../src/storage/postgres/points.js';
 import { checksum, isoTimestamp } from '../src/api/serializers/common.js';
@@ -313,6 +315,36 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     api.app.cache?.invalidate('block');
   });
 
+  t.test('stats gas_prices: the gas tracker from the node\'s own blocks', async (t) => {
+    // Independently of the store: each block's paid prices and priority fees from the node, the
+    // percentile_disc of each level, then the oracle's averaging (unit-tested on its own).
+    const per: BlockFeePercentiles[] = [];
+    for (let n = Math.max(0, head - GAS_ORACLE_BLOCKS + 1); n <= head; n++) {
+      const b = await api.rpc<{ baseFeePerGas?: string; transactions: { hash: string; maxFeePerGas?: string; maxPriorityFeePerGas?: string }[] }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, true]);
+      const receipts = await api.rpc<NodeReceipt[]>('eth_getBlockReceipts', [`0x${n.toString(16)}`]);
+      const paid = receipts.map((r) => BigInt(r.effectiveGasPrice)).filter((x) => x > 0n).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      if (!paid.length) continue;
+      const base = b.baseFeePerGas === undefined ? null : BigInt(b.baseFeePerGas);
+      const tips = b.transactions
+        .filter((x, i) => x.maxPriorityFeePerGas !== undefined && x.maxFeePerGas !== undefined && base !== null && BigInt(receipts[i]!.effectiveGasPrice) > 0n)
+        .map((x) => {
+          const cap = BigInt(x.maxFeePerGas!) - base!;
+          const tip = BigInt(x.maxPriorityFeePerGas!);
+          return tip < cap ? tip : cap < 0n ? 0n : cap;
+        })
+        .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      const at = (xs: bigint[], p: number) => xs[Math.max(1, Math.ceil(p * xs.length)) - 1]!.toString();
+      per.push({ block_number: String(n), prices: GAS_ORACLE_PERCENTILES.map((p) => at(paid, p)), priorities: tips.length ? GAS_ORACLE_PERCENTILES.map((p) => at(tips, p)) : [] });
+    }
+    t.ok(per.length > 3, `blocks with transactions in the window (${per.length})`);
+    const pending = await api.rpc<{ baseFeePerGas: string }>('eth_getBlockByNumber', ['pending', false]);
+    const stats = (await api.get(`${V2}/stats`)).body;
+    t.same(stats.gas_prices, gasPrices(per, BigInt(pending.baseFeePerGas), stats.average_block_time), 'slow, average and fast as the oracle computes them from the node\'s blocks, with the node\'s next base fee');
+    t.ok(stats.gas_prices.fast.price >= stats.gas_prices.slow.price, 'fast costs at least slow');
+    t.equal(stats.gas_prices_update_in, Math.round(stats.average_block_time), 'updated with the next block');
+    t.match(stats.gas_price_updated_at, /^\d{4}-\d\d-\d\dT/, 'and when it was computed');
+  });
+
   t.test('transactions/stats over the last 24 hours', async (t) => {
     const since = (now - DAY) / 1000;
     const inWindow = blocks.map((b, i) => ({ b, fee: fees[i] })).filter((x) => Number(x.b.timestamp) >= since);
@@ -415,6 +447,9 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     t.strictSame(r.body, { items: [], next_page_params: null }, 'no contract is verified');
     schemaOk(t, '/v2/smart-contracts/', r.body, 'the list');
     t.equal((await api.get(`${V2}/smart-contracts?filter=cobol`)).status, 422);
+    // Cursors outside PostgreSQL's bigint (a fuzz run found the low one answering 500).
+    t.strictSame((await api.get(`${V2}/smart-contracts?smart_contract_id=-9223372036854775809`)).body, { items: [], next_page_params: null }, 'a cursor below every id: nothing after it, newest first');
+    t.equal((await api.get(`${V2}/smart-contracts?smart_contract_id=99999999999999999999999`)).status, 200, 'a cursor past every id: from the top');
     t.equal((await api.get(`${V2}/smart-contracts?items_count=51`)).status, 422);
     const [{ n }] = await api.stores.pg.query<{ n: string }>('SELECT count(*)::text AS n FROM contracts');
     t.equal(n, String(s.counts.contractsCreated), 'the lanes recorded every scenario contract');

@@ -1,11 +1,13 @@
-// /stats, /stats/charts/* and /main-page/indexing-status: counters and the daily transactions
-// chart computed from what is stored. No price feed, no gas oracle: those fields are null (the
-// market chart an empty series), never a number we do not have.
-import { blocksSince, chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+// /stats, /stats/charts/* and /main-page/indexing-status: counters, the gas tracker
+// (src/api/gas-prices.ts) and the daily transactions chart computed from what is stored. No price
+// feed: the price fields are null (the market chart an empty series), never a number we do not have.
+import { blocksSince, chainTotals, feePercentiles, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+import { listBlocks } from '../../storage/clickhouse/reads/blocks.js';
+import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, gasPrices, nextBaseFee } from '../gas-prices.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { indexingStatus } from '../../storage/indexing-status.js';
 import type { RouteDef } from '../router.js';
-import { percent } from '../serializers/common.js';
+import { isoDate, percent } from '../serializers/common.js';
 import { dailySeries, periods } from './daily-series.js';
 import { clock } from './clock.js';
 
@@ -21,13 +23,18 @@ export const statsRoutes: RouteDef[] = [
     pattern: '/stats',
     async handler({ ctx }) {
       const startOfDay = Math.floor(Date.now() / 86_400_000) * 86_400;
-      const [totals, addresses, recent, today] = await Promise.all([
+      const [totals, addresses, recent, today, fees, [newest]] = await Promise.all([
         chainTotals(ctx.ch),
         // Addresses the chain showed (first-seen records of the derived lanes); "0" before any.
         chainCounter(ctx.pg, 'addresses').then((v) => v ?? '0'),
         recentBlocks(ctx.ch, RECENT_BLOCKS),
         blocksSince(ctx.ch, startOfDay),
+        feePercentiles(ctx.ch, GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES),
+        listBlocks(ctx.ch, undefined, 1),
       ]);
+      const averageMs = recent.count >= 2 && recent.firstTs !== null && recent.lastTs !== null ? ((recent.lastTs - recent.firstTs) * 1000) / (recent.count - 1) : null;
+      const nextBase =
+        newest && newest.base_fee_per_gas !== null ? nextBaseFee(BigInt(newest.base_fee_per_gas), BigInt(newest.gas_used), BigInt(newest.gas_limit)) : null;
       const body: Record<string, unknown> = {
         total_blocks: totals.blocks,
         total_transactions: totals.transactions,
@@ -42,16 +49,15 @@ export const statsRoutes: RouteDef[] = [
         secondary_coin_price: null,
         secondary_coin_image: null,
         tvl: null,
-        gas_prices: null,
-        gas_prices_update_in: null,
-        gas_price_updated_at: null,
+        // Computed from the newest blocks at this answer (cached until the next block).
+        gas_prices: newest ? gasPrices(fees, nextBase, averageMs) : null,
+        gas_prices_update_in: newest && averageMs !== null ? Math.round(averageMs) : null,
+        gas_price_updated_at: newest ? isoDate(new Date(clock.now())) : null,
         static_gas_price: null,
       };
       // Milliseconds between consecutive blocks over the recent window; with fewer than two
       // blocks there is no average, so the key is left out (the schema allows it; never 0).
-      if (recent.count >= 2 && recent.firstTs !== null && recent.lastTs !== null) {
-        body.average_block_time = ((recent.lastTs - recent.firstTs) * 1000) / (recent.count - 1);
-      }
+      if (averageMs !== null) body.average_block_time = averageMs;
       return { body, policy: 'volatile' };
     },
   },

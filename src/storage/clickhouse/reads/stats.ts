@@ -56,3 +56,38 @@ export async function blocksSince(ch: ClickHouseStore, sinceTs: number): Promise
   );
   return { transactions: all.txs, gasUsed: all.gas };
 }
+
+/** One block's fee percentiles (gas_price_oracle): what its transactions paid, and their priority fees. */
+export interface BlockFeePercentiles {
+  block_number: string;
+  /** Effective gas price (wei) at each asked percentile, percentile_disc as PostgreSQL computes it. */
+  prices: string[];
+  /** min(max priority fee, max fee − base fee) at each percentile; empty when no transaction had one. */
+  priorities: string[];
+}
+
+/**
+ * Per block of the newest `blocks`, the effective gas prices and priority fees per gas of its
+ * transactions (those that paid a price) at each of `percentiles` (0-1), discrete: the value at
+ * position ceil(p × n) of the sorted list, as PostgreSQL's percentile_disc gives it.
+ */
+export async function feePercentiles(ch: ClickHouseStore, blocks: number, percentiles: readonly number[]): Promise<BlockFeePercentiles[]> {
+  const at = (arr: string) => `[${percentiles.map((p) => `arrayElement(${arr}, toUInt64(greatest(1, ceil(${Number(p)} * length(${arr})))))`).join(', ')}]`;
+  return ch.query<BlockFeePercentiles>(
+    `SELECT toString(block_number) AS block_number,
+            arrayMap(x -> toString(x), ${at('gp')}) AS prices,
+            if(length(pf) = 0, [], arrayMap(x -> toString(x), ${at('pf')})) AS priorities
+     FROM (
+       SELECT t.block_number AS block_number,
+              arraySort(groupArray(t.effective_gas_price)) AS gp,
+              arraySort(groupArrayIf(least(assumeNotNull(t.max_priority_fee_per_gas),
+                                           toUInt256(greatest(toInt256(assumeNotNull(t.max_fee_per_gas)) - toInt256(assumeNotNull(b.base_fee_per_gas)), 0))),
+                                     t.max_priority_fee_per_gas IS NOT NULL AND t.max_fee_per_gas IS NOT NULL AND b.base_fee_per_gas IS NOT NULL)) AS pf
+       FROM transactions t
+       INNER JOIN (SELECT number, base_fee_per_gas FROM blocks WHERE number > (SELECT toInt64(max(number)) FROM blocks) - {n:UInt32}) b ON b.number = t.block_number
+       WHERE t.block_number > (SELECT toInt64(max(number)) FROM blocks) - {n:UInt32} AND t.effective_gas_price > 0
+       GROUP BY t.block_number)
+     ORDER BY block_number DESC`,
+    { n: blocks },
+  );
+}
