@@ -343,6 +343,30 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     t.ok(stats.gas_prices.fast.price >= stats.gas_prices.slow.price, 'fast costs at least slow');
     t.equal(stats.gas_prices_update_in, Math.round(stats.average_block_time), 'updated with the next block');
     t.match(stats.gas_price_updated_at, /^\d{4}-\d\d-\d\dT/, 'and when it was computed');
+
+    // The same levels through the Etherscan-compatible gastracker module.
+    const oracle = (await api.get('/api?module=gastracker&action=gasoracle')).body;
+    const last5 = blocks.slice(-5);
+    const gwei = (w: bigint) => (Number(w) / 1e9).toString();
+    t.same(oracle, {
+      status: '1',
+      message: 'OK',
+      result: {
+        LastBlock: String(head),
+        SafeGasPrice: String(stats.gas_prices.slow.price),
+        ProposeGasPrice: String(stats.gas_prices.average.price),
+        FastGasPrice: String(stats.gas_prices.fast.price),
+        suggestBaseFee: gwei(BigInt(pending.baseFeePerGas)),
+        gasUsedRatio: last5.map((b) => Number(BigInt(b.gasUsed)) / 30_000_000).join(','),
+      },
+    }, 'gasoracle: the tracker\'s levels in gwei, the next base fee, the newest five blocks\' gas used ratio');
+    const estimate = async (q: string) => (await api.get(`/api?module=gastracker&action=gasestimate${q}`)).body;
+    t.same(await estimate(`&gasprice=${stats.gas_prices.fast.wei}`), { status: '1', message: 'OK', result: String(Math.round(stats.gas_prices.fast.time / 1000)) }, 'gasestimate: paying the fast level, its wait');
+    const slowPays = ['fast', 'average', 'slow'].map((l) => stats.gas_prices[l]).find((l: { wei: string }) => BigInt(stats.gas_prices.slow.wei) >= BigInt(l.wei));
+    t.same(await estimate(`&gasprice=${stats.gas_prices.slow.wei}`), { status: '1', message: 'OK', result: String(Math.round(slowPays.time / 1000)) }, 'paying the slow level: the wait of the quickest level it pays for');
+    t.match(await estimate('&gasprice=0'), { status: '0', result: null }, 'below every level: no estimate');
+    t.match(await estimate(''), { status: '0', message: "Query parameter 'gasprice' is required" }, 'without a price: said so');
+    t.match(await estimate('&gasprice=abc'), { status: '0', message: 'Invalid `gasprice` param' });
   });
 
   t.test('transactions/stats over the last 24 hours', async (t) => {

@@ -5,7 +5,9 @@
 // base fee, a level's price is its priority fee plus the next block's base fee; without, the price
 // paid. The expected time is the average block time times 5, 3 and 1 (no pending-pool timings
 // here, as Blockscout without them). No price source: fiat_price is null.
-import type { BlockFeePercentiles } from '../storage/clickhouse/reads/stats.js';
+import { feePercentiles, recentBlocks, type BlockFeePercentiles } from '../storage/clickhouse/reads/stats.js';
+import { listBlocks, type BlockRead } from '../storage/clickhouse/reads/blocks.js';
+import type { ApiContext } from './context.js';
 
 /** Blocks looked at (GAS_PRICE_ORACLE_NUM_OF_BLOCKS' default). */
 export const GAS_ORACLE_BLOCKS = 200;
@@ -94,4 +96,28 @@ export function gasPrices(blocks: readonly BlockFeePercentiles[], nextBase: bigi
     out[l] = priority && nextBase !== null ? level(plus(priority, nextBase), i, priority) : level(paid, i, null);
   });
   return out;
+}
+
+/** Blocks behind the average block time (/stats' and the countdown's). */
+export const AVERAGE_BLOCKS = 100;
+
+export interface GasTracker {
+  /** The newest stored block, or null on an empty store. */
+  newest: BlockRead | null;
+  /** Milliseconds between the newest blocks, or null without two. */
+  averageBlockMs: number | null;
+  nextBaseFee: bigint | null;
+  prices: GasPricesJson | null;
+}
+
+/** The gas tracker now: three ClickHouse reads at once (percentiles, the newest block, the block times). */
+export async function gasTracker(ctx: ApiContext): Promise<GasTracker> {
+  const [fees, [newest], recent] = await Promise.all([
+    feePercentiles(ctx.ch, GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES),
+    listBlocks(ctx.ch, undefined, 1),
+    recentBlocks(ctx.ch, AVERAGE_BLOCKS),
+  ]);
+  const averageBlockMs = recent.count >= 2 && recent.firstTs !== null && recent.lastTs !== null ? ((recent.lastTs - recent.firstTs) * 1000) / (recent.count - 1) : null;
+  const next = newest && newest.base_fee_per_gas !== null ? nextBaseFee(BigInt(newest.base_fee_per_gas), BigInt(newest.gas_used), BigInt(newest.gas_limit)) : null;
+  return { newest: newest ?? null, averageBlockMs, nextBaseFee: next, prices: newest ? gasPrices(fees, next, averageBlockMs) : null };
 }

@@ -17,6 +17,7 @@ import { logsActions } from './logs.js';
 import { blockActions } from './block.js';
 import { transactionActions } from './transaction.js';
 import { statsActions } from './stats.js';
+import { gastrackerActions } from './gastracker.js';
 import { contractCreationActions } from './contract-creation.js';
 import { contractVerificationActions } from './contract-verification.js';
 
@@ -26,6 +27,7 @@ export const ETHERSCAN_MODULES: Readonly<Record<string, ActionTable>> = {
   block: blockActions,
   transaction: transactionActions,
   stats: statsActions,
+  gastracker: gastrackerActions,
   contract: { ...contractCreationActions, ...contractVerificationActions },
 };
 

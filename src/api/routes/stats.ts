@@ -1,9 +1,8 @@
 // /stats, /stats/charts/* and /main-page/indexing-status: counters, the gas tracker
 // (src/api/gas-prices.ts) and the daily transactions chart computed from what is stored. No price
 // feed: the price fields are null (the market chart an empty series), never a number we do not have.
-import { blocksSince, chainTotals, feePercentiles, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
-import { listBlocks } from '../../storage/clickhouse/reads/blocks.js';
-import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, gasPrices, nextBaseFee } from '../gas-prices.js';
+import { blocksSince, chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+import { AVERAGE_BLOCKS, gasTracker } from '../gas-prices.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { indexingStatus } from '../../storage/indexing-status.js';
 import type { RouteDef } from '../router.js';
@@ -12,7 +11,7 @@ import { dailySeries, periods } from './daily-series.js';
 import { clock } from './clock.js';
 
 /** Blocks behind the average block time and the network utilization. */
-export const RECENT_BLOCKS = 100;
+export const RECENT_BLOCKS = AVERAGE_BLOCKS;
 
 /** Days of /stats/charts/transactions before yesterday (Blockscout's history_size). */
 const CHART_HISTORY_DAYS = 30;
@@ -23,18 +22,15 @@ export const statsRoutes: RouteDef[] = [
     pattern: '/stats',
     async handler({ ctx }) {
       const startOfDay = Math.floor(Date.now() / 86_400_000) * 86_400;
-      const [totals, addresses, recent, today, fees, [newest]] = await Promise.all([
+      const [totals, addresses, recent, today, gas] = await Promise.all([
         chainTotals(ctx.ch),
         // Addresses the chain showed (first-seen records of the derived lanes); "0" before any.
         chainCounter(ctx.pg, 'addresses').then((v) => v ?? '0'),
         recentBlocks(ctx.ch, RECENT_BLOCKS),
         blocksSince(ctx.ch, startOfDay),
-        feePercentiles(ctx.ch, GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES),
-        listBlocks(ctx.ch, undefined, 1),
+        gasTracker(ctx),
       ]);
-      const averageMs = recent.count >= 2 && recent.firstTs !== null && recent.lastTs !== null ? ((recent.lastTs - recent.firstTs) * 1000) / (recent.count - 1) : null;
-      const nextBase =
-        newest && newest.base_fee_per_gas !== null ? nextBaseFee(BigInt(newest.base_fee_per_gas), BigInt(newest.gas_used), BigInt(newest.gas_limit)) : null;
+      const averageMs = gas.averageBlockMs;
       const body: Record<string, unknown> = {
         total_blocks: totals.blocks,
         total_transactions: totals.transactions,
@@ -50,9 +46,9 @@ export const statsRoutes: RouteDef[] = [
         secondary_coin_image: null,
         tvl: null,
         // Computed from the newest blocks at this answer (cached until the next block).
-        gas_prices: newest ? gasPrices(fees, nextBase, averageMs) : null,
-        gas_prices_update_in: newest && averageMs !== null ? Math.round(averageMs) : null,
-        gas_price_updated_at: newest ? isoDate(new Date(clock.now())) : null,
+        gas_prices: gas.prices,
+        gas_prices_update_in: gas.newest && averageMs !== null ? Math.round(averageMs) : null,
+        gas_price_updated_at: gas.newest ? isoDate(new Date(clock.now())) : null,
         static_gas_price: null,
       };
       // Milliseconds between consecutive blocks over the recent window; with fewer than two
