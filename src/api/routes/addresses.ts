@@ -37,6 +37,7 @@ import { addressTokenTransfers } from '../../storage/clickhouse/reads/token-tran
 import { addressInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
 import { echo, makePage, pageSize, type PageParamValue } from '../paging.js';
 import type { RouteDef } from '../router.js';
+import type { CastValue, ParamSpec } from '../params.js';
 import { addressObject, tokenObject } from '../serializers/address.js';
 import { checksum, int, isoTimestamp } from '../serializers/common.js';
 import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
@@ -106,6 +107,20 @@ async function addressTransactionRows(ctx: ApiContext, a: string, o: AddressTxOp
     return { rows: found.map((p) => p.tx), known: knownTxFacts(found) };
   }
   return { rows: await addressTransactions(ctx.ch, a, o) };
+}
+
+/** An address's NFT lists' filter and paging (/nft and /nft/collections). */
+const NFT_QUERY: Readonly<Record<string, ParamSpec>> = {
+  type: TOKEN_TYPES,
+  items_count: ITEMS_COUNT,
+  token_contract_address_hash: ADDRESS,
+  token_type: { kind: 'enum', values: ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] },
+};
+
+/** The NFT standards a `type` filter asks for (both when none). */
+function nftStandards(query: Record<string, CastValue>): NftStandard[] {
+  const asked = query.type as string[] | undefined;
+  return (['ERC-721', 'ERC-1155'] as const).filter((t) => !asked || asked.length === 0 || asked.includes(t));
 }
 
 export const addressRoutes: RouteDef[] = [
@@ -425,18 +440,11 @@ export const addressRoutes: RouteDef[] = [
   {
     pattern: '/addresses/:address_hash_param/nft',
     path: ADDRESS_PATH,
-    query: {
-      type: TOKEN_TYPES,
-      items_count: ITEMS_COUNT,
-      token_contract_address_hash: ADDRESS,
-      token_id: { kind: 'digitsOrEmpty' },
-      token_type: { kind: 'enum', values: ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] },
-    },
+    query: { ...NFT_QUERY, token_id: { kind: 'digitsOrEmpty' } },
     async handler({ path, query, ctx }) {
       const a = path.address_hash_param as string;
       const size = pageSize(query);
-      const asked = query.type as string[] | undefined;
-      const types = (['ERC-721', 'ERC-1155'] as const).filter((t) => !asked || asked.length === 0 || asked.includes(t));
+      const types = nftStandards(query);
       let after: NftKey | undefined;
       const { token_type: tt, token_contract_address_hash: tc, token_id: ti } = query;
       if ((tt === 'ERC-721' || tt === 'ERC-1155') && typeof tc === 'string' && typeof ti === 'string' && !ti.startsWith('-')) {
@@ -458,17 +466,11 @@ export const addressRoutes: RouteDef[] = [
   {
     pattern: '/addresses/:address_hash_param/nft/collections',
     path: ADDRESS_PATH,
-    query: {
-      type: TOKEN_TYPES,
-      items_count: ITEMS_COUNT,
-      token_contract_address_hash: ADDRESS,
-      token_type: { kind: 'enum', values: ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] },
-    },
+    query: NFT_QUERY,
     async handler({ path, query, ctx }) {
       const a = path.address_hash_param as string;
       const size = pageSize(query);
-      const asked = query.type as string[] | undefined;
-      const types = (['ERC-721', 'ERC-1155'] as const).filter((t) => !asked || asked.length === 0 || asked.includes(t));
+      const types = nftStandards(query);
       const { token_type: tt, token_contract_address_hash: tc } = query;
       const after = (tt === 'ERC-721' || tt === 'ERC-1155') && typeof tc === 'string' ? { type: tt as NftStandard, token: tc } : undefined;
       const rows = await addressNftCollections(ctx.pg, a, { types, after, limit: size + 1 });

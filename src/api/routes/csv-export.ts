@@ -496,17 +496,22 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
       const [seen, row] = await Promise.all([addressInExports(ctx.ch, r.address), addressRow(ctx.pg, r.address)]);
       if (!seen && !row) return json(404, NOT_FOUND_BODY);
       const range = await csvRange(ctx, r);
-      const headers = {
-        'content-type': CSV_TYPE,
-        'content-disposition': `attachment; filename="${r.kind}_${checksum(r.address)}_${r.label.replace(/[^0-9A-Za-z_:.-]/g, '')}.csv"`,
-        'cache-control': 'private, no-store',
-        'x-content-type-options': 'nosniff',
-        ...CORS_HEADERS,
-      };
+      const headers = exportHeaders(`${r.kind}_${checksum(r.address)}_${r.label.replace(/[^0-9A-Za-z_:.-]/g, '')}.csv`);
       if (head) return { status: 200, headers, body: '' };
       return streamed(req, headers, () => csvChunks(ctx, r, range, chunkRows, req.meter));
     },
   };
+
+  /** An export's headers: a CSV download named `filename`, never stored. */
+  function exportHeaders(filename: string): Record<string, string> {
+    return {
+      'content-type': CSV_TYPE,
+      'content-disposition': `attachment; filename="${filename}"`,
+      'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
+      ...CORS_HEADERS,
+    };
+  }
 
   /** The export's reply: its stream in a slot of `slots`, or 429 when there is none free. */
   function streamed(req: ApiRequest, headers: Record<string, string>, chunks: () => AsyncGenerator<Buffer>): ApiReply {
@@ -529,13 +534,7 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
     }
     const record = (await ctx.tokens([token])).get(token);
     if (!record) return json(404, NOT_FOUND_BODY);
-    const headers = {
-      'content-type': CSV_TYPE,
-      'content-disposition': `attachment; filename="holders_${checksum(token)}.csv"`,
-      'cache-control': 'private, no-store',
-      'x-content-type-options': 'nosniff',
-      ...CORS_HEADERS,
-    };
+    const headers = exportHeaders(`holders_${checksum(token)}.csv`);
     if (head) return { status: 200, headers, body: '' };
     return streamed(req, headers, () => holderChunks(ctx, token, record.decimals, chunkRows, req.meter));
   }
