@@ -265,6 +265,16 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     t.strictSame((await api.get(`${V2}/blocks/${head}/countdown`)).body, { message: 'Error! Block number already pass' }, 'a block already stored: Blockscout\'s message');
     t.equal((await api.get(`${V2}/blocks/abc/countdown`)).status, 422, 'not a number: 422');
     t.equal((await api.get(`${V2}/blocks/-1/countdown`)).status, 422, 'negative: 422');
+    // The same through the Etherscan-compatible block module.
+    const rpcCountdown = async (q: string) => (await api.get(`/api?module=block&action=getblockcountdown${q}`)).body;
+    t.same(
+      await rpcCountdown(`&blockno=${head + 10}`),
+      { status: '1', message: 'OK', result: { CurrentBlock: String(head), CountdownBlock: String(head + 10), RemainingBlock: '10', EstimateTimeInSec: countdown.body.estimated_time_in_sec.toFixed(1) } },
+      'getblockcountdown: Etherscan\'s fields, as strings',
+    );
+    t.match(await rpcCountdown(`&blockno=${head}`), { status: '0', message: 'Error! Block number already pass' });
+    t.match(await rpcCountdown(''), { status: '0', message: "Query parameter 'blockno' is required" });
+    t.match(await rpcCountdown('&blockno=x'), { status: '0', message: 'Invalid block number' });
   });
 
   t.test('withdrawals: the chain\'s, a block\'s, and their counters', async (t) => {

@@ -1,10 +1,11 @@
-// module=block of the Etherscan-compatible API: getblockreward, getblocknobytime and
+// module=block of the Etherscan-compatible API: getblockreward, getblockcountdown, getblocknobytime and
 // eth_block_number, as Blockscout's API.RPC.BlockController and BlockView answer them.
 import type { ApiContext } from '../context.js';
 import { blockByNumber, blockRewards } from '../../storage/clickhouse/reads/blocks.js';
 import { blockNumberByTime } from '../../storage/clickhouse/reads/etherscan.js';
 import { parseInteger, type Params } from './params.js';
 import { fail, ok, type ActionReply, type ActionTable } from './actions.js';
+import { blockCountdown } from '../routes/blocks.js';
 
 /**
  * getblockreward: the miner's reward rows of the block (src/chain/rewards.ts: the priority fees
@@ -30,6 +31,19 @@ async function getblockreward(p: Params, ctx: ApiContext): Promise<ActionReply> 
   );
 }
 
+/** getblockcountdown: the blocks left to `blockno` and the seconds they take (Etherscan's fields, as strings). */
+async function getblockcountdown(p: Params, ctx: ApiContext): Promise<ActionReply> {
+  const raw = p.get('blockno');
+  if (raw === undefined) return fail("Query parameter 'blockno' is required");
+  const n = parseInteger(raw);
+  if (n === null || n < 0n) return fail('Invalid block number');
+  const c = await blockCountdown(ctx, n);
+  // Blockscout's messages for a block already there and for a store without an average yet.
+  if (c === 'indexing') return fail('Chain is indexing now, try again later', null, 'volatile');
+  if (c === 'passed') return fail('Error! Block number already pass', null, 'volatile');
+  return ok({ CurrentBlock: String(c.current), CountdownBlock: String(c.target), RemainingBlock: String(c.remaining), EstimateTimeInSec: c.seconds.toFixed(1) });
+}
+
 async function getblocknobytime(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const rawTs = p.get('timestamp');
   if (rawTs === undefined) return fail("Query parameter 'timestamp' is required");
@@ -51,4 +65,4 @@ async function ethBlockNumber(p: Params, ctx: ApiContext): Promise<ActionReply> 
   return { body: { jsonrpc: '2.0', result: head === null ? null : `0x${head.toString(16)}`, id: p.get('id') ?? 1 }, policy: 'volatile' };
 }
 
-export const blockActions: ActionTable = { getblockreward, getblocknobytime, eth_block_number: ethBlockNumber };
+export const blockActions: ActionTable = { getblockreward, getblockcountdown, getblocknobytime, eth_block_number: ethBlockNumber };

@@ -138,22 +138,11 @@ export const blockRoutes: RouteDef[] = [
     pattern: '/blocks/:block_number_param/countdown',
     path: { block_number_param: { kind: 'int', min: 0n, max: BigInt(Number.MAX_SAFE_INTEGER) } },
     async handler({ path, ctx }) {
-      const target = path.block_number_param as bigint;
-      const [head, recent] = await Promise.all([ctx.head(), recentBlocks(ctx.ch, RECENT_BLOCKS)]);
+      const c = await blockCountdown(ctx, path.block_number_param as bigint);
       // Blockscout's answers (200 with a message) when the figures are missing or the block is behind.
-      if (head === null || recent.count < 2 || recent.firstTs === null || recent.lastTs === null) {
-        return { body: { message: 'Chain is indexing now, try again later' }, policy: 'volatile' };
-      }
-      const remaining = target - head;
-      if (remaining <= 0n) return { body: { message: 'Error! Block number already pass' }, policy: 'volatile' };
-      // The average over the newest blocks, as /stats gives it (Blockscout's AverageBlockTime).
-      const average = (recent.lastTs - recent.firstTs) / (recent.count - 1);
-      const body = {
-        current_block: Number(head),
-        countdown_block: Number(target),
-        remaining_blocks: Number(remaining),
-        estimated_time_in_sec: Math.round(Number(remaining) * average * 10) / 10,
-      };
+      if (c === 'indexing') return { body: { message: 'Chain is indexing now, try again later' }, policy: 'volatile' };
+      if (c === 'passed') return { body: { message: 'Error! Block number already pass' }, policy: 'volatile' };
+      const body = { current_block: Number(c.current), countdown_block: Number(c.target), remaining_blocks: Number(c.remaining), estimated_time_in_sec: c.seconds };
       return { body, policy: 'volatile' };
     },
   },
@@ -173,6 +162,23 @@ export const blockRoutes: RouteDef[] = [
     },
   },
 ];
+
+/**
+ * The blocks left to `target` from the stored head and the time they take at /stats' average block
+ * time (the newest 100 blocks; Blockscout's AverageBlockTime), in seconds to one decimal;
+ * 'indexing' without a head or an average, 'passed' when the head is at or past it.
+ */
+export async function blockCountdown(
+  ctx: ApiContext,
+  target: bigint,
+): Promise<{ current: bigint; target: bigint; remaining: bigint; seconds: number } | 'indexing' | 'passed'> {
+  const [head, recent] = await Promise.all([ctx.head(), recentBlocks(ctx.ch, RECENT_BLOCKS)]);
+  if (head === null || recent.count < 2 || recent.firstTs === null || recent.lastTs === null) return 'indexing';
+  const remaining = target - head;
+  if (remaining <= 0n) return 'passed';
+  const average = (recent.lastTs - recent.firstTs) / (recent.count - 1);
+  return { current: head, target, remaining, seconds: Math.round(Number(remaining) * average * 10) / 10 };
+}
 
 async function filterByType(ctx: ApiContext, rows: TransactionRead[], type: string): Promise<TransactionRead[]> {
   switch (type) {
