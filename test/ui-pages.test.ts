@@ -25,6 +25,8 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
         const n = newest.transactions_count;
         t.match(text, `${groupDigits(String(n))} ${n === 1 ? 'transaction' : 'transactions'} · miner`, `home: the newest block's ${n} transaction(s), in words`);
         t.notMatch(text, /\b1 transactions\b|\btxs\b/, 'home: no "1 transactions", no "txs"');
+        t.match(text, `Gas price\n${stats.gas_prices.average.price} gwei`, 'home: the gas tracker\'s average price');
+        t.notMatch(text, /object Object/, 'home: no object printed as text');
       },
     },
     { name: 'blocks', path: '/blocks' },

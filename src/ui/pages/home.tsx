@@ -45,7 +45,8 @@ async function live(ctx: PageCtx) {
     apiGet<any[]>(ctx, '/api/v2/main-page/blocks', 'Latest blocks'),
     apiGet<any[]>(ctx, '/api/v2/main-page/transactions', 'Latest transactions'),
   ]);
-  const gas = stats.gas_prices?.average;
+  // The gas tracker's average level (Blockscout's shape: {price in gwei, time, ...}); none before any block.
+  const gas: number | null | undefined = stats.gas_prices?.average?.price;
   return (
     <div id="live" data-live="/?part=live">
       <section class="tiles" aria-label="Chain counters">
