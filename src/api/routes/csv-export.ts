@@ -340,9 +340,10 @@ export async function* csvChunks(ctx: ApiContext, r: CsvRequest, range: BlockRan
       return yield* pagedLines(
         meter,
         limit,
-        (after: { block: bigint; txIndex: bigint; index: bigint } | undefined) =>
-          csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit }).then((rows) => withPointInputs(ctx.pg, rows, (it) => it.transaction_hash)),
-        (rows) => rows.map(internalLine).join(''),
+        (after: { block: bigint; txIndex: bigint; index: bigint } | undefined) => csvInternalTransactions(ctx.ch, a, { range, direction: r.direction, after, limit }),
+        // The calldata put back when written (a row left out then does not end the export early:
+        // the page's length and last key are the rows read).
+        async (rows) => (await withPointInputs(ctx.pg, rows, (it) => it.transaction_hash)).map(internalLine).join(''),
         (last) => ({ block: BigInt(last.block_number), txIndex: BigInt(last.transaction_index), index: BigInt(last.trace_index) }),
       );
     case 'logs':

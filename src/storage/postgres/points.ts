@@ -109,33 +109,41 @@ export async function pointTransaction(pg: PgStore, hash: string): Promise<Point
   return row ? pointTransactionOf(hash, row) : null;
 }
 
+/** How often, and how long apart, a missing point row is looked for again (a commit under way). */
+const INPUT_RETRIES = 8;
+const INPUT_RETRY_MS = 25;
+
 /**
  * `rows` with the calldata that ClickHouse's rows leave in the point rows (INPUT_IN_POINT_ROW, in
  * `input`) put back, found by each row's transaction hash: one read for all of them, none when no
- * row needs it. The rows are changed in place. A row whose point row is missing is left out of the
- * answer: its block is between its ClickHouse insert and its checkpoint's commit (or is being
- * rewound), not yet part of the indexed chain.
+ * row needs it. The rows are changed in place. A point row not there yet is looked for again, up
+ * to INPUT_RETRIES times 25 ms apart: the indexer commits a block's point rows just after its
+ * ClickHouse insert. One still missing then is left out of the answer: its block is being rewound (or its
+ * commit failed), not part of the indexed chain.
  */
 export async function withPointInputs<R extends { input: string }>(pg: PgStore, rows: R[], hashOf: (r: R) => string): Promise<R[]> {
-  const need = rows.filter((r) => r.input === INPUT_IN_POINT_ROW);
+  let need = rows.filter((r) => r.input === INPUT_IN_POINT_ROW);
   if (!need.length) return rows;
-  const want = [...new Set(need.map(hashOf))].filter(isHash);
-  const r = want.length
-    ? await pg.pool.query<{ hash: string; data: Buffer }>({
-        name: 'point_inputs',
-        text: `SELECT encode(hash, 'hex') AS hash, data FROM point_transactions WHERE hash = ANY($1::bytea[])`,
-        values: [want.map(bytes)],
-      })
-    : { rows: [] };
-  const inputs = new Map<string, string>();
-  for (const row of r.rows) inputs.set(`0x${row.hash}`, decodeTxRow(row.data).fields.input as string);
-  let missing = false;
-  for (const x of need) {
-    const input = inputs.get(hashOf(x));
-    if (input !== undefined) x.input = input;
-    else missing = true;
+  for (let attempt = 0; ; attempt++) {
+    const want = [...new Set(need.map(hashOf))].filter(isHash);
+    const r = want.length
+      ? await pg.pool.query<{ hash: string; data: Buffer }>({
+          name: 'point_inputs',
+          text: `SELECT encode(hash, 'hex') AS hash, data FROM point_transactions WHERE hash = ANY($1::bytea[])`,
+          values: [want.map(bytes)],
+        })
+      : { rows: [] };
+    const inputs = new Map<string, string>();
+    for (const row of r.rows) inputs.set(`0x${row.hash}`, decodeTxRow(row.data).fields.input as string);
+    for (const x of need) {
+      const input = inputs.get(hashOf(x));
+      if (input !== undefined) x.input = input;
+    }
+    need = need.filter((x) => x.input === INPUT_IN_POINT_ROW);
+    if (!need.length) return rows;
+    if (attempt >= INPUT_RETRIES) return rows.filter((x) => x.input !== INPUT_IN_POINT_ROW);
+    await new Promise((resolve) => setTimeout(resolve, INPUT_RETRY_MS));
   }
-  return missing ? rows.filter((x) => x.input !== INPUT_IN_POINT_ROW) : rows;
 }
 
 type PointTxRow = {
