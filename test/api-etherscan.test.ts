@@ -333,6 +333,24 @@ t.test('the Etherscan-compatible API on the devnet', async (t) => {
     t.same((await call(`module=logs&action=getLogs&fromBlock=0&toBlock=latest&address=${nobody}`)).body, { status: '0', message: 'No logs found', result: [] });
   });
 
+  t.test('account: getminedblocks', async (t) => {
+    // The devnet's miner mined every block: newest first, paged by page/offset.
+    const miner = lc(blocks[1].miner);
+    const mined = blocks.filter((b) => lc(b.miner) === miner).map((b) => ({ n: BigInt(b.number), ts: Number(BigInt(b.timestamp)) })).reverse();
+    t.ok(mined.length > 5, `blocks mined (${mined.length})`);
+    const all = await call(`module=account&action=getminedblocks&address=${miner}`);
+    t.same(
+      all.body,
+      { status: '1', message: 'OK', result: mined.map((b) => ({ blockNumber: String(b.n), timeStamp: new Date(b.ts * 1000).toISOString().replace('T', ' ').replace(/\.(\d{3})Z$/, '.$1000Z') })) },
+      'every block it mined, newest first, the time as Blockscout prints a block\'s timestamp',
+    );
+    const second = await call(`module=account&action=getminedblocks&address=${miner}&page=2&offset=3`);
+    t.same(second.body.result, all.body.result.slice(3, 6), 'page 2 of 3');
+    t.same((await call(`module=account&action=getminedblocks&address=0x${'12'.repeat(20)}`)).body, { status: '0', message: 'No blocks found', result: [] }, 'an address that mined nothing');
+    t.same((await call('module=account&action=getminedblocks')).body.message, "Query parameter 'address' is required");
+    t.same((await call('module=account&action=getminedblocks&address=0x12')).body.message, 'Invalid address format');
+  });
+
   t.test('block: getblocknobytime, getblockreward, eth_block_number', async (t) => {
     const ts = blocks.map((b) => BigInt(b.timestamp));
     const before = (x: bigint) => ts.reduce((best, v, i) => (v <= x ? i : best), -1);

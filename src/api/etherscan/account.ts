@@ -1,5 +1,5 @@
 // module=account of the Etherscan-compatible API: balances, an address's transactions, internal
-// transactions and token transfers, token balances, pending transactions. Messages and fields as
+// transactions and token transfers, token balances, pending transactions, mined blocks. Messages and fields as
 // Blockscout's API.RPC.AddressController and AddressView; Etherscan's methodId/functionName and
 // ERC-1155 tokenValue added where Blockscout has none.
 import type { ApiContext } from '../context.js';
@@ -7,6 +7,7 @@ import {
   etherscanAddressInternals,
   etherscanAddressTransactions,
   etherscanTokenTransfers,
+  etherscanMinedBlocks,
   etherscanTransactionInternals,
   coinBalanceAt,
   type EtherscanInternalRead,
@@ -15,6 +16,7 @@ import {
 } from '../../storage/clickhouse/reads/etherscan.js';
 import { coinBalances, pendingTransactionsOf, tokenBalanceOf } from '../../storage/postgres/reads/etherscan.js';
 import { withPointInputs } from '../../storage/postgres/points.js';
+import { csvTime } from '../serializers/csv.js';
 import { RESULT_WINDOW, listOptions, parseAddress, parseHash, parseInteger, type ListOptions, type Params } from './params.js';
 import { confirmations, fail, flag, functionName, methodId, notFound, ok, succeeded, txFields, withHead, type ActionReply, type ActionTable } from './actions.js';
 
@@ -168,6 +170,21 @@ function internalJson(it: EtherscanInternalRead) {
   };
 }
 
+/**
+ * getminedblocks: the blocks the address mined, newest first, paged by page/offset; each its number
+ * and its time as Blockscout's view prints a block's timestamp (to_string of the DateTime).
+ */
+async function getminedblocks(p: Params, ctx: ApiContext): Promise<ActionReply> {
+  const address = requiredAddress(p);
+  if (typeof address !== 'string') return address;
+  const o = options(p);
+  if (isReply(o)) return o;
+  if (!o) return notFound('No blocks found');
+  const rows = await etherscanMinedBlocks(ctx.ch, address, o.skip, o.limit);
+  if (!rows.length) return notFound('No blocks found');
+  return ok(rows.map((b) => ({ blockNumber: b.n, timeStamp: csvTime(b.ts) })));
+}
+
 /** txlistinternal by txhash (its frames, Blockscout's 10,000 at most) or by address (paged). */
 async function txlistinternal(p: Params, ctx: ApiContext): Promise<ActionReply> {
   const txhash = p.get('txhash');
@@ -291,6 +308,7 @@ export const accountActions: ActionTable = {
   eth_get_balance: ethGetBalance,
   txlist,
   txlistinternal,
+  getminedblocks,
   tokentx: tokenTransfers('ERC-20'),
   tokennfttx: tokenTransfers('ERC-721'),
   token1155tx: tokenTransfers('ERC-1155'),

@@ -32,6 +32,15 @@ function rangeParams(r: EtherscanRange): Record<string, unknown> {
   };
 }
 
+/** Blocks `miner` mined, newest first, a page of `limit` after `skip` (getminedblocks). `miner` has no index: a filtered read of blocks. */
+export async function etherscanMinedBlocks(ch: ClickHouseStore, miner: string, skip: number, limit: number): Promise<{ n: string; ts: number }[]> {
+  // `n`: an alias `number` would make ORDER BY sort the text.
+  return ch.query<{ n: string; ts: number }>(
+    'SELECT toString(number) AS n, toUnixTimestamp(timestamp) AS ts FROM blocks WHERE miner = {a:String} ORDER BY number DESC LIMIT {limit:UInt32} OFFSET {skip:UInt32}',
+    { a: miner, skip, limit },
+  );
+}
+
 export interface EtherscanTxRead {
   block_number: string;
   transaction_index: number;

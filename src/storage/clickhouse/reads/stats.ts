@@ -67,7 +67,7 @@ export interface BlockFeePercentiles {
 }
 
 /**
- * Per block of the newest `blocks`, the effective gas prices and priority fees per gas of its
+ * Per block of the newest `blocks` (in no order), the effective gas prices and priority fees per gas of its
  * transactions (those that paid a price) at each of `percentiles` (0-1), discrete: the value at
  * position ceil(p × n) of the sorted list, as PostgreSQL's percentile_disc gives it.
  */
@@ -86,8 +86,7 @@ export async function feePercentiles(ch: ClickHouseStore, blocks: number, percen
        FROM transactions t
        INNER JOIN (SELECT number, base_fee_per_gas FROM blocks WHERE number > (SELECT toInt64(max(number)) FROM blocks) - {n:UInt32}) b ON b.number = t.block_number
        WHERE t.block_number > (SELECT toInt64(max(number)) FROM blocks) - {n:UInt32} AND t.effective_gas_price > 0
-       GROUP BY t.block_number)
-     ORDER BY block_number DESC`,
+       GROUP BY t.block_number)`,
     { n: blocks },
   );
 }
