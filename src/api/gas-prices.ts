@@ -5,7 +5,7 @@
 // base fee, a level's price is its priority fee plus the next block's base fee; without, the price
 // paid. The expected time is the average block time times 5, 3 and 1 (no pending-pool timings
 // here, as Blockscout without them). No price source: fiat_price is null.
-import { feePercentiles, recentBlocks, type BlockFeePercentiles } from '../storage/clickhouse/reads/stats.js';
+import { averageBlockMs, feePercentiles, recentBlocks, type BlockFeePercentiles, type RecentBlocks } from '../storage/clickhouse/reads/stats.js';
 import { listBlocks, type BlockRead } from '../storage/clickhouse/reads/blocks.js';
 import type { ApiContext } from './context.js';
 
@@ -104,6 +104,8 @@ export const AVERAGE_BLOCKS = 100;
 export interface GasTracker {
   /** The newest stored block, or null on an empty store. */
   newest: BlockRead | null;
+  /** The newest AVERAGE_BLOCKS blocks' span and gas (/stats reads its utilization from them too). */
+  recent: RecentBlocks;
   /** Milliseconds between the newest blocks, or null without two. */
   averageBlockMs: number | null;
   nextBaseFee: bigint | null;
@@ -117,7 +119,7 @@ export async function gasTracker(ctx: ApiContext): Promise<GasTracker> {
     listBlocks(ctx.ch, undefined, 1),
     recentBlocks(ctx.ch, AVERAGE_BLOCKS),
   ]);
-  const averageBlockMs = recent.count >= 2 && recent.firstTs !== null && recent.lastTs !== null ? ((recent.lastTs - recent.firstTs) * 1000) / (recent.count - 1) : null;
+  const average = averageBlockMs(recent);
   const next = newest && newest.base_fee_per_gas !== null ? nextBaseFee(BigInt(newest.base_fee_per_gas), BigInt(newest.gas_used), BigInt(newest.gas_limit)) : null;
-  return { newest: newest ?? null, averageBlockMs, nextBaseFee: next, prices: newest ? gasPrices(fees, next, averageBlockMs) : null };
+  return { newest: newest ?? null, recent, averageBlockMs: average, nextBaseFee: next, prices: newest ? gasPrices(fees, next, average) : null };
 }

@@ -43,6 +43,15 @@ function requiredAddress(p: Params): string | ActionReply {
 
 const isReply = (o: ListOptions | ActionReply | null): o is ActionReply => o !== null && 'body' in o;
 
+/** An address list action's address and paging, or the reply that ends it (`none` for an empty range). */
+function addressList(p: Params, none: string): { address: string; o: ListOptions } | ActionReply {
+  const address = requiredAddress(p);
+  if (typeof address !== 'string') return address;
+  const o = options(p);
+  if (isReply(o)) return o;
+  return o ? { address, o } : notFound(none);
+}
+
 /** Longest wait for the node's balances. */
 const NODE_TIMEOUT_MS = 2_000;
 
@@ -116,11 +125,9 @@ async function ethGetBalance(p: Params, ctx: ApiContext): Promise<ActionReply> {
 }
 
 async function txlist(p: Params, ctx: ApiContext): Promise<ActionReply> {
-  const address = requiredAddress(p);
-  if (typeof address !== 'string') return address;
-  const o = options(p);
-  if (isReply(o)) return o;
-  if (!o) return notFound('No transactions found');
+  const args = addressList(p, 'No transactions found');
+  if ('body' in args) return args;
+  const { address, o } = args;
   const [head, read] = await withHead(ctx, etherscanAddressTransactions(ctx.ch, address, o));
   const rows = await withPointInputs(ctx.pg, read, (t) => t.hash);
   if (!rows.length) return notFound('No transactions found');
@@ -175,12 +182,9 @@ function internalJson(it: EtherscanInternalRead) {
  * and its time as Blockscout's view prints a block's timestamp (to_string of the DateTime).
  */
 async function getminedblocks(p: Params, ctx: ApiContext): Promise<ActionReply> {
-  const address = requiredAddress(p);
-  if (typeof address !== 'string') return address;
-  const o = options(p);
-  if (isReply(o)) return o;
-  if (!o) return notFound('No blocks found');
-  const rows = await etherscanMinedBlocks(ctx.ch, address, o.skip, o.limit);
+  const args = addressList(p, 'No blocks found');
+  if ('body' in args) return args;
+  const rows = await etherscanMinedBlocks(ctx.ch, args.address, args.o.skip, args.o.limit);
   if (!rows.length) return notFound('No blocks found');
   return ok(rows.map((b) => ({ blockNumber: b.n, timeStamp: csvTime(b.ts) })));
 }

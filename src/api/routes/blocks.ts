@@ -3,7 +3,7 @@
 import { blockByHash, blockByNumber, blockRewards, listBlocks, type BlockRead } from '../../storage/clickhouse/reads/blocks.js';
 import { blockTransactions, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import { blockInternalCount, blockInternalTransactions } from '../../storage/clickhouse/reads/internal-transactions.js';
-import { recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+import { averageBlockMs, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { RECENT_BLOCKS } from './stats.js';
 import { blockWithdrawals } from '../../storage/clickhouse/reads/withdrawals.js';
 import { withdrawalCursor, withdrawalJson } from '../serializers/withdrawal.js';
@@ -173,11 +173,11 @@ export async function blockCountdown(
   target: bigint,
 ): Promise<{ current: bigint; target: bigint; remaining: bigint; seconds: number } | 'indexing' | 'passed'> {
   const [head, recent] = await Promise.all([ctx.head(), recentBlocks(ctx.ch, RECENT_BLOCKS)]);
-  if (head === null || recent.count < 2 || recent.firstTs === null || recent.lastTs === null) return 'indexing';
+  const average = averageBlockMs(recent);
+  if (head === null || average === null) return 'indexing';
   const remaining = target - head;
   if (remaining <= 0n) return 'passed';
-  const average = (recent.lastTs - recent.firstTs) / (recent.count - 1);
-  return { current: head, target, remaining, seconds: Math.round(Number(remaining) * average * 10) / 10 };
+  return { current: head, target, remaining, seconds: Math.round((Number(remaining) * average) / 100) / 10 };
 }
 
 async function filterByType(ctx: ApiContext, rows: TransactionRead[], type: string): Promise<TransactionRead[]> {

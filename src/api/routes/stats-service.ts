@@ -10,7 +10,7 @@ import { ValidationError, NotFoundError } from '../errors.js';
 import type { CastValue, ParamSpec } from '../params.js';
 import type { RouteDef } from '../router.js';
 import type { ApiContext } from '../context.js';
-import { chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
+import { averageBlockMs, chainTotals, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { contractsTotal, pendingSince } from '../../storage/postgres/reads/counts.js';
@@ -199,10 +199,9 @@ async function totalCounters(ctx: ApiContext) {
     verifiedCounts(ctx.pg, new Date(0)),
   ]);
   // Seconds between consecutive blocks over the recent window; fewer than two blocks: none.
+  const averageMs = averageBlockMs(recent);
   const avg =
-    recent.count >= 2 && recent.firstTs !== null && recent.lastTs !== null
-      ? counter('averageBlockTime', seconds((recent.lastTs - recent.firstTs) / (recent.count - 1)), 'Average block time', 'Average time between the last 100 blocks, in seconds', 's')
-      : undefined;
+    averageMs !== null ? counter('averageBlockTime', seconds(averageMs / 1000), 'Average block time', 'Average time between the last 100 blocks, in seconds', 's') : undefined;
   return {
     averageBlockTime: avg,
     totalAddresses: counter('totalAddresses', addresses, 'Total addresses', 'Number of addresses that participated in the blockchain'),

@@ -26,6 +26,11 @@ export interface RecentBlocks {
   gasLimit: string;
 }
 
+/** Milliseconds between consecutive blocks over `r`'s window; null with fewer than two blocks. */
+export function averageBlockMs(r: RecentBlocks): number | null {
+  return r.count >= 2 && r.firstTs !== null && r.lastTs !== null ? ((r.lastTs - r.firstTs) * 1000) / (r.count - 1) : null;
+}
+
 /** The newest `n` stored blocks: their time span and gas. */
 export async function recentBlocks(ch: ClickHouseStore, n: number): Promise<RecentBlocks> {
   const [r] = await ch.query<{ c: string; lo: number; hi: number; used: string; lim: string }>(
