@@ -61,7 +61,11 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
       path: `${V2}/transactions/${s.txs.find((x) => x.label === label)!.hash}/raw-trace`,
     })),
     { template: '/v2/config/backend-version', path: `${V2}/config/backend-version` },
-    ...['csv-export', 'backend', 'smart-contracts/languages', 'indexer', 'db-background-migrations'].map((c) => ({ template: `/v2/config/${c}`, path: `${V2}/config/${c}` })),
+    ...['csv-export', 'backend', 'smart-contracts/languages', 'indexer', 'db-background-migrations', 'public-metrics'].map((c) => ({ template: `/v2/config/${c}`, path: `${V2}/config/${c}` })),
+    // The devnet's blocks are stamped now: the hour holds every call; 30d (whole days before today) none.
+    { template: '/v2/stats/hot-smart-contracts', path: `${V2}/stats/hot-smart-contracts?scale=1h&items_count=2`, list: true },
+    { template: '/v2/stats/hot-smart-contracts', path: `${V2}/stats/hot-smart-contracts?scale=3h&sort=total_gas_used&order=asc&items_count=1`, list: true },
+    { template: '/v2/stats/hot-smart-contracts', path: `${V2}/stats/hot-smart-contracts?scale=30d`, list: true },
     { template: '/v2/transactions/stats', path: `${V2}/transactions/stats` },
     { template: '/v2/stats/charts/transactions', path: `${V2}/stats/charts/transactions` },
     { template: '/v2/stats/charts/market', path: `${V2}/stats/charts/market` },
@@ -190,6 +194,8 @@ t.test('conformance and fuzz on the devnet scenario', async (t) => {
     }
     t.same(failures, [], `every response conforms (${validated} responses)`);
     t.ok(secondPages > 20, `following pages validated too (${secondPages})`);
+    const hotHour = (await api.get(`${V2}/stats/hot-smart-contracts?scale=1h`)).body.items.length;
+    t.ok(hotHour > 2, `the hour's hot contracts (${hotHour}) were validated over more than one page`);
     // The document itself: every built path is one of its operations.
     const templates = new Set(cases.map((c) => c.template));
     t.ok([...templates].every((x) => doc!.paths[x]?.get), 'every endpoint is an operation of the document');
@@ -205,6 +211,25 @@ t.test('conformance and fuzz on the devnet scenario', async (t) => {
     t.ok(validate(doc!, bs, { ...block, gas_used: 5 }).some((e) => /expected string/.test(e)), 'a number for a digit string fails');
     t.ok(validate(doc!, bs, { ...block, miner: { ...block.miner, hash: null } }).some((e) => /null is not allowed/.test(e)), 'null where not nullable fails');
     t.ok(validate(doc!, bs, { ...block, timestamp: 'yesterday' }).some((e) => /date-time/.test(e)), 'a bad timestamp fails');
+
+    // Bad parameters: the status the document gives, with its error schema.
+    const hot = `${V2}/stats/hot-smart-contracts`;
+    const bad: [string, string, string][] = [
+      ['/v2/stats/hot-smart-contracts', hot, '/scale'],
+      ['/v2/stats/hot-smart-contracts', `${hot}?scale=2h`, '/scale'],
+      ['/v2/stats/hot-smart-contracts', `${hot}?scale=1h&sort=balance`, '/sort'],
+      ['/v2/stats/hot-smart-contracts', `${hot}?scale=1h&transactions_count=0&total_gas_used=1&contract_address_hash=${api.devnet.scenario.accounts[0]}`, '/transactions_count'],
+      ['/v2/stats/hot-smart-contracts', `${hot}?scale=1h&contract_address_hash=0x12`, '/contract_address_hash'],
+      ['/v2/stats/hot-smart-contracts', `${hot}?scale=1h&items_count=51`, '/items_count'],
+      ['/v2/config/public-metrics', `${V2}/config/public-metrics?foo=1`, '/foo'],
+    ];
+    for (const [template, path, pointer] of bad) {
+      const r = await api.get(path);
+      t.equal(r.status, 422, `${path}: 422`);
+      const schema = doc!.paths[template].get.responses['422'].content['application/json'].schema;
+      t.same(validate(doc!, schema, r.body), [], `${path}: the 422 body conforms`);
+      t.equal(r.body.errors?.[0]?.source?.pointer, pointer, `${path}: names ${pointer}`);
+    }
   });
 
   await t.test('fuzz: no 500, no hang', async (t) => {

@@ -12,6 +12,7 @@ import { rpcCall } from './helpers/api.js';
 import { devAccount, TOPIC_TRANSFER } from './helpers/devnet.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { clock } from '../src/api/routes/clock.js';
+import { HOT_BATCH } from '../src/api/routes/hot-contracts.js';
 import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, gasPrices } from '../src/api/gas-prices.js';
 import type { BlockFeePercentiles } from '../src/storage/clickhouse/reads/stats.js';
 import { getFact, replacePendingPool, setFact } from '../src/storage/postgres/indexer.js';
@@ -323,6 +324,117 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     schemaOk(t, '/v2/withdrawals/counters', counters, 'the counters');
     await api.stores.ch.command(`DELETE FROM withdrawals WHERE address IN ('${w}', '${w2}')`);
     api.app.cache?.invalidate('block');
+  });
+
+  t.test('stats/hot-smart-contracts: the contracts the node says were called in each window', async (t) => {
+    // Independently of the store: every transaction's receiver and gas used from the node, and
+    // whether the receiver has code at the head (Blockscout's "contract").
+    const calls: { ts: number; to: string; gas: bigint }[] = [];
+    for (const b of blocks) {
+      const n = `0x${Number(b.number).toString(16)}`;
+      const full = await api.rpc<{ transactions: { to: string | null }[] }>('eth_getBlockByNumber', [n, true]);
+      const receipts = await api.rpc<NodeReceipt[]>('eth_getBlockReceipts', [n]);
+      full.transactions.forEach((x, i) => x.to && calls.push({ ts: Number(b.timestamp), to: x.to.toLowerCase(), gas: BigInt(receipts[i].gasUsed) }));
+    }
+    const hasCode = new Map<string, boolean>();
+    for (const a of new Set(calls.map((c) => c.to))) hasCode.set(a, (await api.rpc<string>('eth_getCode', [a, 'latest'])) !== '0x');
+    t.equal(hasCode.get(SINK), false, 'the sink of the extra transfers is an account');
+    type Hot = { address: string; txs: number; gas: bigint };
+    /** The contracts called in [from, to) (seconds), in Blockscout's order for sort/order. */
+    const expected = (from: number, to: number, sort = 'transactions_count', order = 'desc'): Hot[] => {
+      const m = new Map<string, Hot>();
+      for (const c of calls) {
+        if (c.ts < from || c.ts >= to || !hasCode.get(c.to)) continue;
+        const h = m.get(c.to) ?? { address: c.to, txs: 0, gas: 0n };
+        h.txs++;
+        h.gas += c.gas;
+        m.set(c.to, h);
+      }
+      const cmp = (x: bigint, y: bigint, dir: string) => (x === y ? 0 : (x < y) === (dir === 'asc') ? -1 : 1);
+      const keys = (h: Hot): [bigint, bigint] => (sort === 'total_gas_used' ? [h.gas, BigInt(h.txs)] : [BigInt(h.txs), h.gas]);
+      return [...m.values()].sort((x, y) => cmp(keys(x)[0], keys(y)[0], order) || cmp(keys(x)[1], keys(y)[1], 'desc') || (x.address < y.address ? -1 : 1));
+    };
+    const shown = (items: { contract_address: { hash: string; is_contract: boolean }; transactions_count: string; total_gas_used: string }[]) =>
+      items.map((x) => ({ address: x.contract_address.hash.toLowerCase(), txs: Number(x.transactions_count), gas: BigInt(x.total_gas_used) }));
+    const at = async (ms: number) => {
+      clock.now = () => ms;
+      api.app.cache?.invalidate('block');
+    };
+    const hot = `${V2}/stats/hot-smart-contracts`;
+    const secs = Math.floor(now / 1000);
+    const today = secs - (secs % 86_400);
+
+    // At noon of day 2: yesterday (day 1) saw only transfers to the sink, no contract; the week
+    // before today holds day 0, where the scenario called its contracts; nothing in the last hours.
+    t.strictSame((await api.get(`${hot}?scale=1d`)).body, { items: [], next_page_params: null }, '1d: yesterday\'s receivers were accounts only');
+    for (const scale of ['5m', '1h', '3h']) t.strictSame((await api.get(`${hot}?scale=${scale}`)).body, { items: [], next_page_params: null }, `${scale}: no block in the last hours`);
+    const week = expected(today - 7 * 86_400, today);
+    t.ok(week.length >= 5, `7d: ${week.length} contracts called`);
+    t.ok(week.some((h) => h.address === s.contracts.DevnetToken.toLowerCase()), 'the token among them');
+    const first = await api.get(`${hot}?scale=7d`);
+    t.strictSame(shown(first.body.items), week, '7d: every contract with its calls and gas, most called first');
+    t.equal(first.body.next_page_params, null, 'one page');
+    t.ok(first.body.items.every((x: { contract_address: { is_contract: boolean } }) => x.contract_address.is_contract === true), 'each is a contract');
+    schemaOk(t, '/v2/stats/hot-smart-contracts', first.body, 'the 7d page');
+    t.strictSame((await api.get(`${hot}?scale=30d`)).body.items.length, week.length, '30d: the same calls (nothing older)');
+    // Balances: the coin lane's reading, which the lanes at rest have made equal to the node's.
+    for (const x of first.body.items as { contract_address: { hash: string }; balance: string | null }[]) {
+      const node = BigInt(await api.rpc<string>('eth_getBalance', [x.contract_address.hash, 'latest'])).toString();
+      t.ok(x.balance === null || x.balance === node, `balance of ${x.contract_address.hash}: ${x.balance} (node ${node})`);
+    }
+
+    // Paged one by one in every order: the same contracts, in Blockscout's order, Blockscout's cursor.
+    for (const [sort, order] of [['transactions_count', 'desc'], ['transactions_count', 'asc'], ['total_gas_used', 'desc'], ['total_gas_used', 'asc']]) {
+      const walked = await walk(api, `${hot}?scale=7d&sort=${sort}&order=${order}&items_count=1`);
+      t.strictSame(shown(walked.items), expected(today - 7 * 86_400, today, sort, order), `7d by ${sort} ${order}, one a page`);
+    }
+    // The sink (an account) received the most: read one receiver at a time, the page is found
+    // past it by reading the aggregate again after it.
+    t.equal(week[0].txs < calls.filter((c) => c.to === SINK).length, true, 'the sink received more than any contract');
+    const batch = { ...HOT_BATCH };
+    Object.assign(HOT_BATCH, { first: 1, max: 1 });
+    api.app.cache?.invalidate('block');
+    t.strictSame(shown((await walk(api, `${hot}?scale=7d&items_count=1`)).items), week, 'read one receiver at a time: the same contracts');
+    Object.assign(HOT_BATCH, batch);
+    const page1 = (await api.get(`${hot}?scale=7d&items_count=2&sort=total_gas_used&order=desc`)).body;
+    const byGas = expected(today - 7 * 86_400, today, 'total_gas_used', 'desc');
+    t.strictSame(
+      page1.next_page_params,
+      { contract_address_hash: byGas[1].address, items_count: 2, order: 'desc', sort: 'total_gas_used', total_gas_used: byGas[1].gas.toString(), transactions_count: byGas[1].txs },
+      'next_page_params: the last row\'s keys (gas as a string), sort and order echoed, not the scale',
+    );
+    schemaOk(t, '/v2/stats/hot-smart-contracts', page1, 'a page with a next one');
+    // Blockscout pages only with all three keys: fewer start over.
+    const partial = (await api.get(`${hot}?scale=7d&transactions_count=1&total_gas_used=1`)).body;
+    t.strictSame(shown(partial.items), week, 'a partial cursor: the first page');
+    const beyond = (await api.get(`${hot}?scale=7d&transactions_count=1&total_gas_used=0&contract_address_hash=0x${'ff'.repeat(20)}`)).body;
+    t.strictSame(beyond, { items: [], next_page_params: null }, 'a cursor after the last: nothing');
+
+    // At the moment of day 0's last block: the short scales hold the scenario's last minutes.
+    const lastDay0 = Math.max(...blocks.filter((b) => dayOf(b) === d0).map((b) => Number(b.timestamp)));
+    await at(lastDay0 * 1000 + 500);
+    for (const [scale, span] of [['5m', 300], ['1h', 3_600], ['3h', 10_800]] as const) {
+      const want = expected(lastDay0 - span, lastDay0 + 1);
+      const walked = await walk(api, `${hot}?scale=${scale}&items_count=3`);
+      t.strictSame(shown(walked.items), want, `${scale}: the ${want.length} contracts called in the ${span} s before`);
+    }
+    t.ok(expected(lastDay0 - 300, lastDay0 + 1).length > 0, 'some contract was called in day 0\'s last five minutes');
+    await at(now);
+
+    // Bad input: Blockscout's 422s.
+    const missing = await api.get(hot);
+    t.equal(missing.status, 422);
+    t.strictSame(missing.body, { errors: [{ title: 'Invalid value', source: { pointer: '/scale' }, detail: 'Missing field: scale' }] }, 'scale is required');
+    for (const q of ['scale=2d', 'scale=1h&order=up', 'scale=1h&sort=fee', 'scale=1h&transactions_count=0', 'scale=1h&total_gas_used=-1', 'scale=1h&contract_address_hash=x', 'scale=1h&items_count=0', 'scale=1h&page=2']) {
+      t.equal((await api.get(`${hot}?${q}`)).status, 422, `${q}: 422`);
+    }
+  });
+
+  t.test('config/public-metrics: no public metrics here, so no period', async (t) => {
+    const r = await api.get(`${V2}/config/public-metrics`);
+    t.equal(r.status, 200);
+    t.strictSame(r.body, {}, 'an empty object (the schema requires nothing)');
+    schemaOk(t, '/v2/config/public-metrics', r.body, 'public-metrics');
   });
 
   t.test('stats gas_prices: the gas tracker from the node\'s own blocks', async (t) => {

@@ -47,6 +47,9 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  *    transactionPosition and error, creations their init/creationMethod and result address/code,
  *    and self-destructs are `suicide` items with address/refundAddress/balance (ours: no section of
  *    the spec page describes raw-trace; Blockscout relays the node's trace the same way).
+ * 6. /stats/hot-smart-contracts items carry transactions_count and total_gas_used as digit strings
+ *    (the schema says integers): Blockscout 10.2.6's StatsView writes both with to_string, and its
+ *    frontend's HotContract type reads strings (ours: the spec page has no section on it).
  */
 export function documentedDifferences(doc: OpenApiDoc): void {
   const s = doc.components.schemas;
@@ -88,17 +91,36 @@ export function documentedDifferences(doc: OpenApiDoc): void {
   const decimal = { type: 'string', pattern: '^([1-9][0-9]*|0)(\\.[0-9]+)?$' };
   status.properties.indexed_blocks_ratio = decimal;
   status.properties.indexed_internal_transactions_ratio = { ...decimal, nullable: true };
+  const hot = s.HotContract.properties;
+  hot.transactions_count = { type: 'string', pattern: '^[1-9][0-9]*$' };
+  hot.total_gas_used = { type: 'string', pattern: '^[1-9][0-9]*$' };
 }
 
 /**
- * This project's own addition (README.md, "Partial history"): `caveats` on the answers whose
- * figures a partial history or node leaves incomplete (a token, its holders, an address, its
- * tokens), an object of sentences keyed by the figure they qualify; absent when complete.
+ * This project's own additions: `caveats` on the answers whose figures a partial history or node
+ * leaves incomplete (README.md, "Partial history": a token, its holders, an address, its tokens),
+ * an object of sentences keyed by the figure they qualify, absent when complete; and how a
+ * transaction's method and a log's decoding were named (README.md, "Names for unverified calls").
  */
 function ourAdditions(doc: OpenApiDoc): void {
   const caveats = { type: 'object', additionalProperties: { type: 'string' } };
   const s = doc.components.schemas;
   for (const name of ['TokenResponse', 'AddressResponse']) s[name].properties.caveats = caveats;
+  // How `method`/`decoded_input` and a log's `decoded` were named (src/abi/naming.ts), or null.
+  const naming = {
+    type: 'object',
+    nullable: true,
+    additionalProperties: false,
+    required: ['source', 'origin', 'signature', 'other_signatures'],
+    properties: {
+      source: { type: 'string', enum: ['verified_abi', 'custom_abi', 'catalogue', 'other_verified_contract', 'imported', 'online'] },
+      origin: { type: 'string', nullable: true },
+      signature: { type: 'string' },
+      other_signatures: { type: 'array', items: { type: 'string' } },
+    },
+  };
+  for (const name of ['Transaction', 'TransactionResponse']) s[name].properties.method_naming = naming;
+  s.Log.properties.decoded_naming = naming;
   for (const path of ['/v2/tokens/{address_hash_param}/holders', '/v2/addresses/{address_hash_param}/tokens']) {
     doc.paths[path].get.responses['200'].content['application/json'].schema.properties.caveats = caveats;
   }

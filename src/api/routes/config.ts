@@ -1,8 +1,9 @@
 // /config/*: what Blockscout's frontend asks of the backend's configuration. backend-version (this
 // project's name and version, shown in its footer), csv-export (the rows an export may hold),
 // backend (chain variant), smart-contracts/languages (the verified list's language filter),
-// indexer (which fetchers run, as far as the indexer has said so in its facts) and
-// db-background-migrations (the upgrade's fills not finished yet).
+// indexer (which fetchers run, as far as the indexer has said so in its facts),
+// db-background-migrations (the upgrade's fills not finished yet) and public-metrics (the
+// refresh period of public chain metrics, which this explorer does not publish).
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../paths.js';
@@ -93,6 +94,16 @@ export const configRoutes: RouteDef[] = [
           ? [{ migration_name: 'point_rows_backfill', status: 'started', updated_at: isoDate(f.updatedAt), meta: { next_block: state.next ?? null, to_block: state.to ?? null } }]
           : [];
       return { body: { migrations }, policy: 'volatile' };
+    },
+  },
+  {
+    pattern: '/config/public-metrics',
+    async handler() {
+      // Blockscout's update_period_hours is how often (and over how many hours) it recomputes the
+      // chain metrics it publishes on /public-metrics (PUBLIC_METRICS_*). This explorer publishes
+      // none (its Prometheus figures are the operator's, on METRICS_PORT), so there is no period to
+      // give: an empty object, which the schema allows, rather than Blockscout's default of 24.
+      return { body: {}, policy: 'stable' };
     },
   },
 ];

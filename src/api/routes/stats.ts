@@ -1,6 +1,7 @@
-// /stats, /stats/charts/* and /main-page/indexing-status: counters, the gas tracker
-// (src/api/gas-prices.ts) and the daily transactions chart computed from what is stored. No price
-// feed: the price fields are null (the market chart an empty series), never a number we do not have.
+// /stats, /stats/charts/*, /stats/hot-smart-contracts (routes/hot-contracts.ts) and
+// /main-page/indexing-status: counters, the gas tracker (src/api/gas-prices.ts) and the daily
+// transactions chart computed from what is stored. No price feed: the price fields are null (the
+// market chart an empty series), never a number we do not have.
 import { blocksSince, chainTotals } from '../../storage/clickhouse/reads/stats.js';
 import { AVERAGE_BLOCKS, gasTracker } from '../gas-prices.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
@@ -9,6 +10,7 @@ import type { RouteDef } from '../router.js';
 import { isoDate, percent } from '../serializers/common.js';
 import { dailySeries, periods } from './daily-series.js';
 import { clock } from './clock.js';
+import { hotContractsRoute } from './hot-contracts.js';
 
 /** Blocks behind the average block time and the network utilization. */
 export const RECENT_BLOCKS = AVERAGE_BLOCKS;
@@ -90,6 +92,7 @@ export const statsRoutes: RouteDef[] = [
       return { body: { chart_data: [] }, policy: 'stable' };
     },
   },
+  hotContractsRoute,
   {
     pattern: '/main-page/indexing-status',
     async handler({ ctx }) {

@@ -1,5 +1,7 @@
-// Chain counters for /api/v2/stats, computed from what is stored.
+// Chain counters for /api/v2/stats, and the aggregates of /stats/hot-smart-contracts, computed
+// from what is stored.
 import type { ClickHouseStore } from '../store.js';
+import { clampU64 } from './common.js';
 
 export interface ChainTotals {
   blocks: string;
@@ -93,5 +95,60 @@ export async function feePercentiles(ch: ClickHouseStore, blocks: number, percen
        WHERE t.block_number > (SELECT toInt64(max(number)) FROM blocks) - {n:UInt32} AND t.effective_gas_price > 0
        GROUP BY t.block_number)`,
     { n: blocks },
+  );
+}
+
+/** What a page of /stats/hot-smart-contracts aggregates and in which order. */
+export interface HotContractsQuery {
+  /** The window: blocks stamped at or after `fromTs` and before `toTs` (unix seconds). */
+  fromTs: number;
+  toTs: number;
+  /** The first sort key (Blockscout's `sort`) and its direction; the other figure follows, descending. */
+  sort: 'transactions_count' | 'total_gas_used';
+  order: 'asc' | 'desc';
+  /** The last row of the previous page (all three keys, or none). */
+  after?: { transactions: bigint; gas: bigint; address: string };
+  limit: number;
+}
+
+/** One receiver of the window's transactions: how many it received and the gas they used. */
+export interface HotContractRow {
+  address: string;
+  transactions_count: string;
+  total_gas_used: string;
+}
+
+const U32_TS = (ts: number) => Math.min(Math.max(Math.floor(ts), 0), 0xffff_ffff);
+
+/**
+ * The receivers (`to`) of the transactions in the window's blocks, each with its transaction count
+ * and gas used, in Blockscout's order: the sort key, the other figure descending, the address
+ * ascending; the rows after `after`. Every receiver is returned, contract or not: whether it is a
+ * contract is the address facts' to say (the API filters). The window becomes its blocks (one scan
+ * of `blocks.timestamp`, a column of four bytes a block), and the transactions are read by their
+ * key (block_number): the window's rows only, two columns of them.
+ */
+export async function hotContractCandidates(ch: ClickHouseStore, q: HotContractsQuery): Promise<HotContractRow[]> {
+  const keys: [string, 'asc' | 'desc', string][] =
+    q.sort === 'total_gas_used'
+      ? [['total_gas_used', q.order, 'kg'], ['transactions_count', 'desc', 'kt']]
+      : [['transactions_count', q.order, 'kt'], ['total_gas_used', 'desc', 'kg']];
+  const cmp = (dir: 'asc' | 'desc') => (dir === 'asc' ? '>' : '<');
+  const [[a, da, pa], [b, db, pb]] = keys;
+  // Counts and sums are UInt64: a cursor beyond that range orders like the range's end.
+  const having = q.after
+    ? ` HAVING ${a} ${cmp(da)} {${pa}:UInt64} OR (${a} = {${pa}:UInt64} AND (${b} ${cmp(db)} {${pb}:UInt64} OR (${b} = {${pb}:UInt64} AND address > {kh:String})))`
+    : '';
+  const params: Record<string, unknown> = { from: U32_TS(q.fromTs), to: U32_TS(q.toTs), limit: q.limit };
+  if (q.after) Object.assign(params, { kt: clampU64(q.after.transactions), kg: clampU64(q.after.gas), kh: q.after.address });
+  return ch.query<HotContractRow>(
+    `SELECT "to" AS address, count() AS transactions_count, sum(gas_used) AS total_gas_used
+     FROM transactions
+     WHERE block_number IN (SELECT number FROM blocks WHERE timestamp >= toDateTime({from:UInt32}, 'UTC') AND timestamp < toDateTime({to:UInt32}, 'UTC'))
+       AND "to" != ''
+     GROUP BY address${having}
+     ORDER BY ${a} ${da.toUpperCase()}, ${b} ${db.toUpperCase()}, address ASC
+     LIMIT {limit:UInt32}`,
+    params,
   );
 }
