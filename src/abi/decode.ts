@@ -83,27 +83,42 @@ export function decodeInput(abi: IndexedAbi, input: Hex): Obj | null {
   }
 }
 
+/**
+ * Blockscout's decoded for a log by one event item, or null when it does not fit (viem's strict
+ * decoding: the data must hold what the non-indexed inputs take). `exactTopics`: the log must have
+ * exactly the item's indexed inputs as topics, no more.
+ */
+export function decodeEvent(ev: AbiEvent, topics: Hex[], data: Hex, exactTopics = false): Obj | null {
+  if (exactTopics && topics.length !== 1 + ev.inputs.filter((p) => p.indexed).length) return null;
+  try {
+    const d = decodeEventLog({ abi: [ev], topics: topics as [Hex, ...Hex[]], data });
+    const args = d.args as Record<string, unknown> | unknown[];
+    return {
+      method_call: signature(ev.name, ev.inputs),
+      method_id: topics[0]!.slice(0, 10),
+      parameters: ev.inputs.map((p, i) => ({
+        indexed: !!p.indexed,
+        name: p.name ?? '',
+        type: p.type,
+        value: jsonValue(Array.isArray(args) ? args[i] : args[p.name ?? String(i)]),
+      })),
+    };
+  } catch {
+    return null;
+  }
+}
+
 /** Blockscout's decoded for a log, or null when the ABI does not fit. */
 export function decodeLog(abi: IndexedAbi, topics: Hex[], data: Hex): Obj | null {
-  const candidates = topics.length ? abi.events.get(topics[0].toLowerCase()) : undefined;
-  for (const ev of candidates ?? []) {
-    try {
-      const d = decodeEventLog({ abi: [ev], topics: topics as [Hex, ...Hex[]], data });
-      const args = d.args as Record<string, unknown> | unknown[];
-      return {
-        method_call: signature(ev.name, ev.inputs),
-        method_id: topics[0].slice(0, 10),
-        parameters: ev.inputs.map((p, i) => ({
-          indexed: !!p.indexed,
-          name: p.name ?? '',
-          type: p.type,
-          value: jsonValue(Array.isArray(args) ? args[i] : args[p.name ?? String(i)]),
-        })),
-      };
-    } catch {
-      // Another event of the same signature may fit (indexed inputs differ).
-    }
+  return decodeLogWith(abi, topics, data)?.decoded ?? null;
+}
+
+/** A log decoded by an ABI, with the event item that fitted; null when none does. */
+export function decodeLogWith(abi: IndexedAbi, topics: Hex[], data: Hex): { decoded: Obj; event: AbiEvent } | null {
+  // Events of one signature may differ in which inputs are indexed: each is tried in order.
+  for (const ev of (topics.length ? abi.events.get(topics[0]!.toLowerCase()) : undefined) ?? []) {
+    const decoded = decodeEvent(ev, topics, data);
+    if (decoded) return { decoded, event: ev };
   }
   return null;
 }
-

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { keccak256, parseAbiItem, toBytes, toEventSelector, toFunctionSelector, type Abi, type AbiFunction } from 'viem';
 import { projectRoot } from '../paths.js';
 import { INTERFACES } from './generate-standard-abi.js';
+import { canonicalSignature, itemText } from './item-text.js';
 
 export const GENERATED_FILE = 'src/abi/signature-catalogue.generated.ts';
 
@@ -105,29 +106,6 @@ export interface CatalogueStats {
   duplicates: number;
   /** Items with a signature already taken under other parameter names. */
   renamed: number;
-}
-
-/** A parameter as text: type (tuples spelled out), `indexed` for an event's, then the name. */
-function paramText(p: Param, withIndexed: boolean): string {
-  const type = p.type.startsWith('tuple') ? `(${(p.components ?? []).map((c) => paramText(c, false)).join(', ')})${p.type.slice('tuple'.length)}` : p.type;
-  return [type, withIndexed && p.indexed ? 'indexed' : '', p.name ?? ''].filter(Boolean).join(' ');
-}
-
-/**
- * The human-readable item with its parameter names ('function mint(address to, uint256 amount)',
- * 'event Swap(address indexed sender, ...)'). viem's formatAbiItem drops names and `indexed`, and
- * abitype's adds mutability and outputs, which naming a call does not need.
- */
-export function itemText(item: RawItem & { type: Kind; name: string }): string {
-  return `${item.type} ${item.name}(${(item.inputs ?? []).map((p) => paramText(p, item.type === 'event')).join(', ')})`;
-}
-
-/** Types only, as hashed for a selector: 'transfer(address,uint256)'. */
-function canonicalType(p: Param): string {
-  return p.type.startsWith('tuple') ? `(${(p.components ?? []).map(canonicalType).join(',')})${p.type.slice('tuple'.length)}` : p.type;
-}
-function canonicalSignature(item: RawItem): string {
-  return `${item.name}(${(item.inputs ?? []).map(canonicalType).join(',')})`;
 }
 
 /** The artifact's parameters and the parsed text's agree in type, name, indexed flag and components. */
@@ -276,6 +254,10 @@ export function buildCatalogue(sources: readonly CatalogueSource[] = SOURCES): {
           continue;
         }
         const text = itemText(item);
+        if (text === null) {
+          stats.notRoundTripping++;
+          continue;
+        }
         if (texts.has(text)) {
           stats.duplicates++;
           continue;

@@ -173,6 +173,9 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
   }
 
   /** Answers, and tells `observe` how long it took under its route's pattern (or kind of path). */
+  /** The signature book's generation the cached answers were built at. */
+  let signatureGen = ctx.signatures.generation;
+
   async function handle(req: ApiRequest): Promise<ApiReply> {
     if (!opts.observe) return answer(req, { route: '' });
     const started = performance.now();
@@ -243,7 +246,11 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     label.route = `${statsMatch ? STATS_SERVICE_PREFIX : API_PREFIX}${match.def.pattern}`;
     try {
       // A public name approved elsewhere (`explorer admin`) changes responses cached here.
-      if (await ctx.refreshPublicNames()) {
+      // So do names new in the signatures table (an import, a verification, an online answer).
+      await ctx.signatures.refresh();
+      const signaturesChanged = ctx.signatures.generation !== signatureGen;
+      signatureGen = ctx.signatures.generation;
+      if ((await ctx.refreshPublicNames()) || signaturesChanged) {
         threads?.tell({ kind: 'names' });
         cache?.clear();
       }
@@ -305,6 +312,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
 
   function publicNamesChanged(): void {
     ctx.onPublicNamesChanged();
+    // An API thread hears of new signatures this way too: it reads them now, not at its next timed look.
+    void ctx.signatures.refresh(true).catch(() => undefined);
     threads?.tell({ kind: 'names' });
     cache?.clear();
   }

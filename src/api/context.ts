@@ -28,6 +28,9 @@ import { detectProxies, type CodeKind, type ProxyFact } from './proxies.js';
 import { publicIconUrl, type ApiFacts, type PublicNameFact, type WithPublicIcon } from './serializers/address.js';
 import { checksum } from './serializers/common.js';
 import { txKey, type SignedAuthorizationJson, type TxLookups } from './serializers/transaction.js';
+import { SignatureBook } from './signature-book.js';
+import { curatedKnows } from '../abi/naming.js';
+import { OnlineSignatures, type LookupFormat } from './online-signatures.js';
 
 /**
  * What transactions' point rows say beside their fields, by "block:index": their block's base
@@ -58,6 +61,8 @@ export interface ApiDeps {
   rpc?: import('../rpc/client.js').RpcClient;
   /** Contract verification (src/verify), when this API verifies: its compilers and service. */
   verification?: { compilers: import('../verify/compilers.js').CompilerStore; service: import('../verify/service.js').VerificationService };
+  /** SIGNATURE_LOOKUP_URL / _FORMAT: the online signature lookup (off when unset; src/api/online-signatures.ts). */
+  signatureLookup?: { url: string; format: LookupFormat; allowHttp?: boolean; allowPrivate?: boolean };
 }
 
 /** How often the verified contracts are looked for (ms): a verification in another process shows within it. */
@@ -98,6 +103,10 @@ export class ApiContext {
   readonly log: Logger;
   readonly rpc: ApiDeps['rpc'];
   readonly verification: ApiDeps['verification'];
+  /** Names for selectors and topics from the instance (other verified contracts, imports, online answers). */
+  readonly signatures: SignatureBook;
+  /** The online signature lookup, when set. */
+  readonly onlineSignatures: OnlineSignatures | undefined;
   private headValue: { at: number; value: bigint | null } | undefined;
   private tracesValue: { at: number; value: boolean | null } | undefined;
   /**
@@ -141,6 +150,11 @@ export class ApiContext {
     this.tokenSearchMemoryMax = deps.tokenSearchMemoryMax ?? TOKEN_SEARCH_MEMORY_MAX;
     this.recent = new RecentTransactions(this.pg);
     this.verification = deps.verification;
+    // Answers stored by the lookup are read at once (not at the next timed look).
+    this.onlineSignatures = deps.signatureLookup && new OnlineSignatures(this.pg, { ...deps.signatureLookup, log: this.log, onStored: () => void this.signatures.refresh(true).catch(() => undefined) });
+    this.signatures = new SignatureBook(this.pg, this.onlineSignatures);
+    // The catalogue's index (~50 ms of hashing) is built now rather than on the first answer that names a call.
+    setImmediate(() => curatedKnows('0x00000000')).unref();
     if (deps.publicUrl) {
       this.iconOrigin = new URL(deps.publicUrl).origin;
       this.iconOriginFromSettings = true;
@@ -708,6 +722,8 @@ export class ApiContext {
     const creations = rows.filter((r) => r.created_contract && r.status === 1).map((r) => r.created_contract);
     const withAuth = rows.filter((r) => r.authorization_list && r.authorization_list !== '[]');
     // All at once: embedded chDB runs them on separate sessions in parallel.
+    const selectors: string[] = [];
+    for (const r of rows) if (r.to && r.input.length >= 10) selectors.push(r.input.slice(0, 10));
     const [facts, fees, traces, head, tokenSet, frames, authorizations] = await Promise.all([
       this.addressFacts(addrs, { senders: rows.map((r) => r.from) }),
       this.baseFees(unknown.map((r) => BigInt(r.block_number))),
@@ -716,6 +732,7 @@ export class ApiContext {
       creations.length ? this.tokenContracts(creations) : Promise.resolve(new Set<string>()),
       this.frameFacts(reverted, keys),
       this.authorizations(withAuth),
+      this.signatures.prefetch(selectors),
     ]);
     for (const [k, f] of known ?? []) {
       fees.set(k.slice(0, k.indexOf(':')), f.baseFee);
@@ -723,7 +740,7 @@ export class ApiContext {
       if (f.failedInner && f.internalCount > 0) frames.internalErrors.add(k);
     }
     const internalErrors = traces === false ? null : frames.internalErrors;
-    return { facts, baseFees: fees, internalErrors, revertOutputs: frames.revertOutputs, tokens: tokenSet, authorizations, head };
+    return { facts, baseFees: fees, internalErrors, revertOutputs: frames.revertOutputs, tokens: tokenSet, authorizations, head, names: this.signatures };
   }
 
   /**

@@ -12,7 +12,8 @@
 // MAX_DECODE_RESPONSE_BYTES of such data in all; what is beyond stays undecoded.
 import { LRUCache } from 'lru-cache';
 import { getAddress, type Abi, type Hex } from 'viem';
-import { decodeInput, decodeLog, indexAbi, type IndexedAbi, type Json, type Obj } from '../abi/decode.js';
+import { decodeInput, decodeLogWith, indexAbi, type IndexedAbi, type Json, type Obj } from '../abi/decode.js';
+import { canonicalSignature } from '../abi/item-text.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import {
   customAbiText,
@@ -38,6 +39,9 @@ export const MAX_DECODE_RESPONSE_BYTES = 128 * 1024;
 export const ABI_CACHE_JSON_BYTES = 16 * 1024 * 1024;
 /** How long "this user has no tags, watchlist or ABIs" is believed (ms). */
 const HAS_DATA_TTL_MS = 2000;
+
+/** The naming of what the owner's custom ABI decoded (src/abi/naming.ts's Naming). */
+const customNaming = (signature: string): Obj => ({ source: 'custom_abi', origin: null, signature, other_signatures: [] });
 
 /** Address objects: they carry `hash` and the per-user `private_tags` array. */
 function isAddressObject(o: Obj): boolean {
@@ -183,13 +187,16 @@ export async function personalize(body: Buffer | string, userId: string, pg: PgS
       if (decoded) {
         o.decoded_input = decoded;
         o.method = (decoded.method_call as string).split('(')[0];
+        const fn = abi!.functions.get(o.raw_input.slice(0, 10).toLowerCase());
+        if ('method_naming' in o && fn) o.method_naming = customNaming(canonicalSignature(fn));
       }
     }
     if (Array.isArray(o.topics) && isObj(o.address) && o.address.is_verified !== true && typeof o.data === 'string') {
       const abi = abis.get(lower(o.address.hash));
       const topics = (o.topics as Json[]).filter((x): x is string => typeof x === 'string') as Hex[];
-      const decoded = abi && topics.length && budget.take(o.data) ? decodeLog(abi, topics, o.data as Hex) : null;
-      if (decoded) o.decoded = decoded;
+      const decoded = abi && topics.length && budget.take(o.data) ? decodeLogWith(abi, topics, o.data as Hex) : null;
+      if (decoded) o.decoded = decoded.decoded;
+      if (decoded && 'decoded_naming' in o) o.decoded_naming = customNaming(canonicalSignature(decoded.event));
     }
   });
   return JSON.stringify(doc);

@@ -6,6 +6,7 @@ import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
 import { createApiApp, type ApiApp } from './app.js';
+import type { ApiDeps } from './context.js';
 import { startServer } from './server.js';
 import { createGateway } from './gateway.js';
 import { startRouteThreads, type ThreadRpc } from './route-threads.js';
@@ -42,6 +43,8 @@ export interface ApiOptions {
   tokenSearchMemoryMax?: number;
   /** READY_MAX_LAG_BLOCKS (src/api/health.ts; default there). */
   readyMaxLagBlocks?: number;
+  /** SIGNATURE_LOOKUP_URL / _FORMAT (src/api/online-signatures.ts): asked by the main thread only. */
+  signatureLookup?: ApiDeps['signatureLookup'];
   /** Told of every public API answer (route, status, seconds): the metrics. */
   observe?: (route: string, status: number, seconds: number) => void;
   log: Logger;
@@ -123,7 +126,7 @@ export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const threads = o.threads?.count
     ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, tokenSearchMemoryMax: o.tokenSearchMemoryMax, log: o.log.child('threads') })
     : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, observe: o.observe, threads });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, signatureLookup: o.signatureLookup, observe: o.observe, threads });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);

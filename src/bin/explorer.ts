@@ -79,6 +79,18 @@ const COMMANDS: Record<string, Command> = {
       return runAdminCommand(cfg, args, cfg.rpcUrl ? nodeOwnerOf(cfg.rpcUrl) : undefined);
     },
   },
+  signatures: {
+    summary: 'import a signature dump that names calls and logs of unverified contracts',
+    usage: 'explorer signatures import <file or directory> [--origin NAME]',
+    details:
+      'Reads the ethereum-lists/4bytes layout (a directory of files named by the selector, holding\n' +
+      "signatures separated by ';') or a text file of `selector,signature` lines (a 64-digit selector\n" +
+      'is an event topic). A signature that does not hash to its selector is refused. Imported names\n' +
+      'come after verified ABIs and the built-in catalogue (README.md, "Names for unverified calls");\n' +
+      'running API processes pick them up within seconds. --origin names the source in answers\n' +
+      '(default: the file or directory name).',
+    run: runSignatures,
+  },
   backup: {
     summary: 'back up the embedded stores under DATA_DIR into a new directory (the explorer stopped)',
     usage: 'explorer backup <directory>',
@@ -134,6 +146,35 @@ async function runBackup(what: 'backup' | 'restore', cfg: Config, args: string[]
     ? await backupEmbedded(cfg.dataDir, cfg.clickhouseDatabase, args[0]!)
     : await restoreEmbedded(args[0]!, cfg.dataDir, cfg.clickhouseDatabase);
   log.info(what === 'backup' ? 'backup written' : 'backup restored', { directory: args[0], data_dir: cfg.dataDir, ...m });
+  return 0;
+}
+
+async function runSignatures(cfg: Config, args: string[]): Promise<number> {
+  const [sub, target, ...rest] = args;
+  const originAt = rest.indexOf('--origin');
+  const origin = originAt >= 0 ? rest[originAt + 1] : undefined;
+  if (sub !== 'import' || !target || target.startsWith('-') || (originAt >= 0 && !origin) || rest.length !== (originAt >= 0 ? 2 : 0)) {
+    process.stderr.write(`explorer signatures: ${sub === 'import' ? 'name one file or directory' : 'unknown sub-command'}\nUsage: ${COMMANDS.signatures!.usage}\n`);
+    return 2;
+  }
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  if (!fs.existsSync(target)) {
+    process.stderr.write(`explorer signatures: ${target} does not exist\n`);
+    return 2;
+  }
+  const { readSignatureDump } = await import('../abi/signature-import.js');
+  const { addSignatures } = await import('../storage/postgres/signatures.js');
+  const report = readSignatureDump(target);
+  const stores = await openStores(cfg);
+  try {
+    await migrateAll(stores);
+    const from = origin ?? path.basename(path.resolve(target));
+    const added = await addSignatures(stores.pg, report.signatures.map((x) => ({ ...x, source: 'imported' as const, origin: from })));
+    log.info('signatures imported', { read: report.read, valid: report.signatures.length, added, unparsed: report.unparsed, mismatched: report.mismatched, origin: from });
+  } finally {
+    await stores.close();
+  }
   return 0;
 }
 

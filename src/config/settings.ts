@@ -24,6 +24,7 @@ const NonNegInt = Type.Integer({ minimum: 0 });
 export const VARIANTS = ['geth', 'erigon', 'nethermind', 'besu', 'anvil'] as const;
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export const LOG_FORMATS = ['text', 'json'] as const;
+export const SIGNATURE_LOOKUP_FORMATS = ['openchain', '4byte'] as const;
 
 export const ConfigSchema = Type.Object({
   rpcUrl: Type.Optional(HttpUrl),
@@ -57,6 +58,8 @@ export const ConfigSchema = Type.Object({
   tokenSearchMemoryMax: NonNegInt,
   readyMaxLagBlocks: NonNegInt,
   ipfsGateway: HttpUrl,
+  signatureLookupUrl: Type.Optional(HttpUrl),
+  signatureLookupFormat: Type.Union(SIGNATURE_LOOKUP_FORMATS.map((v) => Type.Literal(v))),
   smtpUrl: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
   smtpFrom: Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' }),
   webhookAllowHttp: Type.Boolean(),
@@ -147,6 +150,10 @@ export const SETTINGS: readonly SettingDef[] = [
     "The API's readiness check (/api/health/readiness) fails while the index is more blocks than this behind the node.", 10),
   def('IPFS_GATEWAY', 'ipfsGateway', 'url', 'an http(s) URL',
     'Gateway for ipfs:// NFT metadata (the CID and path are appended).', 'https://ipfs.io/ipfs/'),
+  def('SIGNATURE_LOOKUP_URL', 'signatureLookupUrl', 'url', 'an http(s) URL',
+    'An online signature database asked, in the background, for selectors and event topics that nothing else here names (README.md, "Names for unverified calls"): e.g. https://api.openchain.xyz/signature-database/v1/lookup or https://www.4byte.directory/api/v1/. Unset: off.'),
+  def('SIGNATURE_LOOKUP_FORMAT', 'signatureLookupFormat', 'enum', `one of ${SIGNATURE_LOOKUP_FORMATS.join(', ')}`,
+    "The API of SIGNATURE_LOOKUP_URL: openchain's lookup (`?function=..&event=..`) or 4byte.directory's (`signatures/?hex_signature=`).", 'openchain'),
   def('SMTP_URL', 'smtpUrl', 'url', 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@host:587',
     'SMTP relay for e-mailed sign-in codes, notification address confirmations and watchlist e-mails. Unset: e-mail is off.'),
   def('SMTP_FROM', 'smtpFrom', 'string', 'an e-mail address', 'Sender of the e-mails.', 'explorer@localhost'),

@@ -15,6 +15,7 @@ import type { CompilerPool } from './compiler-pool.js';
 import { VerificationFailed, compilationTarget, verifySolidity, type VerifiedContract } from './verifier.js';
 import { QueueRefused, VerificationQueue, type QueueLimits, type Ticket } from './verification-queue.js';
 import { clientNetwork } from '../ratelimit/rate-limiter.js';
+import { indexContractMethods } from './contract-methods.js';
 
 /** A refusal before anything runs: the message is the client's to read. */
 export class VerificationRefused extends Error {
@@ -74,6 +75,8 @@ export class VerificationService extends EventEmitter {
   /** Jobs an earlier process left pending are failed: nothing will finish them. */
   async start(): Promise<void> {
     await failStaleJobs(this.o.pg, new Date());
+    // Contracts verified before the signatures table: in the background (a large instance's take a while).
+    void indexContractMethods(this.o.pg, this.o.log).catch((e) => this.o.log.warn('adding verified contracts\' methods failed', { error: e instanceof Error ? e.message : String(e) }));
   }
 
   /** Accepts a Solidity standard-JSON verification; returns its guid at once (the work goes on). */
@@ -143,6 +146,8 @@ export class VerificationService extends EventEmitter {
         twin: r.twin,
         license_type: job.licenseType ?? 'none',
       });
+      // Its selectors and topics name other contracts' calls and logs too (src/abi/naming.ts).
+      await indexContractMethods(this.o.pg).catch((e) => this.o.log.warn('adding the contract\'s methods to the signatures failed', { error: e instanceof Error ? e.message : String(e) }));
       await finishJob(this.o.pg, guid, true, null);
       event = { address, guid, ok: true, result: r };
       this.o.log.info('contract verified', { address, name: r.name, match: r.match });

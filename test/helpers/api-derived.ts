@@ -9,7 +9,7 @@ import { embeddedStores } from './stores.js';
 import { request, rpcCall, type ApiFixture } from './api.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { createDerived, type Derived } from '../../src/derived/scheduler.js';
-import { createApiApp, type ApiApp } from '../../src/api/app.js';
+import { createApiApp, type ApiApp, type ApiAppOptions } from '../../src/api/app.js';
 import { startApi, type RunningApi } from '../../src/api/start-api.js';
 import { createAccountApp, type AccountApp } from '../../src/account/app.js';
 import type { PublicNamesOptions } from '../../src/account/public-names.js';
@@ -61,6 +61,8 @@ export async function apiWithDerived(
     devnet?: StartAnvilOptions;
     /** With serve: rate limits (requests/second; default off) and TRUSTED_PROXIES of the gateway. */
     gateway?: { rateLimits?: { anonymous: number; key: number }; trustedProxies?: string[] };
+    /** Without serve: the online signature lookup the API asks (src/api/online-signatures.ts). */
+    signatureLookup?: ApiAppOptions['signatureLookup'];
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t, opts.devnet);
@@ -159,7 +161,7 @@ export async function apiWithDerived(
     });
     app = server.app;
   } else {
-    app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node });
+    app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node, signatureLookup: opts.signatureLookup });
     detach = app.attach(indexer, derived);
   }
   t.teardown(async () => {

@@ -97,14 +97,30 @@ export function documentedDifferences(doc: OpenApiDoc): void {
 }
 
 /**
- * This project's own addition (README.md, "Partial history"): `caveats` on the answers whose
- * figures a partial history or node leaves incomplete (a token, its holders, an address, its
- * tokens), an object of sentences keyed by the figure they qualify; absent when complete.
+ * This project's own additions: `caveats` on the answers whose figures a partial history or node
+ * leaves incomplete (README.md, "Partial history": a token, its holders, an address, its tokens),
+ * an object of sentences keyed by the figure they qualify, absent when complete; and how a
+ * transaction's method and a log's decoding were named (README.md, "Names for unverified calls").
  */
 function ourAdditions(doc: OpenApiDoc): void {
   const caveats = { type: 'object', additionalProperties: { type: 'string' } };
   const s = doc.components.schemas;
   for (const name of ['TokenResponse', 'AddressResponse']) s[name].properties.caveats = caveats;
+  // How `method`/`decoded_input` and a log's `decoded` were named (src/abi/naming.ts), or null.
+  const naming = {
+    type: 'object',
+    nullable: true,
+    additionalProperties: false,
+    required: ['source', 'origin', 'signature', 'other_signatures'],
+    properties: {
+      source: { type: 'string', enum: ['verified_abi', 'custom_abi', 'catalogue', 'other_verified_contract', 'imported', 'online'] },
+      origin: { type: 'string', nullable: true },
+      signature: { type: 'string' },
+      other_signatures: { type: 'array', items: { type: 'string' } },
+    },
+  };
+  for (const name of ['Transaction', 'TransactionResponse']) s[name].properties.method_naming = naming;
+  s.Log.properties.decoded_naming = naming;
   for (const path of ['/v2/tokens/{address_hash_param}/holders', '/v2/addresses/{address_hash_param}/tokens']) {
     doc.paths[path].get.responses['200'].content['application/json'].schema.properties.caveats = caveats;
   }

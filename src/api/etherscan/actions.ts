@@ -3,7 +3,7 @@
 // use (decimal strings, Etherscan's methodId and functionName).
 import type { CachePolicy } from '../../cache/response-cache.js';
 import type { ApiContext } from '../context.js';
-import { standardInput } from '../../abi/standard-abi.js';
+import { nameCall } from '../../abi/naming.js';
 import type { Params } from './params.js';
 import { transactionFields, type TxFieldsRead } from '../../storage/clickhouse/reads/etherscan.js';
 import { withPointInputs } from '../../storage/postgres/points.js';
@@ -58,11 +58,12 @@ export function methodId(input: string): string {
 }
 
 /**
- * Etherscan's functionName ("transfer(address to, uint256 value)") from the standard-interface
- * table when the input decodes as a function of it; "" when the method is not known here.
+ * Etherscan's functionName ("transfer(address to, uint256 value)") from the curated tables (the
+ * standard interfaces, the catalogue: src/abi/naming.ts) when the input decodes as one of their
+ * functions; "" when the method is not known here.
  */
 export function functionName(input: string): string {
-  const named = standardInput(input);
+  const named = nameCall(input, null);
   if (!named) return '';
   const call = named.decoded?.method_call;
   return typeof call === 'string' ? call : `${named.method}()`;

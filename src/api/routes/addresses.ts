@@ -302,9 +302,9 @@ export const addressRoutes: RouteDef[] = [
       const size = pageSize(query);
       const before = typeof query.block_number === 'bigint' && typeof query.index === 'bigint' ? { block: query.block_number, index: query.index } : undefined;
       const rows = await addressLogs(ctx.ch, a, { before, topic, limit: size + 1 });
-      const facts = await ctx.addressFacts([a]);
+      const [facts] = await Promise.all([ctx.addressFacts([a]), ctx.signatures.prefetch(rows.slice(0, size).map((l) => l.topic0))]);
       const cursor = (l: { block_number: string; log_index: number }): Record<string, PageParamValue> => ({ block_number: int(l.block_number), index: l.log_index });
-      const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), cursor, { echo: topic ? { topic } : undefined });
+      const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts, ctx.signatures)), cursor, { echo: topic ? { topic } : undefined });
       return { body, policy: 'volatile' };
     },
   },

@@ -55,7 +55,7 @@ import {
 import { addressRow } from '../../storage/postgres/reads/addresses.js';
 import { withPointInputs } from '../../storage/postgres/points.js';
 import { tokenHolders, type HolderKey } from '../../storage/postgres/reads/tokens.js';
-import { standardMethodName } from '../../abi/standard-abi.js';
+import { methodName } from '../../abi/naming.js';
 import type { IndexedAbi } from '../../abi/decode.js';
 
 export const CSV_KINDS = ['transactions', 'token-transfers', 'internal-transactions', 'logs'] as const;
@@ -245,9 +245,9 @@ function transactionLine(t: CsvTransactionRead, a: string, abi: IndexedAbi | und
     '',
     '',
     '',
-    // Named as the JSON list names it (the verified contract's ABI, then the standard-interface
-    // table, by selector), else the selector.
-    !creation && t.method_id ? (abi?.functions.get(t.method_id.toLowerCase())?.name ?? standardMethodName(t.method_id) ?? t.method_id) : '',
+    // Named by selector (the verified contract's ABI, the standard interfaces, the catalogue when it
+    // has one signature for it: src/abi/naming.ts), else the selector.
+    !creation && t.method_id ? (methodName(t.method_id, abi) ?? t.method_id) : '',
   ]);
 }
 

@@ -57,8 +57,11 @@ async function findTransaction(
 }
 
 async function pendingPage(ctx: ApiContext, rows: PendingRead[], size: number) {
-  const facts = await ctx.addressFacts(rows.slice(0, size).flatMap((p) => (p.to ? [p.from, p.to] : [p.from])));
-  return makePage(rows, size, (rs) => rs.map((p) => pendingTransactionJson(p, facts)), (p) => ({ inserted_at: p.inserted_at, hash: p.hash }), {
+  const [facts] = await Promise.all([
+    ctx.addressFacts(rows.slice(0, size).flatMap((p) => (p.to ? [p.from, p.to] : [p.from]))),
+    ctx.signatures.prefetch(rows.slice(0, size).flatMap((p) => (p.to ? [p.input.slice(0, 10)] : []))),
+  ]);
+  return makePage(rows, size, (rs) => rs.map((p) => pendingTransactionJson(p, facts, ctx.signatures)), (p) => ({ inserted_at: p.inserted_at, hash: p.hash }), {
     echo: { filter: 'pending' },
   });
 }
@@ -146,8 +149,11 @@ export const transactionRoutes: RouteDef[] = [
     async handler({ path, ctx }) {
       const found = await findTransaction(ctx, path.transaction_hash_param as string);
       if ('pending' in found) {
-        const facts = await ctx.addressFacts([found.pending.from, found.pending.to ?? '']);
-        return { body: pendingTransactionJson(found.pending, facts), policy: 'none' };
+        const [facts] = await Promise.all([
+          ctx.addressFacts([found.pending.from, found.pending.to ?? '']),
+          ctx.signatures.prefetch(found.pending.to ? [found.pending.input.slice(0, 10)] : []),
+        ]);
+        return { body: pendingTransactionJson(found.pending, facts, ctx.signatures), policy: 'none' };
       }
       const tx = found.tx;
       // The transfers and their addresses' facts, beside the transaction's own lookups.
@@ -212,8 +218,8 @@ export const transactionRoutes: RouteDef[] = [
       const size = pageSize(query);
       const after = typeof query.index === 'bigint' ? query.index : undefined;
       const rows = await transactionLogs(ctx.ch, BigInt(tx.block_number), tx.transaction_index, after, size + 1);
-      const facts = await ctx.addressFacts(rows.slice(0, size).map((l) => l.address));
-      const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts)), (l) => ({ block_number: Number(l.block_number), index: l.log_index }));
+      const [facts] = await Promise.all([ctx.addressFacts(rows.slice(0, size).map((l) => l.address)), ctx.signatures.prefetch(rows.slice(0, size).map((l) => l.topic0))]);
+      const body = makePage(rows, size, (rs) => rs.map((l) => logJson(l, facts, ctx.signatures)), (l) => ({ block_number: Number(l.block_number), index: l.log_index }));
       return { body, policy: 'stable', block: BigInt(tx.block_number) };
     },
   },

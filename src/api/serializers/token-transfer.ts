@@ -3,7 +3,7 @@ import type { TokenTransferRead } from '../../storage/clickhouse/reads/token-tra
 import { requiredAddress, type AddressJson, type FactsLookup, type TokenJson } from './address.js';
 import { int, isoTimestamp } from './common.js';
 import { tokenJsonOr } from './token.js';
-import { standardMethodName } from '../../abi/standard-abi.js';
+import { methodName } from '../../abi/naming.js';
 
 export type TotalJson =
   | { value: string; decimals: string | null }
@@ -54,7 +54,7 @@ export function tokenTransferJson(t: TokenTransferRead, facts: FactsLookup): Tok
     token: tokenJsonOr(t.token_address, t.token_type, t.token_meta),
     token_type: t.token_type,
     type: t.kind,
-    method: t.method_id ? (standardMethodName(t.method_id) ?? t.method_id) : null,
+    method: t.method_id ? (methodName(t.method_id) ?? t.method_id) : null,
     total: totalJson(t),
   };
 }

@@ -8,7 +8,7 @@ import { addressObject, requiredAddress, type AddressJson, type FactsLookup } fr
 import { int, isoTimestamp } from './common.js';
 import type { TokenTransferJson } from './token-transfer.js';
 import type { Obj } from '../../abi/decode.js';
-import { describeCall } from '../../abi/standard-abi.js';
+import { nameCall, type InstanceNames, type Naming } from '../../abi/naming.js';
 import { feeSplit } from '../../chain/blocks.js';
 
 export interface DecodedInputJson {
@@ -66,6 +66,8 @@ export interface TransactionJson {
   has_error_in_internal_transactions: boolean | null;
   authorization_list: SignedAuthorizationJson[];
   is_pending_update: boolean;
+  /** This project's addition: how `method` and `decoded_input` were named (src/abi/naming.ts); null when they were not. */
+  method_naming: Naming | null;
 }
 
 /** What a page of transactions needs besides the rows (see src/api/enrich.ts). */
@@ -83,6 +85,8 @@ export interface TxLookups {
   authorizations: ReadonlyMap<string, SignedAuthorizationJson[]>;
   /** Highest stored block. */
   head: bigint | null;
+  /** The instance's names for selectors (SignatureBook, prefetched for these rows); absent: curated sources only. */
+  names?: InstanceNames;
 }
 
 export interface TxDetail {
@@ -156,9 +160,9 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     const raw = l.revertOutputs.get(key);
     revert = raw ? (detail ? decodeRevert(raw) : { raw }) : null;
   }
-  // Named and decoded by the contract's verified ABI, else the standard-interface table (the
-  // viewer's custom ABI may override either for them: src/api/personalize.ts).
-  const std = !creation && t.method_id ? describeCall(t.input, l.facts.get(t.to)?.abi) : null;
+  // Named and decoded by the contract's verified ABI, else the curated tables, else the instance's
+  // names (src/abi/naming.ts; the viewer's custom ABI may override them for them: src/api/personalize.ts).
+  const std = !creation && t.method_id ? nameCall(t.input, l.facts.get(t.to)?.abi, l.names) : null;
   return {
     hash: t.hash,
     result: res,
@@ -200,11 +204,12 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     has_error_in_internal_transactions: l.internalErrors === null ? null : l.internalErrors.has(key),
     authorization_list: l.authorizations.get(key) ?? [],
     is_pending_update: false,
+    method_naming: std?.naming ?? null,
   };
 }
 
 /** A transaction still in the node's pool (stored by the indexer's pending follower). */
-export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): TransactionJson {
+export function pendingTransactionJson(p: PendingRead, facts: FactsLookup, names?: InstanceNames): TransactionJson {
   const creation = !p.to;
   const price = p.max_fee_per_gas ?? p.gas_price;
   const types: string[] = [];
@@ -215,7 +220,7 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): Tran
   if (p.type === 4) types.push('set_code_transaction');
   types.reverse();
   const selector = !creation && p.input.length >= 10 ? p.input.slice(0, 10).toLowerCase() : null;
-  const std = selector ? describeCall(p.input, facts.get(p.to!)?.abi) : null;
+  const std = selector ? nameCall(p.input, facts.get(p.to!)?.abi, names) : null;
   return {
     hash: p.hash,
     result: 'pending',
@@ -255,5 +260,6 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup): Tran
     has_error_in_internal_transactions: null,
     authorization_list: [],
     is_pending_update: false,
+    method_naming: std?.naming ?? null,
   };
 }
