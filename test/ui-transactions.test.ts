@@ -194,6 +194,13 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
       path: `/tx/${erc20.hash}`,
       check: async (page) => {
         await checkDetails(page, erc20.hash, 'erc20 transfer');
+        const named = (await api(`${V2}/transactions/${erc20.hash}`)).method_naming;
+        t.equal(named?.source, 'catalogue', 'the unverified token: its call named by the built-in catalogue');
+        t.match(
+          await page.locator('.tx-naming').first().innerText(),
+          `Named by the built-in catalogue (${named?.origin}); the contract is not verified, so this is a guess by its selector.`,
+          'the page says where the name came from',
+        );
         const list = await api(`${V2}/transactions/${erc20.hash}/token-transfers`);
         const rows = await tabRows(page);
         t.equal(rows.length, list.items.length, 'token transfers tab: one row per API transfer');

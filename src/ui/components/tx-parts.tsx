@@ -26,12 +26,44 @@ export function DecodedValue({ type, value }: { type: string | null | undefined;
   return <code class="mono">{JSON.stringify(value)}</code>;
 }
 
+/** The API's `method_naming` / `decoded_naming`: how a call or log was named (README.md, "Names for unverified calls"). */
+export interface Naming {
+  source: string;
+  origin: string | null;
+  signature: string;
+  other_signatures: string[];
+}
+
+const NAMED_BY: Record<string, string> = {
+  verified_abi: "the contract's verified ABI",
+  custom_abi: 'your custom ABI',
+  catalogue: 'the built-in catalogue',
+  other_verified_contract: 'another verified contract',
+  imported: 'an imported signature list',
+  online: 'an online signature database',
+};
+
+/** Where a name came from, unless it is the contract's own verified ABI (which needs no note). */
+export function NamingNote({ n }: { n: Naming | null | undefined }) {
+  if (!n || n.source === 'verified_abi') return null;
+  const origin = n.origin && n.source === 'other_verified_contract' && ADDRESS.test(n.origin) ? <AddressLink a={n.origin} /> : n.origin;
+  return (
+    <p class="muted tx-naming">
+      Named by {NAMED_BY[n.source] ?? n.source}
+      {origin ? <> ({origin})</> : null}
+      {n.source !== 'custom_abi' ? '; the contract is not verified, so this is a guess by its selector' : null}
+      {n.other_signatures.length ? <>; other signatures with this selector: <span class="mono">{n.other_signatures.join(', ')}</span></> : null}.
+    </p>
+  );
+}
+
 /** A decoded call (or event, or revert error): its signature and a table of its parameters. */
-export function DecodedCall({ d, caption }: { d: Decoded; caption: string }) {
+export function DecodedCall({ d, caption, naming }: { d: Decoded; caption: string; naming?: Naming | null }) {
   const params = d.parameters ?? [];
   const indexed = params.some((p) => p.indexed !== undefined);
   return (
     <div class="tx-decoded">
+      <NamingNote n={naming} />
       {d.method_call ? (
         <p class="mono tx-decoded-call">
           {d.method_call}
@@ -215,6 +247,7 @@ export interface LogItem {
   data: string;
   index: number;
   decoded: Decoded | null;
+  decoded_naming?: Naming | null;
 }
 
 /** A transaction's logs: emitter, then the decoded event where the API gives it, else the topics and data. */
@@ -230,7 +263,7 @@ export function LogList({ items }: { items: LogItem[] }) {
             </LogRow>
             {l.decoded ? (
               <LogRow label="Decoded">
-                <DecodedCall d={l.decoded} caption={`Log ${l.index} decoded`} />
+                <DecodedCall d={l.decoded} caption={`Log ${l.index} decoded`} naming={l.decoded_naming} />
               </LogRow>
             ) : null}
             <LogRow label="Topics">

@@ -448,7 +448,7 @@ function TxDetails({ tx, coin, base }: { tx: any; coin: string; base: string }) 
         <Row label="Method">{tx.method ? <span class="method tx-method">{tx.method}</span> : <span class="muted">{creation ? 'Contract creation' : '—'}</span>}</Row>
         {tx.decoded_input ? (
           <Row label="Decoded input">
-            <DecodedCall d={tx.decoded_input} caption="Decoded input" />
+            <DecodedCall d={tx.decoded_input} caption="Decoded input" naming={tx.method_naming} />
           </Row>
         ) : null}
         <Row label="Raw input">{tx.raw_input && tx.raw_input !== '0x' ? <Data label="Raw input" hex={tx.raw_input} /> : <span class="muted">None (0x)</span>}</Row>
