@@ -102,6 +102,8 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/transactions/{transaction_hash_param}/internal-transactions', path: `${V2}/transactions/${h}/internal-transactions?items_count=1`, list: true });
     cases.push({ template: '/v2/transactions/{transaction_hash_param}/logs', path: `${V2}/transactions/${h}/logs?items_count=1`, list: true });
     cases.push({ template: '/v2/transactions/{transaction_hash_param}/state-changes', path: `${V2}/transactions/${h}/state-changes`, list: true });
+    cases.push({ template: '/v2/transactions/{transaction_hash_param}/summary', path: `${V2}/transactions/${h}/summary` });
+    cases.push({ template: '/v2/transactions/{transaction_hash_param}/summary', path: `${V2}/transactions/${h}/summary?just_request_body=true` });
   }
   const addrs = [...s.accounts, s.freshEoa, s.internalRecipient, ...Object.values(s.contracts), `0x${'12'.repeat(20)}`];
   for (const a of addrs) {

@@ -11,6 +11,7 @@ import { canonicalParams, castParams } from './params.js';
 import { Router, type RouteDef } from './router.js';
 import { blockRoutes } from './routes/blocks.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { txSummaryRoutes } from './routes/tx-summary.js';
 import { addressRoutes } from './routes/addresses.js';
 import { listRoutes } from './routes/lists.js';
 import { statsRoutes } from './routes/stats.js';
@@ -37,6 +38,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...statsRoutes,
   ...blockRoutes,
   ...transactionRoutes,
+  ...txSummaryRoutes,
   ...addressRoutes,
   ...listRoutes,
   ...searchRoutes,

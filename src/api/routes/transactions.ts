@@ -41,7 +41,7 @@ import {
  * The collated transaction (its point row in PostgreSQL, with what that knows of its block and
  * frames; ClickHouse while the upgrade's backfill has not reached it), or the pending one, or 404.
  */
-async function findTransaction(
+export async function findTransaction(
   ctx: ApiContext,
   hash: string,
 ): Promise<{ tx: TransactionRead; known?: KnownTxFacts; transfers?: TokenTransferRead[] } | { pending: PendingRead }> {
