@@ -441,7 +441,7 @@ function addTokenTransfer(st: BlockState, t: TokenTransferRow, txHash: string): 
   });
 }
 
-/** The transaction's own rows (transactions, hash_index, address_transactions) and summary. */
+/** The transaction's own rows (transactions, hash_index, address_transactions, transaction_blobs) and summary. */
 function addTransaction(
   st: BlockState,
   tx: RpcTransaction,
@@ -468,6 +468,10 @@ function addTransaction(
   );
   sink.add('transactions', row);
   sink.add('hash_index', { hash: txHash, kind: 'transaction', block_number: number, transaction_index: txIndex });
+  // A blob transaction under each of its blobs' versioned hashes (/blobs/{hash}).
+  for (const h of row.blob_versioned_hashes) {
+    sink.add('transaction_blobs', { versioned_hash: h, block_number: number, transaction_index: txIndex, transaction_hash: txHash, timestamp: row.timestamp });
+  }
   const from = row.from;
   const to = row.to;
   const created = row.created_contract;

@@ -1,5 +1,5 @@
 // The ClickHouse row format of the chain tables, the storage format the workers write: the
-// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql and 0004_block_rewards.sql exactly (names, order and types);
+// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql, 0004_block_rewards.sql and 0008_transaction_blobs.sql exactly (names, order and types);
 // test/decode-tables.test.ts parses the SQL files and fails on any drift.
 // The row types below are derived from these lists, so a renamed column is a compile error in
 // every decoder that fills it.
@@ -176,6 +176,13 @@ export const TABLE_COLUMNS = {
     ['is_from', 'UInt8'],
     ['is_to', 'UInt8'],
   ],
+  transaction_blobs: [
+    ['versioned_hash', 'String'],
+    ['block_number', 'UInt64'],
+    ['transaction_index', 'UInt32'],
+    ['transaction_hash', 'String'],
+    ['timestamp', "DateTime('UTC')"],
+  ],
   block_rewards: [
     ['block_number', 'UInt64'],
     ['address_type', "Enum8('validator' = 1, 'emission_funds' = 2, 'uncle' = 3)"],
@@ -252,6 +259,7 @@ export const ROOT_INPUT_FROM_TX = '=';
 export const INPUT_IN_POINT_ROW = '@';
 export type AddressInternalTransactionRow = RowOf<'address_internal_transactions'>;
 export type BlockRewardRow = RowOf<'block_rewards'>;
+export type TransactionBlobRow = RowOf<'transaction_blobs'>;
 /** Blockscout's `address_type` of a block reward (Explorer.Chain.Block.Reward). */
 export type RewardType = 'validator' | 'emission_funds' | 'uncle';
 

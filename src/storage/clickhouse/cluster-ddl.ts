@@ -31,7 +31,8 @@ export const localTable = (table: string): string => `${table}${LOCAL_SUFFIX}`;
  *   transaction or block (`block_number = b`) go to one shard with optimize_skip_unused_shards.
  * - Address- and token-keyed index tables by a hash of the address: an address page's key range
  *   (`address = a`) is on one shard.
- * - hash_index by a hash of the hash: a lookup by hash reads one shard.
+ * - hash_index by a hash of the hash: a lookup by hash reads one shard; transaction_blobs by a
+ *   hash of its versioned hash likewise.
  */
 export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   schema_migrations: 'cityHash64(version)',
@@ -49,6 +50,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   address_internal_transactions: 'cityHash64(address)',
   coin_balance_history: 'cityHash64(address)',
   block_rewards: 'block_number',
+  transaction_blobs: 'cityHash64(versioned_hash)',
 };
 
 const REPLICATION_ARGS = "'/clickhouse/tables/{uuid}/{shard}', '{replica}'";
