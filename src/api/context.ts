@@ -10,6 +10,7 @@ import { getFact } from '../storage/postgres/indexer.js';
 import { latestBlockNumber, baseFees } from '../storage/clickhouse/reads/blocks.js';
 import { addressFacts, tokenTypes, type AddressFacts } from '../storage/clickhouse/reads/addresses.js';
 import type { TransactionRead } from '../storage/clickhouse/reads/transactions.js';
+import { withBlobFields } from '../storage/clickhouse/reads/blobs.js';
 import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
@@ -746,6 +747,8 @@ export class ApiContext {
   /**
    * From the stored traces, in one read: the output of the top-level frame of each reverted
    * transaction (its revert data), and which of `nested` have a failed frame below the top level.
+    // A blob transaction's point row written before the point rows held its blob fields leaves them out: ClickHouse has them.
+    const blobsLeftOut = rows.filter((r) => r.type === 3 && r.max_fee_per_blob_gas === undefined);
    */
   private async frameFacts(
     reverted: readonly TransactionRead[],
@@ -755,6 +758,7 @@ export class ApiContext {
     const internalErrors = new Set<string>();
     if (!reverted.length && !nested.length) return { revertOutputs, internalErrors };
     const found = await topFramesAndFailures(
+      blobsLeftOut.length ? withBlobFields(this.ch, blobsLeftOut) : undefined,
       this.ch,
       reverted.map((r) => ({ block: BigInt(r.block_number), index: r.transaction_index })),
       nested.map((k) => ({ block: k.block, index: Number(k.index) })),

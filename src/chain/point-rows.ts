@@ -38,7 +38,21 @@ const TX_FIELDS: Schema = [
   ['internal_count', 'int'],
 ];
 // The row: TX_FIELDS, then the revert output (str) and whether an inner frame failed (int), then
-// its transfers' count and each transfer (TRANSFER_SCHEMA).
+// its transfers' count and each transfer (TRANSFER_SCHEMA), then the extensions (EXTENSIONS).
+
+/**
+ * Sections appended to a row after what the first point rows held, so that a row written before
+ * them still decodes: after the row's last section comes the number of extensions the writer knew
+ * (uvar), then each extension's fields in order. A row that ends before that number (written
+ * before any extension) has none; a reader reads the extensions it knows of and ignores any after
+ * them. 1: EIP-4844's blob fields (TX_BLOB_FIELDS, BLOCK_BLOB_FIELDS).
+ */
+const EXTENSIONS = 1;
+/** A transaction's blob fields (extension 1): the receipt's are in TX_FIELDS already. */
+const TX_BLOB_FIELDS: Schema = [
+  ['max_fee_per_blob_gas', 'decN'],
+  ['blob_versioned_hashes', 'strs'],
+];
 
 /** How many of a transaction's token transfers its row carries (what its page shows). */
 export const TX_TRANSFERS = 10;
@@ -78,7 +92,17 @@ const BLOCK_FIELDS: Schema = [
   ['priority_fees', 'dec'],
 ];
 // The row: BLOCK_FIELDS, then its listed internal transactions' count (int), its rewards' count
-// and each reward (REWARD_SCHEMA).
+// and each reward (REWARD_SCHEMA), then the extensions (EXTENSIONS).
+/**
+ * A block's blob fields (extension 1): its header's, and what its transactions say: how many are
+ * blob (type 3) transactions and the blob gas price the first of them paid (null without one).
+ */
+const BLOCK_BLOB_FIELDS: Schema = [
+  ['blob_gas_used', 'decN'],
+  ['excess_blob_gas', 'decN'],
+  ['blob_transaction_count', 'int'],
+  ['blob_gas_price', 'decN'],
+];
 const REWARD_SCHEMA: Schema = [
   ['address_type', 'str'],
   ['address', 'str'],
@@ -203,6 +227,15 @@ export class PointBuilder {
   /** The rows, encoded; the builder is empty afterwards. */
   build(): PointBatch {
     const w = new PointWriter();
+    // Each block's blob transactions (type 3): their count and the first one's blob gas price.
+    const blobs = new Map<number, { blob_transaction_count: number; blob_gas_price: unknown }>();
+    for (const t of this.txs) {
+      if (t.type !== 3) continue;
+      const n = Number(t.block_number);
+      const b = blobs.get(n);
+      if (b) b.blob_transaction_count++;
+      else blobs.set(n, { blob_transaction_count: 1, blob_gas_price: t.blob_gas_price ?? null });
+    }
     const bn: string[] = [];
     const bh: string[] = [];
     const br: string[] = [];
@@ -216,6 +249,14 @@ export class PointBuilder {
       );
       w.uvar(rewards.length);
       for (const r of rewards) w.row(REWARD_SCHEMA, r as unknown as Record<string, unknown>);
+      w.uvar(EXTENSIONS);
+      const blob = blobs.get(n);
+      w.row(BLOCK_BLOB_FIELDS, {
+        blob_gas_used: b.blob_gas_used ?? null,
+        excess_blob_gas: b.excess_blob_gas ?? null,
+        blob_transaction_count: blob?.blob_transaction_count ?? 0,
+        blob_gas_price: blob?.blob_gas_price ?? null,
+      });
       bn.push(String(b.number));
       bh.push(byteaLiteral(b.hash.slice(2)));
       br.push(byteaLiteral(w.takeHex()));
@@ -241,6 +282,8 @@ export class PointBuilder {
         w.row(TRANSFER_FIELDS, x);
         w.uvar(x.token_type === 'ERC-1155' ? (this.logItems.get(key(x.block_number, x.log_index)) ?? 1) : 1);
       }
+      w.uvar(EXTENSIONS);
+      w.row(TX_BLOB_FIELDS, t);
       const to = (t.to as string) ?? '';
       const created = (t.created_contract as string) ?? '';
       th.push(byteaLiteral(t.hash.slice(2)));
@@ -342,6 +385,14 @@ export function decodeTxRow(row: Uint8Array, into: Record<string, unknown> = {})
   const n = r.uvar();
   const transfers: Record<string, unknown>[] = [];
   for (let i = 0; i < n; i++) transfers.push(r.row<Record<string, unknown>>(TRANSFER_SCHEMA, {}));
+  const blobs = !r.done && r.uvar() >= 1;
+  if (blobs) r.row(TX_BLOB_FIELDS, fields);
+  else if (fields.type !== 3) {
+    // Written before the blob fields: a transaction of another type has none.
+    fields.max_fee_per_blob_gas = null;
+    fields.blob_versioned_hashes = [];
+  }
+  // A blob transaction's row written before them leaves them out (undefined): its reader takes them from ClickHouse.
   return { fields, revertOutput, failedInner, transfers };
 }
 
@@ -349,6 +400,15 @@ export interface DecodedBlock {
   fields: Record<string, unknown>;
   internalCount: number;
   rewards: RewardSource[];
+  /** Its blob transactions' count and the first one's blob gas price; null in a row written before them. */
+  blobs: BlockBlobFacts | null;
+}
+
+/** What a block's transactions say of its blobs (Blockscout's blob_transactions_count and blob_gas_price). */
+export interface BlockBlobFacts {
+  count: number;
+  /** The blob gas price its first blob transaction paid; null without one. */
+  price: string | null;
 }
 
 /** A block's row, its fields written into `into` (as decodeTxRow). */
@@ -359,5 +419,9 @@ export function decodeBlockRow(row: Uint8Array, into: Record<string, unknown> = 
   const n = r.uvar();
   const rewards: RewardSource[] = [];
   for (let i = 0; i < n; i++) rewards.push(r.row<RewardSource>(REWARD_SCHEMA, {}));
-  return { fields, internalCount, rewards };
+  if (r.done || r.uvar() < 1) return { fields, internalCount, rewards, blobs: null };
+  const x = r.row<Record<string, unknown>>(BLOCK_BLOB_FIELDS, {});
+  fields.blob_gas_used = x.blob_gas_used;
+  fields.excess_blob_gas = x.excess_blob_gas;
+  return { fields, internalCount, rewards, blobs: { count: x.blob_transaction_count as number, price: x.blob_gas_price as string | null } };
 }

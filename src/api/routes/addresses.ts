@@ -4,6 +4,7 @@
 // An address the chain never showed is not a 404 (Blockscout answers with a stub).
 import { addressActivity, validationsCount, type AddressActivity } from '../../storage/clickhouse/reads/addresses.js';
 import { knownTxFacts, type ApiContext, type KnownTxFacts } from '../context.js';
+import { blockBlobFacts } from '../../storage/clickhouse/reads/blobs.js';
 import { pointAddressTransactions } from '../../storage/postgres/points.js';
 import { addressTransactionsInBlocks, coinBalanceByDay, coinBalanceHistory, type CoinBalanceRead } from '../../storage/clickhouse/reads/coin-balances.js';
 import { addressOverviewRows, addressRow, type AddressFactRows, type AddressRow } from '../../storage/postgres/reads/addresses.js';
@@ -317,8 +318,10 @@ export const addressRoutes: RouteDef[] = [
       const size = pageSize(query);
       const rows = await blocksByMiner(ctx.ch, a, typeof query.block_number === 'bigint' ? query.block_number : undefined, size + 1);
       const page = rows.slice(0, size);
-      const [facts, rewards] = await Promise.all([ctx.addressFacts([a]), blockRewards(ctx.ch, page.map((b) => BigInt(b.number)))]);
-      const body = makePage(rows, size, (rs) => rs.map((b) => blockJson(b, facts, rewards.get(b.number) ?? [])), (b: BlockRead) => ({ block_number: int(b.number) }));
+      const [facts, rewards, blobs] = await Promise.all([ctx.addressFacts([a]), blockRewards(ctx.ch, page.map((b) => BigInt(b.number))), blockBlobFacts(ctx.ch, page)]);
+      const body = makePage(rows, size, (rs) => rs.map((b) => blockJson(b, facts, rewards.get(b.number) ?? [], undefined, blobs.get(b.number))), (b: BlockRead) => ({
+        block_number: int(b.number),
+      }));
       return { body, policy: 'volatile' };
     },
   },

@@ -6,6 +6,7 @@ import { blockInternalCount, blockInternalTransactions } from '../../storage/cli
 import { averageBlockMs, recentBlocks } from '../../storage/clickhouse/reads/stats.js';
 import { RECENT_BLOCKS } from './stats.js';
 import { blockWithdrawals } from '../../storage/clickhouse/reads/withdrawals.js';
+import { blockBlobFacts } from '../../storage/clickhouse/reads/blobs.js';
 import { withdrawalCursor, withdrawalJson } from '../serializers/withdrawal.js';
 import { tokenTypes } from '../../storage/clickhouse/reads/addresses.js';
 import { NotFoundError } from '../errors.js';
@@ -26,19 +27,21 @@ const BLOCK_PATH = { block_hash_or_number_param: { kind: 'blockId' } } as const;
  */
 async function findBlock(ctx: ApiContext, id: BlockId): Promise<{ block: BlockRead; point?: PointBlock }> {
   const p = 'hash' in id ? await pointBlockByHash(ctx.pg, id.hash) : await pointBlockByNumber(ctx.pg, id.number);
-  if (p) return { block: p.block, point: p };
-  const b = (await ctx.pointsComplete()) ? null : 'hash' in id ? await blockByHash(ctx.ch, id.hash) : await blockByNumber(ctx.ch, id.number);
+  if (p?.blobs) return { block: p.block, point: p };
+  // A row written before the point rows held the blob fields: ClickHouse's row has them.
+  const b = !p && (await ctx.pointsComplete()) ? null : 'hash' in id ? await blockByHash(ctx.ch, id.hash) : await blockByNumber(ctx.ch, id.number);
   if (!b) throw new NotFoundError();
   return { block: b };
 }
 
 /** A list page's blocks as JSON: their miners' facts and their rewards, read in parallel. */
 async function blocksJson(ctx: ApiContext, rows: BlockRead[]) {
-  const [facts, rewards] = await Promise.all([
+  const [facts, rewards, blobs] = await Promise.all([
     ctx.addressFacts(rows.map((b) => b.miner)),
     blockRewards(ctx.ch, rows.map((b) => BigInt(b.number))),
+    blockBlobFacts(ctx.ch, rows),
   ]);
-  return rows.map((b) => blockJson(b, facts, rewards.get(b.number) ?? []));
+  return rows.map((b) => blockJson(b, facts, rewards.get(b.number) ?? [], undefined, blobs.get(b.number)));
 }
 
 /** Block-transaction `type` filters Blockscout offers, proven per row. */
@@ -72,12 +75,13 @@ export const blockRoutes: RouteDef[] = [
     async handler({ path, ctx }) {
       const { block: b, point } = await findBlock(ctx, path.block_hash_or_number_param as BlockId);
       const number = BigInt(b.number);
-      const [facts, internalCount, rewards] = await Promise.all([
+      const [facts, internalCount, rewards, blobs] = await Promise.all([
         ctx.addressFacts([b.miner]),
         point ? point.internalCount : blockInternalCount(ctx.ch, number),
         point ? point.rewards : blockRewards(ctx.ch, [number]).then((m) => m.get(b.number) ?? []),
+        point ? point.blobs ?? undefined : blockBlobFacts(ctx.ch, [b]).then((m) => m.get(b.number)),
       ]);
-      return { body: blockJson(b, facts, rewards, { internalCount }), policy: 'stable', block: number };
+      return { body: blockJson(b, facts, rewards, { internalCount }, blobs), policy: 'stable', block: number };
     },
   },
   {

@@ -1,5 +1,6 @@
 // Block JSON (Blockscout's block_view prepare_block; schemas Block / BlockResponse).
 import type { BlockRead, BlockRewardRead } from '../../storage/clickhouse/reads/blocks.js';
+import type { BlockBlobFacts } from '../../storage/clickhouse/reads/blobs.js';
 import { requiredAddress, type AddressJson, type FactsLookup } from './address.js';
 import { int, isoTimestamp, percent } from './common.js';
 
@@ -32,6 +33,13 @@ export interface BlockJson {
   rewards: { reward: string; type: string }[];
   type: 'block' | 'uncle' | 'reorg';
   is_pending_update: boolean;
+  // Blockscout's Ethereum build (BlockScoutWeb.API.V2.EthereumView.extend_block_json_response): on
+  // every block, null before Cancun; the price and burnt blob fees on a single block only.
+  blob_transactions_count: number;
+  blob_gas_used: string | null;
+  excess_blob_gas: string | null;
+  blob_gas_price?: string | null;
+  burnt_blob_fees?: string;
 }
 
 export interface BlockDetail {
@@ -51,9 +59,10 @@ const REWARD_LABELS: Record<BlockRewardRead['address_type'], string> = {
 /**
  * `detail` present: the single-block variant (counts filled, reward labels). `rewards`: the
  * block's stored reward rows (src/chain/rewards.ts: none when unknown), in lists typed by
- * address_type as Blockscout's prepare_reward does.
+ * address_type as Blockscout's prepare_reward does. `blobs`: what its transactions say of its
+ * blobs (absent: it has no blob transaction).
  */
-export function blockJson(b: BlockRead, facts: FactsLookup, rewards: readonly BlockRewardRead[], detail?: BlockDetail): BlockJson {
+export function blockJson(b: BlockRead, facts: FactsLookup, rewards: readonly BlockRewardRead[], detail?: BlockDetail, blobs?: BlockBlobFacts): BlockJson {
   const gasUsed = BigInt(b.gas_used);
   const gasLimit = BigInt(b.gas_limit);
   const hasBaseFee = b.base_fee_per_gas !== null;
@@ -62,7 +71,7 @@ export function blockJson(b: BlockRead, facts: FactsLookup, rewards: readonly Bl
   // Every fee paid is either burnt (base fee) or goes to the miner (priority fee).
   const fees = (burnt ?? 0n) + priority;
   const target = gasLimit / ELASTICITY;
-  return {
+  const out: BlockJson = {
     height: int(b.number),
     timestamp: isoTimestamp(b.ts),
     hash: b.hash,
@@ -90,5 +99,16 @@ export function blockJson(b: BlockRead, facts: FactsLookup, rewards: readonly Bl
     rewards: rewards.map((r) => ({ reward: r.reward, type: detail ? REWARD_LABELS[r.address_type] : r.address_type })),
     type: 'block',
     is_pending_update: false,
+    blob_transactions_count: blobs?.count ?? 0,
+    blob_gas_used: b.blob_gas_used,
+    excess_blob_gas: b.excess_blob_gas,
   };
+  if (detail) {
+    // Blockscout's Block.transaction_blob_gas_price (its first blob transaction's) and blob gas
+    // used times it, 0 without either.
+    const price = blobs?.price ?? null;
+    out.blob_gas_price = price;
+    out.burnt_blob_fees = (BigInt(b.blob_gas_used ?? 0) * BigInt(price ?? 0)).toString();
+  }
+  return out;
 }

@@ -58,8 +58,8 @@ export interface TransactionJson {
   token_transfers: TokenTransferJson[] | null;
   token_transfers_overflow: boolean | null;
   actions: never[];
-  exchange_rate: null;
-  historic_exchange_rate: null;
+  exchange_rate: string | null;
+  historic_exchange_rate: string | null;
   method: string | null;
   transaction_types: string[];
   transaction_tag: null;
@@ -68,6 +68,13 @@ export interface TransactionJson {
   is_pending_update: boolean;
   /** This project's addition: how `method` and `decoded_input` were named (src/abi/naming.ts); null when they were not. */
   method_naming: Naming | null;
+  // Blockscout's Ethereum build (BlockScoutWeb.API.V2.EthereumView.extend_transaction_json_response):
+  // on a blob (type 3) transaction only, absent on others.
+  max_fee_per_blob_gas?: string | null;
+  blob_versioned_hashes?: string[];
+  blob_gas_used?: string | null;
+  blob_gas_price?: string | null;
+  burnt_blob_fee?: string | null;
 }
 
 /** What a page of transactions needs besides the rows (see src/api/enrich.ts). */
@@ -87,6 +94,8 @@ export interface TxLookups {
   head: bigint | null;
   /** The instance's names for selectors (SignatureBook, prefetched for these rows); absent: curated sources only. */
   names?: InstanceNames;
+  /** The coin's prices (src/api/prices.ts): now, and a transaction's day's closing (by its timestamp, ms); absent: null. */
+  prices?: { current: string | null; historic(timestampMs: number): string | null };
 }
 
 export interface TxDetail {
@@ -163,7 +172,7 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
   // Named and decoded by the contract's verified ABI, else the curated tables, else the instance's
   // names (src/abi/naming.ts; the viewer's custom ABI may override them for them: src/api/personalize.ts).
   const std = !creation && t.method_id ? nameCall(t.input, l.facts.get(t.to)?.abi, l.names) : null;
-  return {
+  const out: TransactionJson = {
     hash: t.hash,
     result: res,
     status: t.status === 1 ? 'ok' : t.status === 0 ? 'error' : null,
@@ -196,8 +205,8 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     token_transfers: detail ? detail.tokenTransfers : null,
     token_transfers_overflow: detail ? t.token_transfer_count > detail.tokenTransfers.length : null,
     actions: [],
-    exchange_rate: null,
-    historic_exchange_rate: null,
+    exchange_rate: l.prices?.current ?? null,
+    historic_exchange_rate: l.prices?.historic(t.ts * 1000) ?? null,
     method: std?.method ?? (!creation && t.method_id ? t.method_id : null),
     transaction_types: types,
     transaction_tag: null,
@@ -206,10 +215,19 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     is_pending_update: false,
     method_naming: std?.naming ?? null,
   };
+  if (t.type === 3) {
+    out.max_fee_per_blob_gas = t.max_fee_per_blob_gas;
+    out.blob_versioned_hashes = t.blob_versioned_hashes;
+    out.blob_gas_used = t.blob_gas_used;
+    out.blob_gas_price = t.blob_gas_price;
+    // What the blobs' gas cost, all of it burnt (EIP-4844 has no tip on blob gas).
+    out.burnt_blob_fee = t.blob_gas_used === null || t.blob_gas_price === null ? null : (BigInt(t.blob_gas_used) * BigInt(t.blob_gas_price)).toString();
+  }
+  return out;
 }
 
 /** A transaction still in the node's pool (stored by the indexer's pending follower). */
-export function pendingTransactionJson(p: PendingRead, facts: FactsLookup, names?: InstanceNames): TransactionJson {
+export function pendingTransactionJson(p: PendingRead, facts: FactsLookup, names?: InstanceNames, coinPrice: string | null = null): TransactionJson {
   const creation = !p.to;
   const price = p.max_fee_per_gas ?? p.gas_price;
   const types: string[] = [];
@@ -252,7 +270,8 @@ export function pendingTransactionJson(p: PendingRead, facts: FactsLookup, names
     token_transfers: null,
     token_transfers_overflow: null,
     actions: [],
-    exchange_rate: null,
+    // Not in a block yet: no day, so no historic rate (Blockscout's too).
+    exchange_rate: coinPrice,
     historic_exchange_rate: null,
     method: std?.method ?? selector,
     transaction_types: types,

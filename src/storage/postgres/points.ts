@@ -1,7 +1,7 @@
 // Point rows in PostgreSQL (sql/postgres/0016_point_rows.sql): written with a range's checkpoint
 // (or a claimed range's stored mark), deleted with the chain's rows, read by hash or number in
 // one primary-key read. The rows are encoded by src/chain/point-rows.ts.
-import { decodeBlockRow, decodeTxRow, TX_TRANSFERS, type PointBatch } from '../../chain/point-rows.js';
+import { decodeBlockRow, decodeTxRow, TX_TRANSFERS, type BlockBlobFacts, type PointBatch } from '../../chain/point-rows.js';
 import { INPUT_IN_POINT_ROW } from '../../chain/clickhouse-rows.js';
 
 /** How many token transfers a transaction's point row carries (its page's). */
@@ -204,6 +204,11 @@ export interface PointBlock {
   block: BlockRead;
   internalCount: number;
   rewards: BlockRewardRead[];
+  /**
+   * What its transactions say of its blobs; null for a row written before the point rows held the
+   * blob fields (its blob_gas_used and excess_blob_gas are then missing too: read ClickHouse's row).
+   */
+  blobs: BlockBlobFacts | null;
 }
 
 function pointBlock(row: { number: string; hash: Buffer; data: Buffer } | undefined): PointBlock | null {
@@ -211,7 +216,7 @@ function pointBlock(row: { number: string; hash: Buffer; data: Buffer } | undefi
   const d = decodeBlockRow(row.data);
   const block = { number: row.number, hash: `0x${row.hash.toString('hex')}`, ...d.fields } as unknown as BlockRead;
   const rewards = d.rewards.map((x) => ({ block_number: row.number, ...x }) as BlockRewardRead);
-  return { block, internalCount: d.internalCount, rewards };
+  return { block, internalCount: d.internalCount, rewards, blobs: d.blobs };
 }
 
 export async function pointBlockByNumber(pg: PgStore, n: bigint): Promise<PointBlock | null> {

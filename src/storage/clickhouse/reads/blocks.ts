@@ -22,10 +22,14 @@ export interface BlockRead {
   withdrawal_count: number;
   burnt_fees: string;
   priority_fees: string;
+  /** EIP-4844's header fields (null before Cancun). */
+  blob_gas_used: string | null;
+  excess_blob_gas: string | null;
 }
 
 export const BLOCK_COLUMNS = `number, hash, parent_hash, toUnixTimestamp(timestamp) AS ts, miner, size, gas_limit, gas_used,
-  base_fee_per_gas, difficulty, total_difficulty, nonce, uncles, transaction_count, withdrawal_count, burnt_fees, priority_fees`;
+  base_fee_per_gas, difficulty, total_difficulty, nonce, uncles, transaction_count, withdrawal_count, burnt_fees, priority_fees,
+  blob_gas_used, excess_blob_gas`;
 
 /** Highest stored block number, or null when nothing is stored. */
 export async function latestBlockNumber(ch: ClickHouseStore): Promise<bigint | null> {

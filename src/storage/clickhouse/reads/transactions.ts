@@ -33,6 +33,9 @@ export interface TransactionRead {
   authorization_list: string;
   blob_gas_used: string | null;
   blob_gas_price: string | null;
+  /** EIP-4844 (type 3): the most the sender pays per blob gas, and its blobs' versioned hashes (null and [] otherwise). */
+  max_fee_per_blob_gas: string | null;
+  blob_versioned_hashes: string[];
   log_count: number;
   token_transfer_count: number;
   internal_count: number;
@@ -40,7 +43,8 @@ export interface TransactionRead {
 
 export const TX_COLUMNS = `block_number, transaction_index, hash, block_hash, toUnixTimestamp(timestamp) AS ts, "from", "to", nonce, value, gas,
   gas_price, max_fee_per_gas, max_priority_fee_per_gas, type, input, method_id, status, gas_used, effective_gas_price, fee,
-  created_contract, error, authorization_list, blob_gas_used, blob_gas_price, log_count, token_transfer_count, internal_count`;
+  created_contract, error, authorization_list, blob_gas_used, blob_gas_price, max_fee_per_blob_gas, blob_versioned_hashes, log_count,
+  token_transfer_count, internal_count`;
 
 /** `(block_number, transaction_index)` strictly before `k` in descending order. */
 const BEFORE = '(block_number < {cb:UInt64} OR (block_number = {cb:UInt64} AND transaction_index < {ci:Int64}))';
