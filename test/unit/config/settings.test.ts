@@ -36,6 +36,15 @@ const BAD: Record<string, string[]> = {
   LOG_LEVEL: ['verbose'],
   LOG_FORMAT: ['JSON', 'yaml'],
   IPFS_GATEWAY: ['ipfs.io/ipfs/'],
+  SIGNATURE_LOOKUP_URL: ['api.openchain.xyz/lookup', 'ftp://x'],
+  SIGNATURE_LOOKUP_FORMAT: ['etherface', 'OPENCHAIN'],
+  EXCHANGE_RATES_URL: ['api.coingecko.com/api/v3', 'ftp://x'],
+  EXCHANGE_RATES_COIN_ID: ['ether eum', 'x/../y', ''.padEnd(101, 'a')],
+  EXCHANGE_RATES_PLATFORM: ['polygon pos', 'eth?x=1'],
+  EXCHANGE_RATES_API_KEY: ['a key', 'k\u0001'],
+  EXCHANGE_RATES_PERIOD_S: ['59', '0', 'hourly'],
+  EXCHANGE_RATES_TOKENS_PERIOD_S: ['10', '-1'],
+  EXCHANGE_RATES_TOKENS_MAX: ['-1', 'all'],
   SMTP_URL: ['mail.example.org:25', 'http://mail'],
   SMTP_FROM: ['nobody'],
   WEBHOOK_ALLOW_HTTP: ['yes', '1'],
@@ -84,6 +93,15 @@ const GOOD: Record<string, [string, string, unknown]> = {
   LOG_LEVEL: ['logLevel', 'debug', 'debug'],
   LOG_FORMAT: ['logFormat', 'json', 'json'],
   IPFS_GATEWAY: ['ipfsGateway', 'http://127.0.0.1:8080/ipfs/', 'http://127.0.0.1:8080/ipfs/'],
+  SIGNATURE_LOOKUP_URL: ['signatureLookupUrl', 'https://api.openchain.xyz/signature-database/v1/lookup', 'https://api.openchain.xyz/signature-database/v1/lookup'],
+  SIGNATURE_LOOKUP_FORMAT: ['signatureLookupFormat', '4byte', '4byte'],
+  EXCHANGE_RATES_URL: ['exchangeRatesUrl', 'https://api.coingecko.com/api/v3', 'https://api.coingecko.com/api/v3'],
+  EXCHANGE_RATES_COIN_ID: ['exchangeRatesCoinId', 'matic-network', 'matic-network'],
+  EXCHANGE_RATES_PLATFORM: ['exchangeRatesPlatform', 'polygon-pos', 'polygon-pos'],
+  EXCHANGE_RATES_API_KEY: ['exchangeRatesApiKey', 'CG-abc123_XYZ', 'CG-abc123_XYZ'],
+  EXCHANGE_RATES_PERIOD_S: ['exchangeRatesPeriodS', '60', 60],
+  EXCHANGE_RATES_TOKENS_PERIOD_S: ['exchangeRatesTokensPeriodS', '86400', 86400],
+  EXCHANGE_RATES_TOKENS_MAX: ['exchangeRatesTokensMax', '0', 0],
   SMTP_URL: ['smtpUrl', 'smtp://u:p@mail:587', 'smtp://u:p@mail:587'],
   SMTP_FROM: ['smtpFrom', 'ops@example.org', 'ops@example.org'],
   WEBHOOK_ALLOW_HTTP: ['webhookAllowHttp', 'true', true],
@@ -108,6 +126,7 @@ t.test('defaults with an empty environment', async (t) => {
   t.equal(c.rpcUrl, undefined);
   t.equal(c.databaseUrl, undefined);
   t.equal(c.clickhouseUrl, undefined);
+  t.equal(c.exchangeRatesUrl, undefined, 'no price source: prices are off');
   t.match(c.dataDir, /\/data$/);
   t.ok(c.dataDir.startsWith('/'), 'data dir is made absolute');
 });
