@@ -70,6 +70,9 @@ function hear(n: ThreadNews): void {
     case 'icon-origin':
       app.setIconOrigin(n.origin);
       return;
+    case 'prices':
+      app.ctx.prices.apply(n.snapshot);
+      return;
   }
 }
 for (const n of data.news) hear(n);

@@ -9,6 +9,7 @@ import { ApiError, INTERNAL_ERROR_BODY, NOT_FOUND_BODY, NotFoundError, UNKNOWN_A
 import { CORS_HEADERS, JSON_TYPE, sentCredential, type ApiReply, type ApiRequest } from './http.js';
 import { canonicalParams, castParams } from './params.js';
 import { Router, type RouteDef } from './router.js';
+import type { PriceSnapshot } from './prices.js';
 import { blockRoutes } from './routes/blocks.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { txSummaryRoutes } from './routes/tx-summary.js';
@@ -91,7 +92,9 @@ export type ThreadNews =
   | { kind: 'attached'; attached: boolean }
   | { kind: 'block'; createdContracts: string[] }
   | { kind: 'reorg' | 'derived' | 'verified' | 'names' }
-  | { kind: 'icon-origin'; origin: string };
+  | { kind: 'icon-origin'; origin: string }
+  /** The prices the main thread's book shows now (src/api/prices.ts): a thread shows the same. */
+  | { kind: 'prices'; snapshot: PriceSnapshot };
 
 export interface ApiApp {
   handle(req: ApiRequest): Promise<ApiReply>;
@@ -254,6 +257,12 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       signatureGen = ctx.signatures.generation;
       if ((await ctx.refreshPublicNames()) || signaturesChanged) {
         threads?.tell({ kind: 'names' });
+        cache?.clear();
+      }
+      // New prices from the source (or prices gone stale): every cached answer goes, whatever its
+      // policy (a stored block's transactions show the coin's rate too), and the threads show the same.
+      if (await ctx.prices.refresh()) {
+        threads?.tell({ kind: 'prices', snapshot: ctx.prices.snapshot() });
         cache?.clear();
       }
       const params = castParams(match.pathValues, match.def.path ?? {}, req.query, match.def.query ?? {});

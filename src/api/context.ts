@@ -32,6 +32,8 @@ import { txKey, type SignedAuthorizationJson, type TxLookups } from './serialize
 import { SignatureBook } from './signature-book.js';
 import { curatedKnows } from '../abi/naming.js';
 import { OnlineSignatures, type LookupFormat } from './online-signatures.js';
+import { PriceBook } from './prices.js';
+import { clock } from './routes/clock.js';
 
 /**
  * What transactions' point rows say beside their fields, by "block:index": their block's base
@@ -64,6 +66,12 @@ export interface ApiDeps {
   verification?: { compilers: import('../verify/compilers.js').CompilerStore; service: import('../verify/service.js').VerificationService };
   /** SIGNATURE_LOOKUP_URL / _FORMAT: the online signature lookup (off when unset; src/api/online-signatures.ts). */
   signatureLookup?: { url: string; format: LookupFormat; allowHttp?: boolean; allowPrivate?: boolean };
+  /**
+   * Set when a price source is (EXCHANGE_RATES_URL): answers show the prices its fetcher stored
+   * (src/api/prices.ts), those older than `staleMs` not, read again every `ttlMs` at most (tests:
+   * 0). Unset: every price is null.
+   */
+  exchangeRates?: { staleMs?: number; ttlMs?: number };
 }
 
 /** How often the verified contracts are looked for (ms): a verification in another process shows within it. */
@@ -108,6 +116,8 @@ export class ApiContext {
   readonly signatures: SignatureBook;
   /** The online signature lookup, when set. */
   readonly onlineSignatures: OnlineSignatures | undefined;
+  /** The stored prices of the coin and the tokens (empty when no price source is set). */
+  readonly prices: PriceBook;
   private headValue: { at: number; value: bigint | null } | undefined;
   private tracesValue: { at: number; value: boolean | null } | undefined;
   /**
@@ -154,6 +164,7 @@ export class ApiContext {
     // Answers stored by the lookup are read at once (not at the next timed look).
     this.onlineSignatures = deps.signatureLookup && new OnlineSignatures(this.pg, { ...deps.signatureLookup, log: this.log, onStored: () => void this.signatures.refresh(true).catch(() => undefined) });
     this.signatures = new SignatureBook(this.pg, this.onlineSignatures);
+    this.prices = new PriceBook(deps.exchangeRates ? this.pg : null, deps.exchangeRates, this.log);
     // The catalogue's index (~50 ms of hashing) is built now rather than on the first answer that names a call.
     setImmediate(() => curatedKnows('0x00000000')).unref();
     if (deps.publicUrl) {
@@ -666,13 +677,18 @@ export class ApiContext {
     return new Map((await this.withPublicIcons([...out.values()])).map((r) => [r.address, r]));
   }
 
-  /** Rows of tokens with the URL of their approved icon (`public_icon_url`), where one is approved. */
+  /**
+   * Rows of tokens with what this instance adds to their records: the URL of their approved icon
+   * (`public_icon_url`), where one is approved, and their price (`market`), where the price
+   * source knows them.
+   */
   async withPublicIcons<T extends { address: string }>(rows: readonly T[]): Promise<(T & WithPublicIcon)[]> {
     await this.refreshPublicNames();
-    if (!this.publicNameMap.size) return rows as (T & WithPublicIcon)[];
+    if (!this.publicNameMap.size && !this.prices.hasTokens) return rows as (T & WithPublicIcon)[];
     return rows.map((r) => {
-      const url = publicIconUrl(this.iconOrigin, this.publicNameMap.get(r.address)?.icon);
-      return url ? { ...r, public_icon_url: url } : r;
+      const url = this.publicNameMap.size ? publicIconUrl(this.iconOrigin, this.publicNameMap.get(r.address)?.icon) : null;
+      const market = this.prices.token(r.address);
+      return url || market ? { ...r, ...(url ? { public_icon_url: url } : {}), ...(market ? { market } : {}) } : r;
     });
   }
 
@@ -708,6 +724,12 @@ export class ApiContext {
     for (const r of rows) r.token_meta = tokens.get(r.token_address) ?? null;
   }
 
+  /** The coin's prices as transactions show them (Blockscout's exchange_rate and historic_exchange_rate). */
+  txPrices(): TxLookups['prices'] {
+    const now = clock.now();
+    return { current: this.prices.coinPrice(), historic: (ms) => this.prices.historicRate(ms, now) };
+  }
+
   /** Everything transactionJson needs for these rows. */
   async txLookups(rows: readonly TransactionRead[], extraAddresses: Iterable<string> = [], known?: KnownTxFacts): Promise<TxLookups> {
     const addrs = new Set<string>(extraAddresses);
@@ -725,6 +747,8 @@ export class ApiContext {
     // All at once: embedded chDB runs them on separate sessions in parallel.
     const selectors: string[] = [];
     for (const r of rows) if (r.to && r.input.length >= 10) selectors.push(r.input.slice(0, 10));
+    // A blob transaction's point row written before the point rows held its blob fields leaves them out: ClickHouse has them.
+    const blobsLeftOut = rows.filter((r) => r.type === 3 && r.max_fee_per_blob_gas === undefined);
     const [facts, fees, traces, head, tokenSet, frames, authorizations] = await Promise.all([
       this.addressFacts(addrs, { senders: rows.map((r) => r.from) }),
       this.baseFees(unknown.map((r) => BigInt(r.block_number))),
@@ -734,6 +758,7 @@ export class ApiContext {
       this.frameFacts(reverted, keys),
       this.authorizations(withAuth),
       this.signatures.prefetch(selectors),
+      blobsLeftOut.length ? withBlobFields(this.ch, blobsLeftOut) : undefined,
     ]);
     for (const [k, f] of known ?? []) {
       fees.set(k.slice(0, k.indexOf(':')), f.baseFee);
@@ -741,14 +766,12 @@ export class ApiContext {
       if (f.failedInner && f.internalCount > 0) frames.internalErrors.add(k);
     }
     const internalErrors = traces === false ? null : frames.internalErrors;
-    return { facts, baseFees: fees, internalErrors, revertOutputs: frames.revertOutputs, tokens: tokenSet, authorizations, head, names: this.signatures };
+    return { facts, baseFees: fees, internalErrors, revertOutputs: frames.revertOutputs, tokens: tokenSet, authorizations, head, names: this.signatures, prices: this.txPrices() };
   }
 
   /**
    * From the stored traces, in one read: the output of the top-level frame of each reverted
    * transaction (its revert data), and which of `nested` have a failed frame below the top level.
-    // A blob transaction's point row written before the point rows held its blob fields leaves them out: ClickHouse has them.
-    const blobsLeftOut = rows.filter((r) => r.type === 3 && r.max_fee_per_blob_gas === undefined);
    */
   private async frameFacts(
     reverted: readonly TransactionRead[],
@@ -758,7 +781,6 @@ export class ApiContext {
     const internalErrors = new Set<string>();
     if (!reverted.length && !nested.length) return { revertOutputs, internalErrors };
     const found = await topFramesAndFailures(
-      blobsLeftOut.length ? withBlobFields(this.ch, blobsLeftOut) : undefined,
       this.ch,
       reverted.map((r) => ({ block: BigInt(r.block_number), index: r.transaction_index })),
       nested.map((k) => ({ block: k.block, index: Number(k.index) })),

@@ -88,6 +88,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
   // The news a thread started later must begin from (the last of each kind that is state).
   let attached: ThreadNews | undefined;
   let iconOrigin: ThreadNews | undefined;
+  let prices: ThreadNews | undefined;
   let nextId = 1;
   let closing = false;
 
@@ -101,7 +102,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
       rpc: o.rpc,
       publicUrl: o.publicUrl,
       tokenSearchMemoryMax: o.tokenSearchMemoryMax,
-      news: [attached, iconOrigin].filter((n): n is ThreadNews => n !== undefined),
+      news: [attached, iconOrigin, prices].filter((n): n is ThreadNews => n !== undefined),
     };
     const w = new Worker(WORKER, { workerData: data });
     return new Promise<void>((resolve, reject) => {
@@ -171,6 +172,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
     tell(news) {
       if (news.kind === 'attached') attached = news;
       if (news.kind === 'icon-origin') iconOrigin = news;
+      if (news.kind === 'prices') prices = news;
       for (const s of slots) s.worker?.postMessage({ t: 'news', news } satisfies ToThread);
     },
     live: () => slots.filter((s) => s.worker).length,

@@ -4,6 +4,7 @@ import { createLogger } from '../log.js';
 import { migrateAll, openStores, type Stores } from '../storage/stores.js';
 import { createIndexer } from '../indexer/indexer.js';
 import { createDerived } from '../derived/scheduler.js';
+import { ExchangeRates } from '../derived/exchange-rates.js';
 import { startApi } from '../api/start-api.js';
 import { Notifier } from '../notify/notifier.js';
 import { WatchlistMatcher } from '../notify/watchlist.js';
@@ -127,7 +128,30 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   derived.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });
   life.add({ name: 'derived data lanes', stop: () => derived.stop() });
+  startExchangeRates(cfg, stores, life);
   return { indexer, derived };
+}
+
+/** The price fetcher (EXCHANGE_RATES_URL; off when unset), beside the indexer: it writes what the API reads. */
+function startExchangeRates(cfg: Config, stores: Stores, life: Lifecycle): void {
+  if (!cfg.exchangeRatesUrl) return;
+  const rates = new ExchangeRates({
+    pg: stores.pg,
+    url: cfg.exchangeRatesUrl,
+    coinId: cfg.exchangeRatesCoinId,
+    platform: cfg.exchangeRatesPlatform,
+    apiKey: cfg.exchangeRatesApiKey,
+    periodMs: cfg.exchangeRatesPeriodS * 1000,
+    tokensPeriodMs: cfg.exchangeRatesTokensPeriodS * 1000,
+    tokensMax: cfg.exchangeRatesTokensMax,
+    log: createLogger('prices'),
+  });
+  if (!rates.kinds.length) {
+    log.warn('EXCHANGE_RATES_URL is set but neither EXCHANGE_RATES_COIN_ID nor EXCHANGE_RATES_PLATFORM (with EXCHANGE_RATES_TOKENS_MAX > 0): no price is asked');
+    return;
+  }
+  rates.start();
+  life.add({ name: 'price fetcher', stop: () => rates.stop() });
 }
 
 /** Delivers due watchlist notifications (webhooks, e-mail); several may run at once. */
@@ -201,6 +225,11 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     tokenSearchMemoryMax: cfg.tokenSearchMemoryMax,
     readyMaxLagBlocks: cfg.readyMaxLagBlocks,
     signatureLookup: cfg.signatureLookupUrl ? { url: cfg.signatureLookupUrl, format: cfg.signatureLookupFormat } : undefined,
+    // Answers show the prices the indexer process's fetcher stored; one not renewed for a day (or
+    // three periods, if longer) is no longer shown as current.
+    exchangeRates: cfg.exchangeRatesUrl
+      ? { staleMs: Math.max(24 * 3600_000, 3000 * Math.max(cfg.exchangeRatesPeriodS, cfg.exchangeRatesTokensPeriodS)) }
+      : undefined,
     log: createLogger('api'),
     events: sources,
     observe: (route, status, seconds) => metrics.observeRequest(route, status, seconds),

@@ -111,6 +111,9 @@ async function addressTransactionRows(ctx: ApiContext, a: string, o: AddressTxOp
 }
 
 /** An address's NFT lists' filter and paging (/nft and /nft/collections). */
+/** A page's fiat_value: a decimal as Blockscout's FloatString (longer ones are no value a page ends on). */
+const DECIMAL = /^([1-9][0-9]{0,39}|0)(\.[0-9]{1,40})?$/;
+
 const NFT_QUERY: Readonly<Record<string, ParamSpec>> = {
   type: TOKEN_TYPES,
   items_count: ITEMS_COUNT,
@@ -155,8 +158,8 @@ export const addressRoutes: RouteDef[] = [
         transactions_count: Number.isSafeInteger(Number(r.tx_count)) ? Number(r.tx_count) : r.tx_count,
       });
       const page = makePage(rows, size, (rs) => rs.map(item), cursor, { echo: echo(query, ['sort', 'order']) });
-      // No price feed and no supply source: both null, never a guess.
-      return { body: { ...page, exchange_rate: null, total_supply: null }, policy: 'volatile' };
+      // The coin's price from the price source (null without one); no supply source: null, never a guess.
+      return { body: { ...page, exchange_rate: ctx.prices.coinPrice(), total_supply: null }, policy: 'volatile' };
     },
   },
   {
@@ -201,8 +204,8 @@ export const addressRoutes: RouteDef[] = [
         creation_status: f.creation ? (f.selfDestructed ? 'selfdestructed' : 'success') : null,
         token: tokens.has(a) || activity.tokenType ? tokenJsonOr(a, activity.tokenType, tokens.get(a)) : null,
         coin_balance: balanceKnown ? row.coin_balance : null,
-        // No price feed.
-        exchange_rate: null,
+        // The coin's current price (null without a price source).
+        exchange_rate: ctx.prices.coinPrice(),
         block_number_balance_updated_at: balanceKnown && row.coin_balance_block !== null ? Number(row.coin_balance_block) : null,
         has_validated_blocks: activity.hasValidatedBlocks,
         has_logs: activity.hasLogs,
@@ -389,7 +392,9 @@ export const addressRoutes: RouteDef[] = [
     pattern: '/addresses/:address_hash_param/token-balances',
     path: ADDRESS_PATH,
     async handler({ path, ctx }) {
-      const rows = await addressTokenBalances(ctx.pg, path.address_hash_param as string);
+      // With token prices, by USD value first, as Blockscout lists them.
+      const fiat = ctx.prices.tokensFreshSince();
+      const rows = await addressTokenBalances(ctx.pg, path.address_hash_param as string, fiat === null ? {} : { fiat: { since: new Date(fiat) } });
       const tokens = await ctx.withPublicIcons(rows.map((r) => r.token));
       // Blockscout leaves token_instance null here (it is filled on /tokens).
       const body: TokenBalanceJson[] = rows.map((r, i) => ({ token: tokenJson(tokens[i]!), token_id: r.token_id || null, token_instance: null, value: r.value }));
@@ -401,7 +406,7 @@ export const addressRoutes: RouteDef[] = [
     path: ADDRESS_PATH,
     query: {
       type: TOKEN_TYPES,
-      // Market data is not indexed: accepted, unused.
+      // With token prices, the balance's USD value the page follows (Blockscout's order); else unused.
       fiat_value: { kind: 'nullableString' },
       id: { kind: 'int' },
       value: { kind: 'digitsOrEmpty' },
@@ -410,8 +415,11 @@ export const addressRoutes: RouteDef[] = [
     async handler({ path, query, ctx }) {
       const a = path.address_hash_param as string;
       const size = pageSize(query);
-      const after = typeof query.value === 'string' && typeof query.id === 'bigint' ? { value: query.value, id: query.id } : undefined;
-      const rows = await addressTokenBalances(ctx.pg, a, { types: query.type as string[] | undefined, after, limit: size + 1 });
+      // With token prices, Blockscout's order: by the balances' USD value first (those without one last).
+      const fiat = ctx.prices.tokensFreshSince();
+      const fiatAfter = typeof query.fiat_value === 'string' && DECIMAL.test(query.fiat_value) ? query.fiat_value : null;
+      const after = typeof query.value === 'string' && typeof query.id === 'bigint' ? { fiat: fiatAfter, value: query.value, id: query.id } : undefined;
+      const rows = await addressTokenBalances(ctx.pg, a, { types: query.type as string[] | undefined, after, limit: size + 1, fiat: fiat === null ? undefined : { since: new Date(fiat) } });
       const pageRows = rows.slice(0, size);
       // ERC-1155 balances are per id: they carry the id's instance.
       const pairs = pageRows.filter((r) => r.token_id !== '').map((r) => ({ token: r.token.address, tokenId: r.token_id }));
@@ -430,7 +438,7 @@ export const addressRoutes: RouteDef[] = [
           value: r.value,
         };
       };
-      const cursor = (r: BalanceRow) => ({ fiat_value: null, value: r.value, id: int(r.id) });
+      const cursor = (r: BalanceRow) => ({ fiat_value: r.fiat_value ?? null, value: r.value, id: int(r.id) });
       const page = makePage(rows, size, (rs) => rs.map(item), cursor);
       // The caveat of these figures only (the coin balance's is the address's).
       const caveats = async (f: HistoryFacts) => {

@@ -108,7 +108,7 @@ async function lookups(ctx: ApiContext, p: Parsed, q: string): Promise<Found> {
       const [token, contract] = await Promise.all([tokenByAddress(ctx.pg, p.address), isContract(ctx, p.address)]);
       await ctx.refreshPublicNames();
       const named = ctx.publicName(p.address);
-      const items: SearchItem[] = token ? [tokenItem(token, named)] : [];
+      const items: SearchItem[] = token ? [tokenItem(token, named, ctx.prices.token(token.address))] : [];
       items.push(addressItem(p.address, contract || token !== null, named));
       return { others: [items], volatileMiss: false };
     }
@@ -210,7 +210,7 @@ export const searchRoutes: RouteDef[] = [
         privateTagItems(ctx, viewer, q),
         tokensSearched(p) ? ctx.searchTokens(q, { limit: QUICK_MAX }) : Promise.resolve([] as TokenSearchRow[]),
       ]);
-      const items = balance([...found.others, tags, tokens.map((r) => tokenItem(r, ctx.publicName(r.address)))], QUICK_MAX);
+      const items = balance([...found.others, tags, tokens.map((r) => tokenItem(r, ctx.publicName(r.address), ctx.prices.token(r.address)))], QUICK_MAX);
       return { body: byPriority(items), policy: policy(found, tags) };
     },
   },
@@ -251,7 +251,7 @@ async function redirectFor(ctx: ApiContext, q: string): Promise<{ body: { redire
 function tokenPage(ctx: ApiContext, q: string, rows: TokenSearchRow[], size: number, others: SearchItem[]) {
   const more = rows.length > size;
   const shown = more ? rows.slice(0, size) : rows;
-  const items = byPriority([...others, ...shown.map((r) => tokenItem(r, ctx.publicName(r.address)))]);
+  const items = byPriority([...others, ...shown.map((r) => tokenItem(r, ctx.publicName(r.address), ctx.prices.token(r.address)))]);
   return { items, next_page_params: more && shown.length ? searchPageParams(q, shown[shown.length - 1]!) : null };
 }
 

@@ -314,7 +314,8 @@ export const smartContractRoutes: RouteDef[] = [
             has_constructor_args: r.has_constructor_args,
             language: r.language,
             license_type: r.license_type,
-            market_cap: null,
+            // A token contract's circulating market cap, where the price source knows the token (Blockscout's).
+            market_cap: ctx.prices.token(r.address_hash)?.marketCap ?? null,
             optimization_enabled: r.optimization,
             transactions_count: Number(r.tx_count),
             verified_at: isoDate(r.verified_at),

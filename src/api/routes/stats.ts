@@ -1,7 +1,8 @@
 // /stats, /stats/charts/*, /stats/hot-smart-contracts (routes/hot-contracts.ts) and
 // /main-page/indexing-status: counters, the gas tracker (src/api/gas-prices.ts) and the daily
-// transactions chart computed from what is stored. No price feed: the price fields are null (the
-// market chart an empty series), never a number we do not have.
+// transactions chart computed from what is stored. Prices are what the price source last answered
+// (EXCHANGE_RATES_URL; src/api/prices.ts): without one, or without a recent answer, the price
+// fields are null and the market chart an empty series, never a number we do not have.
 import { blocksSince, chainTotals } from '../../storage/clickhouse/reads/stats.js';
 import { AVERAGE_BLOCKS, gasTracker } from '../gas-prices.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
@@ -41,8 +42,8 @@ export const statsRoutes: RouteDef[] = [
         transactions_today: today.transactions,
         gas_used_today: today.gasUsed,
         network_utilization_percentage: recent.count ? percent(BigInt(recent.gasUsed), BigInt(recent.gasLimit)) : null,
-        coin_price: null,
-        coin_price_change_percentage: null,
+        coin_price: ctx.prices.coinPrice(),
+        coin_price_change_percentage: ctx.prices.changePercent(clock.now()),
         coin_image: null,
         secondary_coin_price: null,
         secondary_coin_image: null,
@@ -56,6 +57,10 @@ export const statsRoutes: RouteDef[] = [
       // Milliseconds between consecutive blocks over the recent window; with fewer than two
       // blocks there is no average, so the key is left out (the schema allows it; never 0).
       if (averageMs !== null) body.average_block_time = averageMs;
+      // The source's market cap with the current price; without one the key is left out (the
+      // schema's market_cap is a number string, never null; Blockscout's "0" is a figure nobody computed).
+      const marketCap = ctx.prices.coinMarketCap();
+      if (marketCap !== null) body.market_cap = marketCap;
       return { body, policy: 'volatile' };
     },
   },
@@ -78,10 +83,12 @@ export const statsRoutes: RouteDef[] = [
   },
   {
     pattern: '/stats/charts/market',
-    async handler() {
-      // No price source: an empty series, as Blockscout answers without one. available_supply is
-      // left out rather than a 0 nobody computed.
-      return { body: { chart_data: [] }, policy: 'stable' };
+    async handler({ ctx }) {
+      // The explorer's own record of the source's answers, a point a day (the day's last answer;
+      // today's the current price), newest first; an empty series without a source, as Blockscout
+      // answers without one. available_supply is left out rather than a 0 nobody computed. Volatile:
+      // today's point moves with every answer (the app drops cached answers when prices change).
+      return { body: { chart_data: ctx.prices.marketChart(clock.now()) }, policy: 'volatile' };
     },
   },
   {

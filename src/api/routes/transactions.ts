@@ -61,7 +61,7 @@ async function pendingPage(ctx: ApiContext, rows: PendingRead[], size: number) {
     ctx.addressFacts(rows.slice(0, size).flatMap((p) => (p.to ? [p.from, p.to] : [p.from]))),
     ctx.signatures.prefetch(rows.slice(0, size).flatMap((p) => (p.to ? [p.input.slice(0, 10)] : []))),
   ]);
-  return makePage(rows, size, (rs) => rs.map((p) => pendingTransactionJson(p, facts, ctx.signatures)), (p) => ({ inserted_at: p.inserted_at, hash: p.hash }), {
+  return makePage(rows, size, (rs) => rs.map((p) => pendingTransactionJson(p, facts, ctx.signatures, ctx.prices.coinPrice())), (p) => ({ inserted_at: p.inserted_at, hash: p.hash }), {
     echo: { filter: 'pending' },
   });
 }
@@ -153,7 +153,7 @@ export const transactionRoutes: RouteDef[] = [
           ctx.addressFacts([found.pending.from, found.pending.to ?? '']),
           ctx.signatures.prefetch(found.pending.to ? [found.pending.input.slice(0, 10)] : []),
         ]);
-        return { body: pendingTransactionJson(found.pending, facts, ctx.signatures), policy: 'none' };
+        return { body: pendingTransactionJson(found.pending, facts, ctx.signatures, ctx.prices.coinPrice()), policy: 'none' };
       }
       const tx = found.tx;
       // The transfers and their addresses' facts, beside the transaction's own lookups.

@@ -5,6 +5,7 @@ import type { AddressFacts } from '../../storage/clickhouse/reads/addresses.js';
 import { checksum } from './common.js';
 import type { IndexedAbi } from '../../abi/decode.js';
 import type { ProxyType } from '../proxies.js';
+import type { TokenMarket } from '../prices.js';
 
 export interface AddressJson {
   hash: string;
@@ -53,6 +54,8 @@ export function publicIconUrl(origin: string, icon: string | null | undefined): 
 /** A token row with the URL of its approved icon, attached by ApiContext. */
 export interface WithPublicIcon {
   public_icon_url?: string | null;
+  /** A token's price, where the price source knows it (ApiContext.withPublicIcons adds both). */
+  market?: TokenMarket;
 }
 
 /** Blockscout's public_tags of an address: display_name as approved, label its lower-case slug. */

@@ -1,12 +1,13 @@
 // Search result items as Blockscout's search_view renders them (../shared/spec/blockscout-api-v2.md
 // §3.9): one shape per `type`, each with its `priority` (block 3, token 2, address and
 // transaction 0; a list is ordered by priority, highest first), addresses EIP-55 checksummed.
-// What this instance does not have is null or false, never invented: no prices, ENS,
-// verified sources, certification or scam lists yet. An approved public name (#19) gives an item
+// What this instance does not have is null or false, never invented: no ENS, verified sources,
+// certification or scam lists yet; a token's price only where the price source knows it. An approved public name (#19) gives an item
 // its name, a token its icon and is_verified_via_admin_panel.
 import type { TokenSearchRow, TokenCursor } from '../../storage/postgres/reads/search.js';
 import { checksum, isoTimestamp } from './common.js';
 import type { PublicNameFact } from './address.js';
+import type { TokenMarket } from '../prices.js';
 
 export interface TokenItem {
   type: 'token';
@@ -64,8 +65,8 @@ export type SearchItem = TokenItem | AddressItem | BlockItem | TransactionItem;
 
 export const PRIORITY = { block: 3, token: 2, address: 0, transaction: 0 } as const;
 
-/** `p`: the token's approved public name, if any (its icon; the operator reviewed it). */
-export function tokenItem(r: TokenSearchRow, p?: PublicNameFact): TokenItem {
+/** `p`: the token's approved public name, if any (its icon; the operator reviewed it); `m` its price, if known. */
+export function tokenItem(r: TokenSearchRow, p?: PublicNameFact, m?: TokenMarket): TokenItem {
   const a = checksum(r.address);
   return {
     type: 'token',
@@ -78,9 +79,9 @@ export function tokenItem(r: TokenSearchRow, p?: PublicNameFact): TokenItem {
     token_type: r.type,
     // No verified sources exist on this instance yet.
     is_smart_contract_verified: false,
-    exchange_rate: null,
+    exchange_rate: m?.exchangeRate ?? null,
     total_supply: r.total_supply,
-    circulating_market_cap: null,
+    circulating_market_cap: m?.marketCap ?? null,
     is_verified_via_admin_panel: p !== undefined,
     certified: false,
     priority: PRIORITY.token,

@@ -1,7 +1,7 @@
 // Token JSON from derived data (Blockscout's token_view): the Token object, NFT instances,
-// holders and an address's token balances. Market data (exchange rate, volume, market cap) is
-// not indexed here: null, never invented. The icon is the one the operator approved (#19), served
-// by this instance.
+// holders and an address's token balances. Market data (exchange rate, 24-hour volume, market
+// cap) is what the price source last said of the token (src/api/prices.ts), null where it says
+// nothing, never invented. The icon is the one the operator approved (#19), served by this instance.
 import type { TokenRow, InstanceRow, IdHolders } from '../../storage/postgres/reads/tokens.js';
 import { addressObject, tokenObject, type AddressJson, type FactsLookup, type TokenJson, type WithPublicIcon } from './address.js';
 import { checksum } from './common.js';
@@ -17,11 +17,11 @@ export function tokenJson(t: TokenRow & WithPublicIcon): TokenJson {
     decimals: t.decimals === null || t.decimals === undefined ? null : String(t.decimals),
     // Blockscout clamps a negative count to "0".
     holders_count: (holders < 0n ? 0n : holders).toString(),
-    exchange_rate: null,
-    volume_24h: null,
+    exchange_rate: t.market?.exchangeRate ?? null,
+    volume_24h: t.market?.volume24h ?? null,
     total_supply: t.total_supply,
     icon_url: t.public_icon_url ?? null,
-    circulating_market_cap: null,
+    circulating_market_cap: t.market?.marketCap ?? null,
     reputation: 'ok',
   };
 }

@@ -230,16 +230,27 @@ export interface BalanceRow {
   token_id: string;
   value: string;
   token: TokenRow;
+  /** The balance's USD value (by the price source's price and the token's decimals); null: no price. Only with `fiat`. */
+  fiat_value?: string | null;
+}
+
+/** Where a page of an address's token balances starts: after this fiat value (null: among those without one), value and id. */
+export interface BalanceKey {
+  fiat?: string | null;
+  value: string;
+  id: bigint;
 }
 
 /**
  * An address's positive token balances with their tokens: value desc, id desc (Blockscout's
- * order without fiat values). Without `limit`, all of them (/token-balances).
+ * order without fiat values); with `fiat` (prices stored since `fiat.since`, sql/postgres/0020),
+ * Blockscout's order with them: the balances' USD value desc (those without one last), then
+ * value desc, id desc. Without `limit`, all of them (/token-balances).
  */
 export async function addressTokenBalances(
   pg: PgStore,
   holder: string,
-  o: { types?: readonly string[]; after?: { value: string; id: bigint }; limit?: number } = {},
+  o: { types?: readonly string[]; after?: BalanceKey; limit?: number; fiat?: { since: Date } } = {},
 ): Promise<BalanceRow[]> {
   const params: unknown[] = [holder];
   const p = (v: unknown) => {
@@ -248,18 +259,30 @@ export async function addressTokenBalances(
   };
   let where = '';
   if (o.types && o.types.length) where += ` AND t.type = ANY(${p(o.types)}::text[])`;
-  if (o.after) where += ` AND (b.value, b.id) < (${p(o.after.value)}::numeric, ${p(clampI64(o.after.id))}::bigint)`;
-  const rows = await pg.query<Omit<BalanceRow, 'token'> & TokenRow>(
-    `SELECT b.id, b.token_id, b.value::text AS value, ${TOKEN_COLS}
-     FROM token_balances b JOIN tokens t ON t.address = b.token
-     WHERE b.holder = $1 AND b.value > 0${where}
-     ORDER BY b.value DESC, b.id DESC${o.limit !== undefined ? ` LIMIT ${p(o.limit)}` : ''}`,
+  const fiatCol = o.fiat ? ', b.value * pr.price / power(10::numeric, t.decimals) AS fiat' : '';
+  const priceJoin = o.fiat ? ` LEFT JOIN token_prices pr ON pr.token = b.token AND pr.fetched_at >= ${p(o.fiat.since)}` : '';
+  let after = '';
+  if (o.after) {
+    const rest = `(x.value, x.id) < (${p(o.after.value)}::numeric, ${p(clampI64(o.after.id))}::bigint)`;
+    if (!o.fiat) after = ` WHERE ${rest}`;
+    else if (o.after.fiat === null || o.after.fiat === undefined) after = ` WHERE x.fiat IS NULL AND ${rest}`;
+    else {
+      const f = p(o.after.fiat);
+      after = ` WHERE (x.fiat < ${f}::numeric OR x.fiat IS NULL OR (x.fiat = ${f}::numeric AND ${rest}))`;
+    }
+  }
+  const rows = await pg.query<Omit<BalanceRow, 'token'> & TokenRow & { fiat?: string | null }>(
+    `SELECT * FROM (
+       SELECT b.id, b.token_id, b.value AS value, ${TOKEN_COLS}${fiatCol}
+       FROM token_balances b JOIN tokens t ON t.address = b.token${priceJoin}
+       WHERE b.holder = $1 AND b.value > 0${where}) x${after}
+     ORDER BY ${o.fiat ? 'x.fiat DESC NULLS LAST, ' : ''}x.value DESC, x.id DESC${o.limit !== undefined ? ` LIMIT ${p(o.limit)}` : ''}`,
     params,
   );
   return rows.map((r) => ({
     id: r.id,
     token_id: r.token_id,
-    value: r.value,
+    value: String(r.value),
     token: {
       address: r.address,
       type: r.type,
@@ -270,6 +293,7 @@ export async function addressTokenBalances(
       holder_count: r.holder_count,
       transfer_count: r.transfer_count,
     },
+    ...(o.fiat ? { fiat_value: r.fiat ?? null } : {}),
   }));
 }
 
