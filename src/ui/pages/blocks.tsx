@@ -124,7 +124,20 @@ export async function blockPage(ctx: PageCtx): Promise<PageResult> {
             <Row label="Transaction fees">
               <Amount value={b.transaction_fees} decimals={18} symbol={ctx.coin} />
             </Row>
-            {b.blob_gas_used && b.blob_gas_used !== '0' ? <Row label="Blob gas used">{groupDigits(b.blob_gas_used)}</Row> : null}
+            {/* EIP-4844 (Blockscout's Ethereum build): a block since Cancun has blob gas fields, null before. */}
+            {b.blob_gas_used != null ? (
+              <>
+                <Row label="Blob transactions">{groupDigits(String(b.blob_transactions_count ?? 0))}</Row>
+                <Row label="Blob gas used">{groupDigits(b.blob_gas_used)}</Row>
+                {b.excess_blob_gas != null ? <Row label="Excess blob gas">{groupDigits(b.excess_blob_gas)}</Row> : null}
+                {b.blob_gas_price != null ? <Row label="Blob gas price">{gwei(b.blob_gas_price)}</Row> : null}
+                {b.blob_gas_price != null && b.burnt_blob_fees != null ? (
+                  <Row label="Burnt blob fees" hint="Blob gas used times the blob gas price: destroyed">
+                    <Amount value={b.burnt_blob_fees} decimals={18} symbol={ctx.coin} />
+                  </Row>
+                ) : null}
+              </>
+            ) : null}
             {b.difficulty !== null && b.difficulty !== '0' ? <Row label="Difficulty">{groupDigits(b.difficulty)}</Row> : null}
             {b.size !== null ? <Row label="Size">{groupDigits(String(b.size))} bytes</Row> : null}
             <Row label="Nonce">
