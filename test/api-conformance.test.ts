@@ -104,6 +104,9 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     cases.push({ template: '/v2/transactions/{transaction_hash_param}/state-changes', path: `${V2}/transactions/${h}/state-changes`, list: true });
     cases.push({ template: '/v2/transactions/{transaction_hash_param}/summary', path: `${V2}/transactions/${h}/summary` });
     cases.push({ template: '/v2/transactions/{transaction_hash_param}/summary', path: `${V2}/transactions/${h}/summary?just_request_body=true` });
+    // Blockscout's Ethereum build (test/helpers/openapi.ts, ethereumBuild): no devnet transaction
+    // carries blobs, so these are empty; test/api-blobs.test.ts validates blob transactions' answers.
+    cases.push({ template: '/v2/transactions/{transaction_hash_param}/blobs', path: `${V2}/transactions/${h}/blobs` });
   }
   const addrs = [...s.accounts, s.freshEoa, s.internalRecipient, ...Object.values(s.contracts), `0x${'12'.repeat(20)}`];
   for (const a of addrs) {
@@ -232,6 +235,22 @@ t.test('conformance and fuzz on the devnet scenario', async (t) => {
       t.same(validate(doc!, schema, r.body), [], `${path}: the 422 body conforms`);
       t.equal(r.body.errors?.[0]?.source?.pointer, pointer, `${path}: names ${pointer}`);
     }
+    // The blob paths: a bad transaction hash as every transaction path answers it (OpenApiSpex's
+    // 422); /blobs/{hash} casts its hash itself (Blockscout's BlobController: {:format, _}), and a
+    // blob no transaction carries is Blockscout's 404.
+    const badTx = await api.get(`${V2}/transactions/0x12/blobs`);
+    t.equal(badTx.status, 422, 'a bad transaction hash for its blobs: 422');
+    t.same(validate(doc!, doc!.paths['/v2/transactions/{transaction_hash_param}'].get.responses['422'].content['application/json'].schema, badTx.body), [], 'its body conforms');
+    t.equal(badTx.body.errors?.[0]?.source?.pointer, '/transaction_hash_param', 'naming the hash');
+    const answer = async (path: string) => {
+      const r = await api.get(path);
+      return { status: r.status, body: r.body };
+    };
+    t.same(await answer(`${V2}/transactions/0x${'ab'.repeat(32)}/blobs`), { status: 404, body: { message: 'Not found' } }, "an unknown transaction's blobs: 404");
+    for (const h of ['0x12', `0x${'zz'.repeat(32)}`, `0x${'01'.repeat(33)}`, 'blob']) {
+      t.same(await answer(`${V2}/blobs/${h}`), { status: 422, body: { message: 'Invalid parameter(s)' } }, `/blobs/${h}: 422`);
+    }
+    t.same(await answer(`${V2}/blobs/0x01${'ab'.repeat(31)}`), { status: 404, body: { message: 'Not found' } }, 'a blob no transaction carries: 404');
   });
 
   await t.test('fuzz: no 500, no hang', async (t) => {

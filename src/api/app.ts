@@ -12,6 +12,7 @@ import { Router, type RouteDef } from './router.js';
 import type { PriceSnapshot } from './prices.js';
 import { blockRoutes } from './routes/blocks.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { blobRoutes } from './routes/blobs.js';
 import { txSummaryRoutes } from './routes/tx-summary.js';
 import { addressRoutes } from './routes/addresses.js';
 import { listRoutes } from './routes/lists.js';
@@ -40,6 +41,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...blockRoutes,
   ...transactionRoutes,
   ...txSummaryRoutes,
+  ...blobRoutes,
   ...addressRoutes,
   ...listRoutes,
   ...searchRoutes,

@@ -26,6 +26,7 @@ export function loadOpenApi(): OpenApiDoc | null {
   if (!fs.existsSync(OPENAPI_FILE)) return null;
   const doc = parse(fs.readFileSync(OPENAPI_FILE, 'utf8'), { maxAliasCount: -1 }) as OpenApiDoc;
   documentedDifferences(doc);
+  ethereumBuild(doc);
   ourAdditions(doc);
   return doc;
 }
@@ -94,6 +95,91 @@ export function documentedDifferences(doc: OpenApiDoc): void {
   const hot = s.HotContract.properties;
   hot.transactions_count = { type: 'string', pattern: '^[1-9][0-9]*$' };
   hot.total_gas_used = { type: 'string', pattern: '^[1-9][0-9]*$' };
+}
+
+/**
+ * What Blockscout's Ethereum build (CHAIN_TYPE=ethereum) answers beyond the default document, which
+ * this project answers too: EIP-4844's blob fields and blob paths. Where Blockscout defines them
+ * (blockscout/blockscout, apps/block_scout_web/lib/block_scout_web/):
+ * - blocks: schemas/api/v2/block.ex's chain_type_fields :ethereum, filled by
+ *   views/api/v2/ethereum_view.ex extend_block_json_response: blob_transactions_count,
+ *   blob_gas_used and excess_blob_gas on every block (null before Cancun, required), blob_gas_price and
+ *   burnt_blob_fees on a single block. Its beacon_deposits_count (EIP-6110 deposits, required
+ *   there) is not answered here: deposits are not indexed, so it is left out, not required.
+ * - transactions: schemas/api/v2/transaction.ex chain_type_fields :ethereum, filled by
+ *   extend_transaction_json_response on a blob transaction only (absent on others):
+ *   max_fee_per_blob_gas, blob_versioned_hashes, blob_gas_used, blob_gas_price, burnt_blob_fee.
+ *   Nullable here: a node whose receipts lack the blob fields leaves them unknown (Blockscout
+ *   stores no blob row then).
+ * - GET /transactions/{hash}/blobs (controllers/api/v2/transaction_controller.ex :blobs, items of
+ *   schemas/api/v2/blob.ex) and GET /blobs/{hash} (controllers/api/v2/blob_controller.ex,
+ *   views/api/v2/blob_view.ex: the blob and `transaction_hashes`, items {block_consensus,
+ *   transaction_hash}). blob_data, kzg_commitment and kzg_proof are null where the blob's data is
+ *   not known (Blockscout's left join with its blobs table gives nil; its schema says non-null).
+ *   Each transaction_hashes item's block_number and timestamp are this project's additions.
+ */
+function ethereumBuild(doc: OpenApiDoc): void {
+  const s = doc.components.schemas;
+  for (const name of ['Block', 'BlockResponse']) {
+    Object.assign(s[name].properties, {
+      blob_transactions_count: { type: 'integer', minimum: 0, nullable: false },
+      blob_gas_used: ref('IntegerStringNullable'),
+      excess_blob_gas: ref('IntegerStringNullable'),
+      blob_gas_price: ref('IntegerStringNullable'),
+      burnt_blob_fees: ref('IntegerString'),
+    });
+    s[name].required = [...s[name].required, 'blob_transactions_count', 'blob_gas_used', 'excess_blob_gas'];
+  }
+  for (const name of ['Transaction', 'TransactionResponse']) {
+    Object.assign(s[name].properties, {
+      max_fee_per_blob_gas: ref('IntegerStringNullable'),
+      blob_versioned_hashes: { type: 'array', items: ref('FullHash'), nullable: false },
+      blob_gas_used: ref('IntegerStringNullable'),
+      blob_gas_price: ref('IntegerStringNullable'),
+      burnt_blob_fee: ref('IntegerStringNullable'),
+    });
+  }
+  const hexOrNull = { type: 'string', pattern: '^0x([A-Fa-f0-9]*)$', nullable: true };
+  const blob = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['hash', 'blob_data', 'kzg_commitment', 'kzg_proof'],
+    properties: { hash: ref('FullHash'), blob_data: hexOrNull, kzg_commitment: hexOrNull, kzg_proof: hexOrNull },
+  };
+  s.Blob = blob;
+  const json = (schema: Schema) => ({ '200': { description: 'OK', content: { 'application/json': { schema } } } });
+  doc.paths['/v2/transactions/{transaction_hash_param}/blobs'] = {
+    get: {
+      parameters: doc.paths['/v2/transactions/{transaction_hash_param}'].get.parameters,
+      responses: json({ type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('Blob') } } }),
+    },
+  };
+  doc.paths['/v2/blobs/{blob_hash_param}'] = {
+    get: {
+      parameters: [{ in: 'path', name: 'blob_hash_param', required: true, schema: ref('FullHash') }],
+      responses: json({
+        ...blob,
+        required: [...blob.required, 'transaction_hashes'],
+        properties: {
+          ...blob.properties,
+          transaction_hashes: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['block_consensus', 'transaction_hash', 'block_number', 'timestamp'],
+              properties: {
+                block_consensus: { type: 'boolean' },
+                transaction_hash: ref('FullHash'),
+                block_number: { type: 'integer', minimum: 0 },
+                timestamp: { type: 'string', format: 'date-time' },
+              },
+            },
+          },
+        },
+      }),
+    },
+  };
 }
 
 /**
