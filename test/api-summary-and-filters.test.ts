@@ -1,4 +1,6 @@
-// /transactions/{h}/summary against a devnet scenario with known answers (issue #31, section 6):
+// On one devnet with a Uniswap v2 pair, WETH9 and the scenario's transfers of each standard:
+// advanced filters against the node's own blocks, receipts and traces (issue #31, section 2), and
+// /transactions/{h}/summary with known answers (section 6):
 // liquidity added to and a swap on a real Uniswap v2 pair deployed from @uniswap/v2-core's own
 // build, a wrap and an unwrap on WETH9 from @uniswap/v2-periphery's, approvals (an amount, unlimited,
 // a revoke), and the scenario's transfers of each standard, mints, burns, coin transfers and
@@ -8,6 +10,7 @@ import t from 'tap';
 import { createRequire } from 'node:module';
 import { encodeAbiParameters, encodeFunctionData, formatUnits, parseAbi, type Abi, type Hex } from 'viem';
 import { apiWithDerived } from './helpers/api-derived.js';
+import { afPage, afQuery } from '../src/api/advanced-filters.js';
 import { rpc, sendMined } from './helpers/rpc.js';
 import { compileContracts } from '../src/devnet/compile.js';
 import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
@@ -133,5 +136,150 @@ t.test('transaction summaries', async (t) => {
     t.equal((await f.get(`/api/v2/transactions/0x${'ab'.repeat(32)}/summary`)).status, 404);
     t.equal((await f.get('/api/v2/transactions/0x12/summary')).status, 422);
     t.equal((await f.get(`/api/v2/transactions/${swap.hash}/summary?just_request_body=maybe`)).status, 422);
+  });
+
+  await t.test('advanced filters, against the node', async (t) => {
+    // The truth: every transaction, token transfer and listed internal transaction, from the node.
+    type Truth = { kind: 'transaction' | 'token_transfer' | 'internal'; block: number; txIndex: number; sub: number; sub2: number; from: string; to: string; type: string; selector: string | null; value: bigint; token?: string; hash: string; ts: number };
+    const truth: Truth[] = [];
+    const head = Number(await rpc<string>(url, 'eth_blockNumber'));
+    const code = new Map<string, boolean>();
+    const isContract = async (a: string) => {
+      if (!code.has(a)) code.set(a, (await rpc<string>(url, 'eth_getCode', [a, 'latest'])).length > 2);
+      return code.get(a)!;
+    };
+    const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    const SINGLE = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62';
+    const BATCH = '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb';
+    const word = (d: string, i: number) => BigInt('0x' + d.slice(2 + 64 * i, 66 + 64 * i));
+    const topicAddr = (x: string) => '0x' + x.slice(26);
+    for (let n = 0; n <= head; n++) {
+      const b = await rpc<{ timestamp: string; transactions: { hash: string; from: string; to: string | null; input: string; value: string; transactionIndex: string }[] }>(url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]);
+      const receipts = await rpc<{ transactionIndex: string; contractAddress: string | null; status: string; logs: { address: string; topics: string[]; data: string; logIndex: string }[] }[]>(url, 'eth_getBlockReceipts', [`0x${n.toString(16)}`]);
+      const traces = await rpc<{ transactionPosition: number; traceAddress: number[]; type: string; action: { from: string; to?: string; value: string; input?: string }; result?: { address?: string } | null }[]>(url, 'trace_block', [`0x${n.toString(16)}`]);
+      const ts = Number(b.timestamp);
+      for (const x of b.transactions) {
+        const i = Number(x.transactionIndex);
+        const to = x.to?.toLowerCase() ?? '';
+        const type = to === '' ? 'contract_creation' : (await isContract(to)) ? 'contract_interaction' : 'coin_transfer';
+        truth.push({ kind: 'transaction', block: n, txIndex: i, sub: 0, sub2: 0, from: x.from.toLowerCase(), to, type, selector: x.input.length >= 10 ? x.input.slice(0, 10) : null, value: BigInt(x.value), hash: x.hash, ts });
+        const r = receipts.find((y) => Number(y.transactionIndex) === i)!;
+        for (const l of r.logs) {
+          const tokenType = l.topics[0] === TRANSFER ? (l.topics.length === 4 ? 'ERC-721' : l.topics.length === 3 ? 'ERC-20' : null) : l.topics[0] === SINGLE || l.topics[0] === BATCH ? 'ERC-1155' : null;
+          if (!tokenType) continue;
+          const base = { kind: 'token_transfer' as const, block: n, txIndex: i, sub: Number(l.logIndex), type: tokenType, selector: x.input.length >= 10 ? x.input.slice(0, 10) : null, token: l.address.toLowerCase(), hash: x.hash, ts };
+          if (tokenType === 'ERC-20') truth.push({ ...base, sub2: 0, from: topicAddr(l.topics[1]!), to: topicAddr(l.topics[2]!), value: word(l.data, 0) });
+          else if (tokenType === 'ERC-721') truth.push({ ...base, sub2: 0, from: topicAddr(l.topics[1]!), to: topicAddr(l.topics[2]!), value: 1n });
+          else if (l.topics[0] === SINGLE) truth.push({ ...base, sub2: 0, from: topicAddr(l.topics[2]!), to: topicAddr(l.topics[3]!), value: word(l.data, 1) });
+          else {
+            const count = Number(word(l.data, Number(word(l.data, 0) / 32n)));
+            for (let k = 0; k < count; k++) truth.push({ ...base, sub2: k, from: topicAddr(l.topics[2]!), to: topicAddr(l.topics[3]!), value: word(l.data, Number(word(l.data, 1) / 32n) + 1 + k) });
+          }
+        }
+      }
+      for (const tr of traces as (typeof traces[number] & { action: { address?: string; refundAddress?: string; balance?: string } })[]) {
+        if (tr.traceAddress.length === 0 && tr.type === 'call') continue;
+        if (tr.type === 'reward') continue;
+        if (tr.type === 'suicide') {
+          const tx = b.transactions.find((x) => Number(x.transactionIndex) === tr.transactionPosition)!;
+          const to = tr.action.refundAddress!.toLowerCase();
+          truth.push({ kind: 'internal', block: n, txIndex: tr.transactionPosition, sub: -1, sub2: 0, from: tr.action.address!.toLowerCase(), to, type: (await isContract(to)) ? 'contract_interaction' : 'coin_transfer', selector: null, value: BigInt(tr.action.balance!), hash: tx.hash, ts });
+          continue;
+        }
+        const to = (tr.type === 'create' ? '' : tr.action.to?.toLowerCase()) ?? '';
+        const tx = b.transactions.find((x) => Number(x.transactionIndex) === tr.transactionPosition)!;
+        const type = tr.type === 'create' ? 'contract_creation' : (await isContract(to)) ? 'contract_interaction' : 'coin_transfer';
+        truth.push({ kind: 'internal', block: n, txIndex: tr.transactionPosition, sub: -1, sub2: 0, from: tr.action.from.toLowerCase(), to, type, selector: tr.action.input && tr.action.input.length >= 10 ? tr.action.input.slice(0, 10) : null, value: BigInt(tr.action.value), hash: tx.hash, ts });
+      }
+    }
+    const walk = async (query: string) => {
+      const items: any[] = [];
+      let next: Record<string, unknown> | null = null;
+      let pages = 0;
+      do {
+        const qs = new URLSearchParams(query);
+        if (next) for (const [k, v] of Object.entries(next)) qs.set(k, v === null ? 'null' : String(v));
+        const r = await f.get(`/api/v2/advanced-filters?${qs}`);
+        if (r.status !== 200) throw new Error(`${qs}: ${r.status} ${JSON.stringify(r.body)}`);
+        items.push(...r.body.items);
+        next = r.body.next_page_params;
+        pages++;
+      } while (next && pages < 100);
+      return { items, pages };
+    };
+    const kindOf = (i: any) => (i.internal_transaction_index !== null ? 'internal' : i.token_transfer_index !== null ? 'token_transfer' : 'transaction');
+    const sig = (x: { kind: string; hash: string; type: string; from: string; to: string; value: bigint | string }) => `${x.kind} ${x.hash} ${x.type} ${x.from} ${x.to} ${x.value}`;
+    const got = (items: any[]) => items.map((i) => sig({ kind: kindOf(i), hash: i.hash, type: i.type, from: i.from?.hash.toLowerCase() ?? '', to: i.to?.hash.toLowerCase() ?? '', value: i.value ?? (i.total?.value ?? (i.type === 'ERC-721' ? '1' : '')) })).sort();
+    const want = (pred: (x: Truth) => boolean) => truth.filter(pred).map((x) => sig(x)).sort();
+
+    const all = await walk('');
+    t.ok(all.pages > 2, `the whole chain over ${all.pages} pages`);
+    t.same(got(all.items), want(() => true), `every transaction, token transfer and internal transaction of the chain (${truth.length})`);
+    const keys = all.items.map((i) => [i.block_number, i.transaction_index, kindOf(i)]);
+    t.ok(keys.every((k, j) => j === 0 || k[0] < keys[j - 1]![0] || (k[0] === keys[j - 1]![0] && k[1] <= keys[j - 1]![1])), 'newest first');
+
+    // A scan checked here that stops at its cap ends the page where it stopped, with a cursor there:
+    // walked with a cap of 4 rows, pages come short (some empty) and the whole still matches.
+    const capped: any[] = [];
+    let at: Parameters<typeof afPage>[2];
+    let short = 0;
+    for (let n = 0; n < 500; n++) {
+      const p = await afPage(f.app.ctx, afQuery({ transaction_types: 'CONTRACT_INTERACTION,ERC-20', amount_from: '1' }), at, 5, { cap: 4, batch: 2 });
+      capped.push(...p.items.map((i) => i.json));
+      if (p.items.length < 5 && p.next) short++;
+      if (!p.next) break;
+      at = p.next;
+    }
+    t.ok(short > 0, `${short} pages ended early at a capped scan`);
+    t.same(got(capped), want((x) => (x.type === 'contract_interaction' && x.value >= e18(1n)) || (x.type === 'ERC-20' && x.value >= e18(1n))), 'and together they are every match, in order, once');
+
+    const erc20 = await walk('transaction_types=ERC-20');
+    t.same(got(erc20.items), want((x) => x.type === 'ERC-20'), 'by type: ERC-20 transfers');
+    const creations = await walk('transaction_types=CONTRACT_CREATION,ERC-721');
+    t.same(got(creations.items), want((x) => x.type === 'contract_creation' || x.type === 'ERC-721'), 'creations and ERC-721 transfers');
+    const calls = await walk('transaction_types=CONTRACT_INTERACTION');
+    t.same(got(calls.items), want((x) => x.type === 'contract_interaction'), 'calls to contracts: whether the receiver has code, checked on the rows');
+    const transferSel = await walk('methods=0xa9059cbb');
+    t.same(got(transferSel.items), want((x) => x.selector === '0xa9059cbb'), 'by method: transfer(address,uint256), token transfers by their transaction\'s');
+    const alice = lc(s.accounts[1]!);
+    const bob = lc(s.accounts[2]!);
+    const fromAlice = await walk(`from_address_hashes_to_include=${alice}&to_address_hashes_to_exclude=${bob}&address_relation=and`);
+    t.same(got(fromAlice.items), want((x) => x.from === alice && x.to !== bob), 'from alice and not to bob');
+    const either = await walk(`from_address_hashes_to_include=${alice}&to_address_hashes_to_include=${bob}`);
+    t.same(got(either.items), want((x) => x.from === alice || x.to === bob), 'from alice or to bob (or by default)');
+    const hundred = await walk('transaction_types=ERC-20&amount_from=99.5&amount_to=100');
+    t.same(got(hundred.items), want((x) => x.type === 'ERC-20' && x.value >= e18(995n) / 10n && x.value <= e18(100n)), 'ERC-20 amounts in whole tokens (18 decimals)');
+    t.ok(hundred.items.length >= 3, `${hundred.items.length} transfers of 99.5 to 100`);
+    const coin = await walk('transaction_types=COIN_TRANSFER&amount_from=0.3&amount_to=1');
+    t.same(got(coin.items), want((x) => x.kind !== 'token_transfer' && x.value >= e18(3n) / 10n && x.value <= e18(1n)), 'coin amounts in whole coins (COIN_TRANSFER is any value sent, a creation with value too, as Blockscout)');
+    const dvt = lc(s.contracts.DevnetToken);
+    const onlyDvt = await walk(`token_contract_address_hashes_to_include=${dvt}`);
+    t.same(got(onlyDvt.items), want((x) => x.token === dvt), "one token's transfers");
+    const noNative = await walk(`token_contract_address_hashes_to_exclude=native,${dvt}`);
+    t.same(got(noNative.items), want((x) => x.kind === 'token_transfer' && x.token !== dvt), "'native' excluded: token transfers only, but that token's");
+    const mid = truth[Math.floor(truth.length / 2)]!;
+    const range = await walk(`age_from=${new Date(mid.ts * 1000).toISOString()}&age_to=${new Date(mid.ts * 1000).toISOString()}`);
+    t.same(got(range.items), want((x) => x.ts === mid.ts), 'an age range of one second');
+    t.same((await walk('amount_from=2&amount_to=1')).items, [], 'from above to: nothing, as Blockscout');
+
+    const page = (await f.get(`/api/v2/advanced-filters?token_contract_address_hashes_to_include=${dvt},native&methods=0xa9059cbb`)).body;
+    t.same(page.search_params.methods, { '0xa9059cbb': 'transfer' });
+    t.same(Object.keys(page.search_params.tokens).map(lc), [dvt]);
+    t.equal(page.items[0].token === null || typeof page.items[0].token === 'object', true);
+
+    const csv = await f.app.handle({ method: 'GET', path: '/api/v2/advanced-filters/csv', query: new URLSearchParams('transaction_types=ERC-20') as never, headers: {}, ip: '127.0.0.1', body: Buffer.alloc(0) } as never);
+    t.equal(csv.status, 200);
+    let text = '';
+    for await (const c of (csv as { stream: AsyncIterable<Buffer> }).stream) text += c.toString();
+    const lines = text.trim().split('\r\n');
+    t.equal(lines[0], 'TxHash,Type,MethodId,UtcTimestamp,FromAddress,ToAddress,CreatedContractAddress,Value,TokenContractAddressHash,TokenDecimals,TokenSymbol,TokenValue,TokenID,BlockNumber,Fee,CurrentPrice,TxDateOpeningPrice,TxDateClosingPrice');
+    t.equal(lines.length - 1, want((x) => x.type === 'ERC-20').length, 'the CSV: every ERC-20 transfer, one line each');
+
+    t.same((await f.get('/api/v2/advanced-filters/methods')).body.length, 23, "Blockscout's popular methods");
+    t.same((await f.get('/api/v2/advanced-filters/methods?q=transfer')).body, [{ method_id: '0xa9059cbb', name: 'transfer' }]);
+    t.same((await f.get('/api/v2/advanced-filters/methods?q=0xD0E30DB0')).body, [{ method_id: '0xd0e30db0', name: 'deposit' }]);
+    t.same((await f.get('/api/v2/advanced-filters/methods?q=nosuchmethodanywhere')).body, []);
+    t.equal((await f.get('/api/v2/advanced-filters?nope=1')).status, 422, 'an undeclared parameter');
+    t.equal((await f.get('/api/v2/advanced-filters?block_number=abc&transaction_index=1')).status, 422, 'a cursor that is not a number');
   });
 });

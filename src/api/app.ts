@@ -22,6 +22,7 @@ import { smartContractRoutes } from './routes/smart-contracts.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { configRoutes } from './routes/config.js';
 import { watchlistTransactions } from './routes/watchlist-transactions.js';
+import { advancedFilters } from './routes/advanced-filters.js';
 import { isRefetchPath, refetchMetadata } from './routes/nft-refetch.js';
 import { STATS_SERVICE_PREFIX, statsServiceRoutes } from './routes/stats-service.js';
 import { createCsvExport } from './routes/csv-export.js';
@@ -242,6 +243,9 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
         const watched = await watchlistTransactions(ctx, req);
         if (watched) label.route = 'watchlist transactions';
         if (watched) return watched;
+        const filtered = await advancedFilters(ctx, req, head);
+        if (filtered) label.route = 'advanced filters';
+        if (filtered) return filtered;
       } catch (e) {
         log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
         return reply(500, json(INTERNAL_ERROR_BODY), head);

@@ -56,6 +56,8 @@ import { addressRow } from '../../storage/postgres/reads/addresses.js';
 import { withPointInputs } from '../../storage/postgres/points.js';
 import { tokenHolders, type HolderKey } from '../../storage/postgres/reads/tokens.js';
 import { methodName } from '../../abi/naming.js';
+import { AF_CSV_PATH, afRequest } from './advanced-filters.js';
+import { afCsvChunks } from '../advanced-filters.js';
 import type { IndexedAbi } from '../../abi/decode.js';
 
 export const CSV_KINDS = ['transactions', 'token-transfers', 'internal-transactions', 'logs'] as const;
@@ -485,6 +487,7 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
     async handle(req, path, head) {
       const h = HOLDERS_PATH_RE.exec(path);
       if (h) return holdersExport(req, h[1], head);
+      if (path.replace(/\/+$/, '') === AF_CSV_PATH) return advancedFiltersExport(req, head);
       const m = PATH_RE.exec(path);
       if (!m) return null;
       let r: CsvRequest;
@@ -523,6 +526,20 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
       return refused;
     }
     return { status: 200, headers, body: '', stream: releasing(chunks(), release) };
+  }
+
+  /** Every item the advanced filters match (src/api/advanced-filters.ts), without a row cap. */
+  async function advancedFiltersExport(req: ApiRequest, head: boolean): Promise<ApiReply> {
+    let r: ReturnType<typeof afRequest>;
+    try {
+      r = afRequest(req);
+    } catch (e) {
+      if (e instanceof ApiError) return json(e.status, e.body);
+      throw e;
+    }
+    const headers = exportHeaders('advanced_filters.csv');
+    if (head) return { status: 200, headers, body: '' };
+    return streamed(req, headers, () => afCsvChunks(ctx, r.q, r.cursor, req.meter));
   }
 
   async function holdersExport(req: ApiRequest, rawToken: string, head: boolean): Promise<ApiReply> {
