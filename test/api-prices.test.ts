@@ -7,10 +7,9 @@
 // changes nothing shown (the failure is logged, the answers stay 200); a token it does not know
 // has no price.
 import t from 'tap';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { apiWithDerived } from './helpers/api-derived.js';
 import { request } from './helpers/api.js';
+import { stubPriceSource, type StubPriceSource } from './helpers/price-source.js';
 import { loadOpenApi, responseSchema, validate, type OpenApiDoc } from './helpers/openapi.js';
 import { createApiApp } from '../src/api/app.js';
 import { clock } from '../src/api/routes/clock.js';
@@ -20,42 +19,9 @@ import { createLogger, type Logger } from '../src/log.js';
 const DAY = 86_400_000;
 const V2 = '/api/v2';
 
-interface Stub {
-  coin: { usd: number; usd_market_cap: number } | null;
-  tokens: Record<string, { usd: number; usd_market_cap: number; usd_24h_vol: number }>;
-  mode: 'ok' | 'fail' | 'hang';
-  asked: { url: string; key: string | undefined }[];
-}
-
 t.test('prices from a stub CoinGecko source: stored in the background, shown exactly, null without one', async (t) => {
-  const stub: Stub = { coin: null, tokens: {}, mode: 'ok', asked: [] };
-  const hanging: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
-    stub.asked.push({ url: req.url ?? '', key: req.headers['x-cg-pro-api-key'] as string | undefined });
-    if (stub.mode === 'hang') return void hanging.push(res);
-    if (stub.mode === 'fail') {
-      res.statusCode = 500;
-      return void res.end('{"error":"down"}');
-    }
-    const u = new URL(req.url ?? '/', 'http://x');
-    res.setHeader('content-type', 'application/json');
-    if (u.pathname === '/api/v3/simple/price') {
-      return void res.end(JSON.stringify(stub.coin && u.searchParams.get('ids') === 'ethereum' ? { ethereum: stub.coin } : {}));
-    }
-    if (u.pathname === '/api/v3/simple/token_price/ethereum') {
-      const out: Record<string, unknown> = {};
-      for (const a of (u.searchParams.get('contract_addresses') ?? '').split(',')) if (stub.tokens[a]) out[a] = stub.tokens[a];
-      return void res.end(JSON.stringify(out));
-    }
-    res.statusCode = 404;
-    res.end('{}');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(async () => {
-    for (const r of hanging) r.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-  });
-  const sourceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v3`;
+  const stub = await stubPriceSource(t);
+  const sourceUrl = stub.url;
 
   const f = await apiWithDerived(t);
   const doc: OpenApiDoc | null = loadOpenApi();
@@ -100,7 +66,7 @@ t.test('prices from a stub CoinGecko source: stored in the background, shown exa
   const base = Math.max(txAt, Date.now() - 60_000);
   const today = Math.floor(base / DAY) * DAY;
   const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const sample = async (at: number, coin: Stub['coin'], tokens: Stub['tokens']) => {
+  const sample = async (at: number, coin: StubPriceSource['coin'], tokens: StubPriceSource['tokens']) => {
     now = at;
     stub.coin = coin;
     stub.tokens = tokens;

@@ -80,6 +80,22 @@ export function duration(ms: number | null | undefined): string {
   return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${Math.round(ms)} ms`;
 }
 
+/**
+ * A USD amount from the API's decimal text (a price or market cap of the price source): in cents
+ * from $1 up ("$2,310.50"), four significant digits below ("$0.00001234"), or `compact` for a
+ * narrow tile ("$277.26B"); '' when not a number.
+ */
+export function usd(v: string | null | undefined, o: { compact?: boolean } = {}): string {
+  const n = v === null || v === undefined || v === '' ? NaN : Number(v);
+  if (!Number.isFinite(n)) return '';
+  const f: Intl.NumberFormatOptions = o.compact
+    ? { notation: 'compact', maximumFractionDigits: 2 }
+    : n >= 1 || n === 0
+      ? { minimumFractionDigits: 2, maximumFractionDigits: 2 }
+      : { maximumSignificantDigits: 4 };
+  return `$${n.toLocaleString('en-US', f)}`;
+}
+
 /** Wei as gwei, exactly ("1.5 gwei" for 1500000000). */
 export function gwei(wei: string | null | undefined): string {
   if (wei === null || wei === undefined || wei === '') return '';

@@ -63,6 +63,8 @@ export async function apiWithDerived(
     gateway?: { rateLimits?: { anonymous: number; key: number }; trustedProxies?: string[] };
     /** Without serve: the online signature lookup the API asks (src/api/online-signatures.ts). */
     signatureLookup?: ApiAppOptions['signatureLookup'];
+    /** The API shows the stored prices (src/api/prices.ts), as with EXCHANGE_RATES_URL set. */
+    exchangeRates?: ApiAppOptions['exchangeRates'];
   } = {},
 ): Promise<DerivedApiFixture> {
   const devnet = await withDevnet(t, opts.devnet);
@@ -148,6 +150,7 @@ export async function apiWithDerived(
       rpc: node,
       rateLimits: opts.gateway?.rateLimits,
       trustedProxies: opts.gateway?.trustedProxies,
+      exchangeRates: opts.exchangeRates,
       verify: opts.verify
         ? {
             solcCacheDir: opts.verify.solcCacheDir ?? tmpDir(t, 'explorer-solc-'),
@@ -161,7 +164,7 @@ export async function apiWithDerived(
     });
     app = server.app;
   } else {
-    app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node, signatureLookup: opts.signatureLookup });
+    app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: opts.cacheMaxMb ?? 16, rpc: node, signatureLookup: opts.signatureLookup, exchangeRates: opts.exchangeRates });
     detach = app.attach(indexer, derived);
   }
   t.teardown(async () => {

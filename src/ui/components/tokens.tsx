@@ -15,6 +15,9 @@ export interface TokenJson {
   decimals: string | null;
   holders_count: string | null;
   total_supply: string | null;
+  /** USD price and circulating market cap, where the API's price source knows the token. */
+  exchange_rate?: string | null;
+  circulating_market_cap?: string | null;
   /** An approved public name's icon (#19), served by the API; null without one. */
   icon_url?: string | null;
   /** What holders_count and the holders' balances lack (partial history); absent when complete. */

@@ -4,6 +4,7 @@
 import { AddressLink, Amount, BlockLink, Empty, Tile, Time, TxLink } from '../components/common.js';
 import { LineChart } from '../components/chart.js';
 import { duration, groupDigits, gwei, percent } from '../format.js';
+import { CoinPrice } from '../components/prices.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
 
@@ -50,6 +51,7 @@ async function live(ctx: PageCtx) {
   return (
     <div id="live" data-live="/?part=live">
       <section class="tiles" aria-label="Chain counters">
+        {stats.coin_price ? <Tile label={`${ctx.coin} price`} value={<CoinPrice stats={stats} />} /> : null}
         <Tile label="Total blocks" value={groupDigits(String(stats.total_blocks))} />
         <Tile label="Average block time" value={stats.average_block_time !== undefined ? duration(stats.average_block_time) : '—'} />
         <Tile label="Total transactions" value={groupDigits(String(stats.total_transactions))} />

@@ -5,7 +5,8 @@
 // the API's, exact where they are shown as text; a chart's points are numbers for drawing only.
 import { Empty, Tile } from '../components/common.js';
 import { LineChart, type Point } from '../components/chart.js';
-import { groupDigits, percent } from '../format.js';
+import { groupDigits, percent, usd } from '../format.js';
+import { CoinPrice } from '../components/prices.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
 
@@ -111,11 +112,14 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
   const lineQuery = new URLSearchParams({ resolution });
   if (p.from) lineQuery.set('from', p.from);
   if (p.to) lineQuery.set('to', p.to);
-  const [counters, stats, lines] = await Promise.all([
+  const [counters, stats, lines, market] = await Promise.all([
     apiGet<{ counters: Counter[] }>(ctx, '/api/v1/counters', 'Counters'),
     apiGet<Record<string, any>>(ctx, '/api/v2/stats', 'Chain statistics'),
     apiGet<{ sections: { id: string; title: string; charts: LineInfo[] }[] }>(ctx, '/api/v1/lines', 'Charts'),
+    // The coin's daily closing prices (empty without a price source).
+    apiGetOptional<{ chart_data: { date: string; closing_price: string | null }[] }>(ctx, '/api/v2/stats/charts/market'),
   ]);
+  const prices = (market?.chart_data ?? []).filter((d) => d.closing_price !== null).map((d) => ({ x: d.date, y: Number(d.closing_price) })).reverse();
   const charts = await Promise.all(
     lines.sections.map(async (s) => ({
       ...s,
@@ -144,6 +148,8 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
               </div>
             </div>
           ))}
+          {stats.coin_price ? <Tile label={`${ctx.coin} price`} value={<CoinPrice stats={stats} />} /> : null}
+          {stats.coin_price && stats.market_cap ? <Tile label={`${ctx.coin} market cap`} value={<span title={usd(stats.market_cap)}>{usd(stats.market_cap, { compact: true })}</span>} /> : null}
           <Tile label="Total gas used" value={groupDigits(String(stats.total_gas_used))} />
           <Tile label="Transactions today (UTC)" value={groupDigits(String(stats.transactions_today))} />
           <Tile label="Gas used today (UTC)" value={groupDigits(String(stats.gas_used_today))} />
@@ -151,6 +157,13 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
             <Tile label="Network utilization (last 100 blocks)" value={percent(stats.network_utilization_percentage, 2)} />
           )}
         </section>
+        {prices.length ? (
+          <section class="card" aria-labelledby="coin-price">
+            <h2 id="coin-price">{ctx.coin} price (USD)</h2>
+            <p class="muted stats-desc">The daily closing price over the last 30 days, from the explorer's own record of its price source.</p>
+            <LineChart points={prices} label={`${ctx.coin} price`} unit="USD" />
+          </section>
+        ) : null}
         <section class="card stats-controls" aria-label="Chart settings">
           <nav class="filters" aria-label="Resolution">
             <span class="muted">Resolution</span>

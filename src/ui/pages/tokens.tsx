@@ -3,7 +3,7 @@
 // and contract, each tab paged through the API's next_page_params.
 import { AddressLink, Caveat, Empty, HashLink, Identicon, Pager, Row, Tabs } from '../components/common.js';
 import { HolderTable, NftGrid, Supply, TokenListTable, TokenTransferTable, tokenLabel, type HolderJson, type InstanceJson, type TokenJson, type TokenTransferJson } from '../components/tokens.js';
-import { groupDigits } from '../format.js';
+import { groupDigits, usd } from '../format.js';
 import { PublicIcon } from '../components/public-icon.js';
 import { text } from '../token-values.js';
 import type { PageCtx, PageResult } from '../page.js';
@@ -172,6 +172,16 @@ export async function tokenPage(ctx: PageCtx): Promise<PageResult> {
               <Caveat text={token.caveats?.holders_count} />
             </Row>
             <Row label="Transfers">{counters ? <a href={base}>{groupDigits(counters.transfers_count)}</a> : <span class="muted">—</span>}</Row>
+            {token.exchange_rate ? (
+              <Row label="Price" hint="USD, as the explorer's price source last gave it">
+                {usd(token.exchange_rate)}
+              </Row>
+            ) : null}
+            {token.circulating_market_cap ? (
+              <Row label="Market cap" hint="Circulating market cap in USD, as the explorer's price source last gave it">
+                {usd(token.circulating_market_cap)}
+              </Row>
+            ) : null}
             <Row label="Contract">
               <AddressLink a={{ hash: addr, is_contract: true }} full />
             </Row>
