@@ -1,10 +1,11 @@
 // The one way the explorer sends an HTTP(S) request to a URL that is not the operator's own node
-// (webhook deliveries, icon URLs, NFT metadata and its IPFS gateway, compiler downloads): the host
-// is resolved once, every address it resolves to is checked (private-address.ts), and the
-// connection goes to exactly those checked addresses, so no second DNS answer can rebind it to an
-// internal one; TLS (SNI, certificate) and the Host header still name the host. Redirects are
-// followed up to a cap, each target checked the same way; the body is capped in size and the whole
-// exchange, redirects included, in time, so a server dripping bytes is cut off too.
+// (webhook deliveries, icon URLs, NFT metadata and its IPFS gateway, compiler downloads, the online
+// signature lookup, the price source): the host is resolved once, every address it resolves to is
+// checked (private-address.ts), and the connection goes to exactly those checked addresses, so no
+// second DNS answer can rebind it to an internal one; TLS (SNI, certificate) and the Host header
+// still name the host. Redirects are followed up to a cap, each target checked the same way; the
+// body is capped in size and the whole exchange, redirects included, in time, so a server dripping
+// bytes is cut off too.
 // A failure is an OutboundError whose message may be shown to whoever gave the URL (it never names
 // a resolved address or a DNS error) and whose `detail` is for the log.
 import dns from 'node:dns';

@@ -1,7 +1,8 @@
 // module=stats of the Etherscan-compatible API: tokensupply and ethsupply, the two Blockscout
 // answers this instance computes itself (StatsController). The price-based actions
-// (ethprice, coinprice, ethsupplyexchange), coinsupply (needs burnt coins) and totalfees are
-// not served: this instance has no price source and does not keep those figures.
+// (ethprice, coinprice, ethsupplyexchange: Blockscout's answers carry the coin's BTC price, which
+// the price source is not asked for) are not built; coinsupply (needs burnt coins) and totalfees
+// are not served: this instance does not keep those figures.
 import type { ApiContext } from '../context.js';
 import { tokenRow } from '../../storage/postgres/reads/contracts.js';
 import { coinBalanceSum } from '../../storage/postgres/reads/etherscan.js';

@@ -98,8 +98,9 @@ export const tokenRoutes: RouteDef[] = [
     async handler({ query, ctx }) {
       const limited = limitSize(query);
       const size = limited ?? pageSize(query);
-      // No market data here: sorting by fiat value or market cap leaves Blockscout's remaining
-      // order (holders desc, name, address); holders can be sorted either way.
+      // Ordering by price or market cap is not built (README.md, "Prices"): sorting by fiat value
+      // or market cap leaves Blockscout's remaining order (holders desc, name, address); holders
+      // can be sorted either way.
       const order = query.sort === 'holders_count' && query.order === 'asc' ? 'asc' : 'desc';
       let after: TokenListKey | undefined;
       const { contract_address_hash: addr, holders_count: holders, is_name_null: nameNull, name } = query;

@@ -19,7 +19,7 @@ export type TopicKind =
   | 'token'
   /**
    * Joinable as on Blockscout, but nothing this server has feeds them yet: blocks:indexing*,
-   * transactions:stats, transactions:<hash>, exchange_rate:new_rate (no price source),
+   * transactions:stats, transactions:<hash>, exchange_rate:new_rate (prices are not pushed yet),
    * rewards:<hash>, token_instances:<hash>.
    */
   | 'quiet';
