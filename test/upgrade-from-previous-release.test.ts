@@ -19,6 +19,7 @@ import { tmpDir } from './helpers/tmp.js';
 import { THIS_CLI, getJson, runExplorer, startExplorerProcess, waitFor } from './helpers/explorer-process.js';
 import { embeddedStores } from './helpers/stores.js';
 import { answersFromStores, pointBackfillState, pointRowCounts } from './helpers/point-rows.js';
+import { toFunctionSelector } from 'viem';
 
 /**
  * The commit of the previous release (the project has no tags). At each release, set this to the
@@ -195,7 +196,11 @@ t.test(`an upgrade from the previous release (${PREVIOUS_RELEASE}) keeps the dat
         t.ok(was, `the release served tx ${ntx.hash}`);
         if (was) {
           const pick = (x: any) => ({ status: x.status, result: x.result, gas_used: x.gas_used, fee: x.fee, method: x.method, type: x.type, nonce: x.nonce, position: x.position, created_contract: x.created_contract?.hash ?? null, token_transfers: (x.token_transfers ?? []).length, timestamp: x.timestamp });
-          t.same(pick(tx), pick(was), `tx ${ntx.hash} answers as the release answered it`);
+          // A call the release showed as its raw selector may be named now (issue #31: the catalogue
+          // and the other sources of src/abi/naming.ts): by a signature of exactly that selector.
+          const renamed = /^0x[0-9a-f]{8}$/.test(was.method ?? '') && tx.method !== was.method && tx.method_naming;
+          if (renamed) t.equal(toFunctionSelector(tx.method_naming.signature), was.method, `tx ${ntx.hash}: named ${tx.method} by a signature of its selector ${was.method}`);
+          t.same({ ...pick(tx), method: renamed ? was.method : tx.method }, pick(was), `tx ${ntx.hash} answers as the release answered it`);
         }
       }
     }
