@@ -106,7 +106,7 @@ export class PriceBook {
         coin: coinFresh ? { price: coinRow.price, marketCap: coinRow.market_cap } : null,
         days: this.raw.days.map((d) => ({ day: d.day, price: d.price, marketCap: d.market_cap })),
         tokens: shownTokens.map((t) => [t.token, { exchangeRate: t.price, marketCap: t.market_cap, volume24h: t.volume_24h }]),
-        tokensSince: shownTokens.length ? Math.min(...shownTokens.map((t) => t.fetched_at)) : null,
+        tokensSince: shownTokens.length ? shownTokens.reduce((m, t) => Math.min(m, t.fetched_at), Infinity) : null,
       });
       return true;
     })().finally(() => (this.refreshing = null));
