@@ -138,27 +138,34 @@ const SAME_TX = '(block_number = {cb:UInt64} AND transaction_index = {ct:Int64})
 // The reads select `toString(value) AS value`: conditions name the column as `t.value`, since an
 // alias would otherwise stand for the text.
 
+/** The kinds asked for (`creation`: how a row says it created a contract) and the value's bounds. */
+function coinConditions(f: AfTxFilter, creation: string, params: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  if (f.kinds) {
+    const any: string[] = [];
+    if (f.kinds.coin) any.push('t.value > 0');
+    if (f.kinds.creation) any.push(creation);
+    if (f.kinds.call) any.push(`NOT (${creation})`);
+    out.push(any.length ? `(${any.join(' OR ')})` : '0');
+  }
+  if (f.valueFrom !== undefined) {
+    params.af_vf = f.valueFrom.toString();
+    out.push('t.value >= toUInt256({af_vf:String})');
+  }
+  if (f.valueTo !== undefined) {
+    params.af_vt = f.valueTo.toString();
+    out.push('t.value <= toUInt256({af_vt:String})');
+  }
+  return out;
+}
+
 /** Transactions after the cursor, newest first. */
 export async function afTransactions(ch: ClickHouseStore, f: AfTxFilter, cursor: AfCursor | undefined, limit: number): Promise<AfTransactionRow[]> {
   const params: Record<string, unknown> = { limit };
   const where = common(f, '"from"', '"to"', 'method_id', params);
   cursorParams(cursor, params);
   if (cursor) where.push(BEFORE_TX);
-  if (f.kinds) {
-    const any: string[] = [];
-    if (f.kinds.coin) any.push('t.value > 0');
-    if (f.kinds.creation) any.push(`"to" = ''`);
-    if (f.kinds.call) any.push(`"to" != ''`);
-    where.push(any.length ? `(${any.join(' OR ')})` : '0');
-  }
-  if (f.valueFrom !== undefined) {
-    params.af_vf = f.valueFrom.toString();
-    where.push('t.value >= toUInt256({af_vf:String})');
-  }
-  if (f.valueTo !== undefined) {
-    params.af_vt = f.valueTo.toString();
-    where.push('t.value <= toUInt256({af_vt:String})');
-  }
+  where.push(...coinConditions(f, `"to" = ''`, params));
   return ch.query<AfTransactionRow>(
     `SELECT block_number, transaction_index, hash, toUnixTimestamp(timestamp) AS ts, "from", "to", created_contract, toString(value) AS value,
        toString(fee) AS fee, status, error, method_id
@@ -179,21 +186,7 @@ export async function afInternalTransactions(ch: ClickHouseStore, f: AfTxFilter,
       where.push(`(${BEFORE_TX} OR (${SAME_TX} AND trace_index < {ci:Int64}))`);
     } else where.push(`(${BEFORE_TX} OR ${SAME_TX})`);
   }
-  if (f.kinds) {
-    const any: string[] = [];
-    if (f.kinds.coin) any.push('t.value > 0');
-    if (f.kinds.creation) any.push(`type IN ('create', 'create2')`);
-    if (f.kinds.call) any.push(`type NOT IN ('create', 'create2')`);
-    where.push(any.length ? `(${any.join(' OR ')})` : '0');
-  }
-  if (f.valueFrom !== undefined) {
-    params.af_vf = f.valueFrom.toString();
-    where.push('t.value >= toUInt256({af_vf:String})');
-  }
-  if (f.valueTo !== undefined) {
-    params.af_vt = f.valueTo.toString();
-    where.push('t.value <= toUInt256({af_vt:String})');
-  }
+  where.push(...coinConditions(f, `type IN ('create', 'create2')`, params));
   return ch.query<AfInternalRow>(
     `SELECT block_number, transaction_index, trace_index, transaction_hash, toUnixTimestamp(timestamp) AS ts, type, "from", "to",
        created_contract_address, toString(value) AS value, gas_used, error, substring(input, 1, 10) AS method_id
