@@ -44,7 +44,7 @@ const LIST_CAP = 20;
 /** Rows examined per kind for one page, at most, where a filter is checked here. */
 export const SCAN_CAP = 10_000;
 /** Rows read per round of such a scan. */
-const SCAN_BATCH = 500;
+const SCAN_BATCH = 2000;
 /** Rows examined worth one rate-limit token (an ordinary request's). */
 export const AF_ROWS_PER_TOKEN = 500;
 
