@@ -88,7 +88,8 @@ const COMMANDS: Record<string, Command> = {
       'is an event topic). A signature that does not hash to its selector is refused. Imported names\n' +
       'come after verified ABIs and the built-in catalogue (README.md, "Names for unverified calls");\n' +
       'running API processes pick them up within seconds. --origin names the source in answers\n' +
-      '(default: the file or directory name).',
+      '(default: the file or directory name). Opens PostgreSQL only: DATABASE_URL, or the embedded\n' +
+      'one under DATA_DIR with the explorer stopped.',
     run: runSignatures,
   },
   backup: {
@@ -166,14 +167,17 @@ async function runSignatures(cfg: Config, args: string[]): Promise<number> {
   const { readSignatureDump } = await import('../abi/signature-import.js');
   const { addSignatures } = await import('../storage/postgres/signatures.js');
   const report = readSignatureDump(target);
-  const stores = await openStores(cfg);
+  // PostgreSQL alone: the signatures live there, and ClickHouse's embedded store may be in use.
+  const { openPostgres } = await import('../storage/postgres/store.js');
+  const { migratePostgres } = await import('../storage/migrate.js');
+  const pg = await openPostgres({ url: cfg.databaseUrl, dataDir: path.join(cfg.dataDir, 'postgres') });
   try {
-    await migrateAll(stores);
+    await migratePostgres(pg);
     const from = origin ?? path.basename(path.resolve(target));
-    const added = await addSignatures(stores.pg, report.signatures.map((x) => ({ ...x, source: 'imported' as const, origin: from })));
+    const added = await addSignatures(pg, report.signatures.map((x) => ({ ...x, source: 'imported' as const, origin: from })));
     log.info('signatures imported', { read: report.read, valid: report.signatures.length, added, unparsed: report.unparsed, mismatched: report.mismatched, origin: from });
   } finally {
-    await stores.close();
+    await pg.close();
   }
   return 0;
 }
