@@ -16,6 +16,7 @@
 // About 3% of ERC-20 transfers and 5% of swaps revert (status 0, no logs, reverted trace root).
 // Everything comes from one seeded PRNG: the same options give the same bytes.
 
+import { kzgToVersionedHash } from '../src/chain/kzg.js';
 import type { CallFrame, GethTxTrace, ParityTrace, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWithdrawal } from '../src/chain/wire.js';
 
 // ---- PRNG -------------------------------------------------------------------------------------
@@ -214,6 +215,12 @@ export interface SynthBlock {
   /** trace_block(n) result. */
   parity: ParityTrace[];
   counts: ChainCounts;
+  /**
+   * What the beacon block carrying it would hold, in sidecar order (its blob transactions' blobs in
+   * order): each blob's versioned hash and KZG commitment. Made-up commitments (no blob has them),
+   * so a test serving sidecars makes up the blobs and proofs too.
+   */
+  blobs: { versionedHash: string; commitment: string }[];
 }
 
 // ---- helpers ----------------------------------------------------------------------------------
@@ -251,7 +258,8 @@ interface TxDraft {
   token20: number;
   token721: number;
   createdInternal: number;
-  blob?: { hashes: string[] };
+  /** Versioned hashes and the KZG commitments they hash (kzg_to_versioned_hash). */
+  blob?: { hashes: string[]; commitments: string[] };
 }
 
 /** Frame literal in geth callTracer's key order. */
@@ -477,10 +485,17 @@ export class SynthChain {
     const input = '0x' + SEL.sendBatch + r.hex(4 + 32 * r.range(3, 8));
     const n = r.range(1, 6);
     const hashes: string[] = [];
-    for (let i = 0; i < n; i++) hashes.push('0x01' + r.hex(31));
+    const commitments: string[] = [];
+    for (let i = 0; i < n; i++) {
+      // 48 bytes from the 31 random ones the hash once was: every other draw of the chain is unchanged.
+      const seed = r.hex(31);
+      const commitment = '0x' + seed + seed.slice(0, 34);
+      commitments.push(commitment);
+      hashes.push(kzgToVersionedHash(commitment));
+    }
     const root = frame('CALL', from, to, input, '0x', 0n);
     const logs = [{ address: to, topics: [TOPIC.messageDelivered, '0x' + word(r.range(1, 1e6))], data: '0x' + r.hex(64) }];
-    return { kind: 'blob', from, to, value: 0n, input, root, logs, failed: false, contractAddress: null, token20: 0, token721: 0, createdInternal: 0, blob: { hashes } };
+    return { kind: 'blob', from, to, value: 0n, input, root, logs, failed: false, contractAddress: null, token20: 0, token721: 0, createdInternal: 0, blob: { hashes, commitments } };
   }
 
   private erc20(): TxDraft {
@@ -734,6 +749,7 @@ export class SynthChain {
     let cumulative = 0;
     let logIndex = 0;
     let blobGasUsed = 0;
+    const blobs: SynthBlock['blobs'] = [];
     let size = 1_200;
     const blobGasPrice = 1n + BigInt(r.int(40)) * GWEI;
 
@@ -820,6 +836,7 @@ export class SynthChain {
         type: tx.type,
       };
       if (d.blob) {
+        d.blob.hashes.forEach((versionedHash, k) => blobs.push({ versionedHash, commitment: d.blob!.commitments[k]! }));
         const g = 131_072 * d.blob.hashes.length;
         blobGasUsed += g;
         receipt.blobGasUsed = qty(g);
@@ -888,7 +905,7 @@ export class SynthChain {
       this.excessBlobGas = Math.max(0, this.excessBlobGas + blobGasUsed - 393_216);
     }
     this.parentHash = hash;
-    return { number: n, block, receipts, callTracer, parity, counts };
+    return { number: n, block, receipts, callTracer, parity, counts, blobs };
   }
 }
 

@@ -7,8 +7,14 @@
 // byte for byte from the point rows the indexer wrote, from point rows as the release before the
 // blob fields wrote them (no blob section), from ClickHouse alone, and from point rows the
 // upgrade's fill rebuilt. The shared mainnet fixtures hold no post-Cancun block (block 18,000,000
-// is the newest), so no real blob transaction is replayed here.
+// is the newest), so no real blob transaction is replayed here. With BEACON_NODE_URL, the blobs'
+// data, commitments and proofs from a stub Beacon API on loopback serving the chain's sidecars
+// (bench/synth.ts makes each versioned hash from a commitment): exactly what it serves, never a
+// sidecar whose commitment is not the hash's, and null (200) when it is down, slow, pruned or about
+// another block.
 import t from 'tap';
+import http from 'node:http';
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { buildResponseStore } from '../bench/responses.js';
 import { startReplayServer } from '../bench/replay-server.js';
@@ -114,6 +120,105 @@ t.test('blob transactions and blocks: fields, blob paths, and the same bytes fro
     'a blob by its versioned hash (any case): the transaction carrying it',
   );
   conforms('/v2/blobs/{blob_hash_param}', blob.body, 'the blob');
+
+  // A beacon node (BEACON_NODE_URL): a stub Beacon API whose slots are 100 after the blocks' numbers.
+  {
+    const SLOT_OFFSET = 100;
+    const genesisTime = Number(blocks[0]!.block.timestamp) - 12 * SLOT_OFFSET;
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    // Made-up blobs and proofs (the commitments are made up too): distinct per blob.
+    const blobOf = (vh: string) => '0x' + sha(vh) + sha(vh + 'fill').repeat(4095);
+    const proofOf = (c: string) => '0x' + sha(c) + sha(c + 'p').slice(0, 32);
+    let mode: 'ok' | 'slow' | 'fail' | 'pruned' | 'tamper' | 'other-root' = 'ok';
+    const asked: string[] = [];
+    let tamperHash = '';
+    const stub = http.createServer((req, res) => {
+      asked.push(req.url!);
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (mode === 'fail') return send(503, { code: 503, message: 'syncing' });
+      if (req.url === '/eth/v1/beacon/genesis') return send(200, { data: { genesis_time: String(genesisTime), genesis_validators_root: '0x' + '11'.repeat(32), genesis_fork_version: '0x00000000' } });
+      if (req.url === '/eth/v1/config/spec') return send(200, { data: { SECONDS_PER_SLOT: '12', SLOTS_PER_EPOCH: '32' } });
+      const m = /^\/eth\/v1\/beacon\/blob_sidecars\/(\d+)$/.exec(req.url!);
+      const b = m ? blocks[Number(m[1]) - SLOT_OFFSET] : undefined;
+      if (!b) return send(404, { code: 404, message: 'NOT_FOUND: beacon block' });
+      const header = { message: { slot: m![1], proposer_index: '7', parent_root: mode === 'other-root' ? '0x' + '22'.repeat(32) : b.block.parentBeaconBlockRoot, state_root: '0x' + '33'.repeat(32), body_root: '0x' + '44'.repeat(32) }, signature: '0x' + '55'.repeat(96) };
+      // tamper: the sidecar of blob `tamperHash` names another block's commitment (its data kept), and the order is reversed.
+      const other = blocks.flatMap((o) => o.blobs).find((o) => !b.blobs.includes(o))!.commitment;
+      let sidecars = b.blobs.map((x, index) => ({ index: String(index), blob: blobOf(x.versionedHash), kzg_commitment: mode === 'tamper' && x.versionedHash === tamperHash ? other : x.commitment, kzg_proof: proofOf(x.commitment), signed_block_header: header, kzg_commitment_inclusion_proof: [] }));
+      if (mode === 'tamper') sidecars.reverse();
+      if (mode === 'pruned') sidecars = [];
+      const body = JSON.stringify({ version: 'deneb', execution_optimistic: false, finalized: true, data: sidecars });
+      if (mode === 'slow') return setTimeout(() => (res.writeHead(200), res.end(body)), 1500).unref();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => stub.close());
+    const url = `http://127.0.0.1:${(stub.address() as { port: number }).port}`;
+    const withBeacon = (beaconUrl = url) => {
+      const a = createApiApp({ ch, pg, log: createLogger('api'), cacheMaxMb: 0, beaconNode: { url: beaconUrl, timeoutMs: 500, retryMs: 0 } });
+      a.attach(new EventEmitter());
+      return async (p: string) => {
+        const r = await a.handle(request(p));
+        return { status: r.status, body: JSON.parse(typeof r.body === 'string' ? r.body : r.body.toString('utf8')) };
+      };
+    };
+    const served = (vh: string) => {
+      const c = blocks.flatMap((b) => b.blobs).find((x) => x.versionedHash === vh)!.commitment;
+      return { hash: vh, blob_data: blobOf(vh), kzg_commitment: c, kzg_proof: proofOf(c) };
+    };
+    const none = (hash: string) => ({ hash, blob_data: null, kzg_commitment: null, kzg_proof: null });
+
+    const beacon = withBeacon();
+    for (const { tx } of blobTxs) {
+      const got = await beacon(`/api/v2/transactions/${tx.hash}/blobs`);
+      t.same(got, { status: 200, body: { items: tx.blobVersionedHashes!.map(served) } }, `${tx.hash}: its blobs' data, commitments and proofs as the beacon node serves them`);
+      conforms('/v2/transactions/{transaction_hash_param}/blobs', got.body, 'its blobs with data');
+    }
+    const one = await beacon(`/api/v2/blobs/${first.tx.blobVersionedHashes![0]}`);
+    t.same(one.status, 200);
+    t.same({ ...one.body, transaction_hashes: undefined }, { ...served(first.tx.blobVersionedHashes![0]!), transaction_hashes: undefined }, 'a blob by its hash: its data, commitment and proof');
+    t.equal(one.body.transaction_hashes.length, 1, 'and the transaction carrying it');
+    conforms('/v2/blobs/{blob_hash_param}', one.body, 'the blob with data');
+    t.ok(asked.some((u) => u === `/eth/v1/beacon/blob_sidecars/${first.block + SLOT_OFFSET}`), "asked by the block's slot (its time since genesis)");
+    const before = asked.length;
+    await beacon(`/api/v2/transactions/${first.tx.hash}/blobs`);
+    await beacon(`/api/v2/blobs/${first.tx.blobVersionedHashes![0]}`);
+    t.equal(asked.length, before, 'answered again from the kept sidecars, the node not asked');
+
+    // A sidecar whose commitment does not hash to the versioned hash is not used, whatever its index.
+    const multi = blobTxs.find((x) => x.tx.blobVersionedHashes!.length > 1) ?? first;
+    tamperHash = multi.tx.blobVersionedHashes![0]!;
+    mode = 'tamper';
+    const tampered = await withBeacon()(`/api/v2/transactions/${multi.tx.hash}/blobs`);
+    t.same(
+      tampered.body.items,
+      multi.tx.blobVersionedHashes!.map((vh) => (vh === tamperHash ? none(vh) : served(vh))),
+      "the sidecar given another commitment is not used (null); the others are, by hash, in the transaction's order",
+    );
+    mode = 'other-root';
+    t.same((await withBeacon()(`/api/v2/transactions/${multi.tx.hash}/blobs`)).body.items, multi.tx.blobVersionedHashes!.map(none), "sidecars of a beacon block that does not follow the block's parent beacon root: not used");
+    mode = 'pruned';
+    t.same(await withBeacon()(`/api/v2/blobs/${first.tx.blobVersionedHashes![0]}`).then((r) => [r.status, r.body.blob_data]), [200, null], 'pruned (no sidecars): null, 200');
+    mode = 'fail';
+    t.same(await withBeacon()(`/api/v2/transactions/${first.tx.hash}/blobs`), { status: 200, body: { items: first.tx.blobVersionedHashes!.map(none) } }, 'the node failing (503): null, 200');
+    mode = 'slow';
+    const started = Date.now();
+    t.same(await withBeacon()(`/api/v2/transactions/${first.tx.hash}/blobs`), { status: 200, body: { items: first.tx.blobVersionedHashes!.map(none) } }, 'the node too slow: null, 200');
+    t.ok(Date.now() - started < 1400, `without waiting for it (${Date.now() - started} ms)`);
+    mode = 'ok';
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const downUrl = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const down = withBeacon(downUrl);
+    t.same(await down(`/api/v2/transactions/${first.tx.hash}/blobs`), { status: 200, body: { items: first.tx.blobVersionedHashes!.map(none) } }, 'the node down: null, 200');
+    t.same((await down(`/api/v2/blobs/${first.tx.blobVersionedHashes![0]}`)).body.kzg_commitment, null, 'the blob too');
+    t.same((await get(`/api/v2/blobs/${first.tx.blobVersionedHashes![0]}`)).body.blob_data, null, 'without the setting: null');
+  }
 
   // Blocks: the header's blob gas, the count of blob transactions, the first one's blob gas price.
   let withBlobs = 0;

@@ -32,6 +32,7 @@ import { txKey, type SignedAuthorizationJson, type TxLookups } from './serialize
 import { SignatureBook } from './signature-book.js';
 import { curatedKnows } from '../abi/naming.js';
 import { OnlineSignatures, type LookupFormat } from './online-signatures.js';
+import { BeaconBlobs, type BeaconNodeOptions } from './beacon-blobs.js';
 import { PriceBook } from './prices.js';
 import { clock } from './routes/clock.js';
 
@@ -72,6 +73,8 @@ export interface ApiDeps {
    * 0). Unset: every price is null.
    */
   exchangeRates?: { staleMs?: number; ttlMs?: number };
+  /** BEACON_NODE_URL: blob data from a consensus-layer node (off when unset; src/api/beacon-blobs.ts). */
+  beaconNode?: BeaconNodeOptions;
 }
 
 /** How often the verified contracts are looked for (ms): a verification in another process shows within it. */
@@ -118,6 +121,8 @@ export class ApiContext {
   readonly onlineSignatures: OnlineSignatures | undefined;
   /** The stored prices of the coin and the tokens (empty when no price source is set). */
   readonly prices: PriceBook;
+  /** Blob data from the beacon node, when one is set. */
+  readonly beaconBlobs: BeaconBlobs | undefined;
   private headValue: { at: number; value: bigint | null } | undefined;
   private tracesValue: { at: number; value: boolean | null } | undefined;
   /**
@@ -165,6 +170,7 @@ export class ApiContext {
     this.onlineSignatures = deps.signatureLookup && new OnlineSignatures(this.pg, { ...deps.signatureLookup, log: this.log, onStored: () => void this.signatures.refresh(true).catch(() => undefined) });
     this.signatures = new SignatureBook(this.pg, this.onlineSignatures);
     this.prices = new PriceBook(deps.exchangeRates ? this.pg : null, deps.exchangeRates, this.log);
+    this.beaconBlobs = deps.beaconNode && new BeaconBlobs(deps.beaconNode, this.log);
     // The catalogue's index (~50 ms of hashing) is built now rather than on the first answer that names a call.
     setImmediate(() => curatedKnows('0x00000000')).unref();
     if (deps.publicUrl) {

@@ -11,6 +11,7 @@ import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { Logger } from '../log.js';
 import type { RpcClientOptions } from '../rpc/client.js';
 import type { RouteThreads, ThreadNews } from './app.js';
+import type { BeaconNodeOptions } from './beacon-blobs.js';
 
 // beside this file once built (build/src/api/)
 const WORKER = fileURLToPath(new URL('./api-thread.js', import.meta.url));
@@ -25,6 +26,8 @@ export interface ApiThreadData {
   rpc?: ThreadRpc;
   publicUrl?: string;
   tokenSearchMemoryMax?: number;
+  /** BEACON_NODE_URL's options: a blob answer computed in a thread asks the node from there. */
+  beaconNode?: BeaconNodeOptions;
   /** News it must start from: whether the app is attached, the icons' origin. */
   news: ThreadNews[];
 }
@@ -59,6 +62,7 @@ export interface RouteThreadsOptions {
   publicUrl?: string;
   /** TOKEN_SEARCH_MEMORY_MAX: each thread holds its own token search. */
   tokenSearchMemoryMax?: number;
+  beaconNode?: BeaconNodeOptions;
   log: Logger;
 }
 
@@ -102,6 +106,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
       rpc: o.rpc,
       publicUrl: o.publicUrl,
       tokenSearchMemoryMax: o.tokenSearchMemoryMax,
+      beaconNode: o.beaconNode,
       news: [attached, iconOrigin, prices].filter((n): n is ThreadNews => n !== undefined),
     };
     const w = new Worker(WORKER, { workerData: data });

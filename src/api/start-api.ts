@@ -45,6 +45,8 @@ export interface ApiOptions {
   readyMaxLagBlocks?: number;
   /** SIGNATURE_LOOKUP_URL / _FORMAT (src/api/online-signatures.ts): asked by the main thread only. */
   signatureLookup?: ApiDeps['signatureLookup'];
+  /** BEACON_NODE_URL (src/api/beacon-blobs.ts): asked by the main thread and each API thread, each with its own cache. */
+  beaconNode?: ApiDeps['beaconNode'];
   /** Set when EXCHANGE_RATES_URL is (src/api/prices.ts): answers show the stored prices. */
   exchangeRates?: ApiDeps['exchangeRates'];
   /** Told of every public API answer (route, status, seconds): the metrics. */
@@ -126,9 +128,9 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
   const threads = o.threads?.count
-    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, tokenSearchMemoryMax: o.tokenSearchMemoryMax, log: o.log.child('threads') })
+    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, tokenSearchMemoryMax: o.tokenSearchMemoryMax, beaconNode: o.beaconNode, log: o.log.child('threads') })
     : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, signatureLookup: o.signatureLookup, exchangeRates: o.exchangeRates, observe: o.observe, threads });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, signatureLookup: o.signatureLookup, beaconNode: o.beaconNode, exchangeRates: o.exchangeRates, observe: o.observe, threads });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);

@@ -225,6 +225,7 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
     tokenSearchMemoryMax: cfg.tokenSearchMemoryMax,
     readyMaxLagBlocks: cfg.readyMaxLagBlocks,
     signatureLookup: cfg.signatureLookupUrl ? { url: cfg.signatureLookupUrl, format: cfg.signatureLookupFormat } : undefined,
+    beaconNode: cfg.beaconNodeUrl ? { url: cfg.beaconNodeUrl } : undefined,
     // Answers show the prices the indexer process's fetcher stored; one not renewed for a day (or
     // three periods, if longer) is no longer shown as current.
     exchangeRates: cfg.exchangeRatesUrl

@@ -1,10 +1,12 @@
 // EIP-4844 blobs as Blockscout's Ethereum build answers them: /transactions/{hash}/blobs (a blob
 // transaction's blobs, in its order) and /blobs/{hash} (a blob and the transactions carrying it).
 // What the chain tells is answered: the versioned hashes and the transactions. The blobs' data,
-// KZG commitments and proofs live on the consensus layer (a beacon node, pruned after ~18 days)
-// and are not fetched here: they are null, as Blockscout answers a blob whose data it has not got.
+// KZG commitments and proofs live on the consensus layer (a beacon node, pruned after ~18 days):
+// with BEACON_NODE_URL they are asked of it (src/api/beacon-blobs.ts), else, or when it has not got
+// them, they are null, as Blockscout answers a blob whose data it has not got.
 import { transactionByHash, type TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
-import { blobTransactions, withBlobFields } from '../../storage/clickhouse/reads/blobs.js';
+import { beaconKeys, blobTransactions, withBlobFields } from '../../storage/clickhouse/reads/blobs.js';
+import { BLOCKS_TRIED, type BeaconBlob } from '../beacon-blobs.js';
 import { pendingByHash } from '../../storage/postgres/pending.js';
 import { pointTransaction } from '../../storage/postgres/points.js';
 import { ApiError, NotFoundError } from '../errors.js';
@@ -17,8 +19,32 @@ import { TX_PATH } from './common.js';
 /** Blockscout's Reader.blob_hash_to_transactions: at most 10. */
 const BLOB_TRANSACTIONS = 10;
 
-/** A blob as Blockscout's BlobView.prepare_blob shapes it, its data unknown here. */
-const blobJson = (hash: string) => ({ hash, blob_data: null, kzg_commitment: null, kzg_proof: null });
+/** A blob as Blockscout's BlobView.prepare_blob shapes it: its data where the beacon node gave it, else null. */
+const blobJson = (hash: string, b?: BeaconBlob) => ({ hash, blob_data: b?.blob_data ?? null, kzg_commitment: b?.kzg_commitment ?? null, kzg_proof: b?.kzg_proof ?? null });
+
+/**
+ * The beacon node's blobs among `hashes`, from the beacon blocks carrying these execution blocks
+ * (tried in order until every hash is found); empty without a beacon node.
+ */
+async function fromBeacon(ctx: ApiContext, blocks: readonly bigint[], hashes: readonly string[]): Promise<Map<string, BeaconBlob>> {
+  const found = new Map<string, BeaconBlob>();
+  if (!ctx.beaconBlobs || !blocks.length || !hashes.length) return found;
+  const keys = await beaconKeys(ctx.ch, blocks);
+  for (const n of blocks) {
+    const k = keys.get(String(n));
+    if (!k) continue;
+    const want = hashes.filter((h) => !found.has(h));
+    for (const [h, b] of await ctx.beaconBlobs.blobs({ ts: k.ts, parentBeaconBlockRoot: k.parent_beacon_block_root }, want)) found.set(h, b);
+    if (found.size === hashes.length) break;
+  }
+  return found;
+}
+
+/**
+ * With a beacon node, an answer lacking a blob's data may have it later (the node was down, slow or
+ * behind): kept until the next block only. Pruned blobs stay missing, at a read per block.
+ */
+const partial = (ctx: ApiContext, hashes: readonly string[], found: Map<string, BeaconBlob>) => !!ctx.beaconBlobs && hashes.some((h) => !found.has(h));
 
 /**
  * A collated transaction's blob fields (its point row, ClickHouse's row while the upgrade's fill
@@ -43,8 +69,10 @@ export const blobRoutes: RouteDef[] = [
     path: TX_PATH,
     async handler({ path, ctx }) {
       const { hashes, block } = await versionedHashes(ctx, path.transaction_hash_param as string);
-      const body = { items: hashes.map(blobJson) };
-      return block === null ? { body, policy: 'none' } : { body, policy: 'stable', block };
+      const found = block === null ? new Map<string, BeaconBlob>() : await fromBeacon(ctx, [block], hashes);
+      const body = { items: hashes.map((h) => blobJson(h, found.get(h))) };
+      if (block === null) return { body, policy: 'none' };
+      return partial(ctx, hashes, found) ? { body, policy: 'volatile' } : { body, policy: 'stable', block };
     },
   },
   {
@@ -58,8 +86,11 @@ export const blobRoutes: RouteDef[] = [
       const txs = await blobTransactions(ctx.ch, hash, BLOB_TRANSACTIONS);
       // Neither a transaction carrying it nor its data: Blockscout's 404.
       if (!txs.length) throw new NotFoundError();
+      // The newest blocks carrying it first: the likeliest the node has not pruned.
+      const blocks = [...new Set(txs.map((t) => t.block_number))].slice(0, BLOCKS_TRIED).map(BigInt);
+      const found = await fromBeacon(ctx, blocks, [hash]);
       const body = {
-        ...blobJson(hash),
+        ...blobJson(hash, found.get(hash)),
         // Blockscout's items are {block_consensus, transaction_hash}; only the chain's own blocks are
         // stored here, so always in consensus. block_number and timestamp are this project's additions.
         transaction_hashes: txs.map((t) => ({ block_consensus: true, transaction_hash: t.transaction_hash, block_number: int(t.block_number), timestamp: isoTimestamp(t.ts) })),

@@ -83,3 +83,22 @@ export async function withBlobFields(
     r.blob_versioned_hashes = f?.blob_versioned_hashes ?? [];
   }
 }
+
+/** What names a block's beacon block (src/api/beacon-blobs.ts): its time and the root its header commits to. */
+export interface BeaconKeyRead {
+  number: string;
+  /** Unix seconds. */
+  ts: number;
+  /** EIP-4788: the beacon block before the one carrying this block (null before Cancun). */
+  parent_beacon_block_root: string | null;
+}
+
+/** The beacon keys of blocks by number (absent: not stored). */
+export async function beaconKeys(ch: ClickHouseStore, numbers: readonly bigint[]): Promise<Map<string, BeaconKeyRead>> {
+  if (!numbers.length) return new Map();
+  const rows = await ch.query<BeaconKeyRead>(
+    'SELECT number, toUnixTimestamp(timestamp) AS ts, parent_beacon_block_root FROM blocks WHERE number IN {ns:Array(UInt64)}',
+    { ns: numbers.map(String) },
+  );
+  return new Map(rows.map((r) => [String(r.number), { ...r, number: String(r.number), ts: Number(r.ts) }]));
+}
