@@ -275,6 +275,12 @@ t.test('transaction summaries', async (t) => {
     t.equal(lines[0], 'TxHash,Type,MethodId,UtcTimestamp,FromAddress,ToAddress,CreatedContractAddress,Value,TokenContractAddressHash,TokenDecimals,TokenSymbol,TokenValue,TokenID,BlockNumber,Fee,CurrentPrice,TxDateOpeningPrice,TxDateClosingPrice');
     t.equal(lines.length - 1, want((x) => x.type === 'ERC-20').length, 'the CSV: every ERC-20 transfer, one line each');
 
+    // Charged to the client by the time the page took, 5 ms a token (the gateway's meter).
+    const charged: [number, number][] = [];
+    const metered = await f.app.handle({ method: 'GET', path: '/api/v2/advanced-filters', query: new URLSearchParams('transaction_types=CONTRACT_INTERACTION') as never, headers: {}, ip: '127.0.0.1', body: Buffer.alloc(0), meter: { client: 'ip:127.0.0.1', read: (x: number, per: number) => (charged.push([x, per]), 0) } } as never);
+    t.equal(metered.status, 200);
+    t.equal(charged.length, 1, 'one charge a page');
+    t.ok(charged[0]![0] > 0 && charged[0]![1] === 5, `${charged[0]![0].toFixed(1)} ms charged at 5 ms a token`);
     t.same((await f.get('/api/v2/advanced-filters/methods')).body.length, 23, "Blockscout's popular methods");
     t.same((await f.get('/api/v2/advanced-filters/methods?q=transfer')).body, [{ method_id: '0xa9059cbb', name: 'transfer' }]);
     t.same((await f.get('/api/v2/advanced-filters/methods?q=0xD0E30DB0')).body, [{ method_id: '0xd0e30db0', name: 'deposit' }]);

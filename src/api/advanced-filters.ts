@@ -5,7 +5,8 @@
 // cursor (src/storage/clickhouse/reads/advanced-filters.ts), then merged. What the SQL cannot tell
 // (whether a receiver is a contract, a token amount in whole units) is checked here on the rows
 // read; such a scan stops at SCAN_CAP rows a kind and the page then ends where it stopped, with a
-// cursor to go on from. Rows examined are charged to the client's rate limit.
+// cursor to go on from. Each page is charged to the client's rate limit by the time it took
+// (AF_MS_PER_TOKEN): a filter SQL answers by a scan of every table examines no rows here, yet costs.
 import { formatUnits, parseUnits } from 'viem';
 import type { ApiContext } from './context.js';
 import type { RequestMeter } from '../ratelimit/rate-limiter.js';
@@ -45,8 +46,12 @@ const LIST_CAP = 20;
 export const SCAN_CAP = 10_000;
 /** Rows read per round of such a scan. */
 const SCAN_BATCH = 2000;
-/** Rows examined worth one rate-limit token (an ordinary request's). */
-export const AF_ROWS_PER_TOKEN = 500;
+/**
+ * Milliseconds of a page's work worth one rate-limit token: about what an ordinary uncached
+ * request takes (bench/README.md: 1-5 ms at p50), so the worst filters (95 and 680 ms a page at
+ * 1,000,000 transactions) cost a client 19 and 136 requests' worth.
+ */
+export const AF_MS_PER_TOKEN = 5;
 
 export interface AfQuery {
   tx: AfTxFilter | null;
@@ -385,8 +390,8 @@ export function afCsvLines(items: readonly AfItem[]): string {
 }
 
 /**
- * Every item, page after page, as CSV (no row cap: Etherscan stops at 5,000), charging the rows
- * examined and waiting out the client's rate-limit debt between pages.
+ * Every item, page after page, as CSV (no row cap: Etherscan stops at 5,000), charging each page's
+ * time and waiting out the client's rate-limit debt between pages.
  */
 export async function* afCsvChunks(ctx: ApiContext, q: AfQuery, cursor: AfCursor | undefined, meter?: RequestMeter): AsyncGenerator<Buffer> {
   yield Buffer.from(AF_CSV_HEADER.join(',') + '\r\n');
@@ -395,8 +400,9 @@ export async function* afCsvChunks(ctx: ApiContext, q: AfQuery, cursor: AfCursor
   for (;;) {
     const wait = due - Date.now();
     await new Promise<void>((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+    const started = performance.now();
     const page = await afPage(ctx, q, at, 1000);
-    due = Date.now() + (meter?.read(page.examined, AF_ROWS_PER_TOKEN) ?? 0);
+    due = Date.now() + (meter?.read(performance.now() - started, AF_MS_PER_TOKEN) ?? 0);
     if (page.items.length) yield Buffer.from(afCsvLines(page.items));
     if (!page.next) return;
     at = page.next;

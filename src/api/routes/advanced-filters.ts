@@ -1,11 +1,11 @@
 // The HTTP side of /api/v2/advanced-filters and /advanced-filters/methods (src/api/advanced-filters.ts):
-// answered before the router, never from the response cache, so the rows each request examines
-// are charged to its client's rate limit. The CSV is streamed by the CSV export (csv-export.ts).
+// answered before the router, never from the response cache, so the time each request takes is
+// charged to its client's rate limit. The CSV is streamed by the CSV export (csv-export.ts).
 import type { ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { CORS_HEADERS, JSON_TYPE, type ApiReply, type ApiRequest } from '../http.js';
 import { castParams, type ParamSpec } from '../params.js';
-import { AF_ROWS_PER_TOKEN, afCursorOf, afCursorParams, afMethods, afPage, afQuery, afSearchParams, type AfQuery } from '../advanced-filters.js';
+import { AF_MS_PER_TOKEN, afCursorOf, afCursorParams, afMethods, afPage, afQuery, afSearchParams, type AfQuery } from '../advanced-filters.js';
 import type { AfCursor } from '../../storage/clickhouse/reads/advanced-filters.js';
 import { PAGE_SIZE } from '../paging.js';
 
@@ -58,8 +58,9 @@ export async function advancedFilters(ctx: ApiContext, req: ApiRequest, head: bo
     if (path !== LIST_PATH) return null;
     // Blockscout declares this one without a maximum.
     const { q, cursor, raw } = afRequest(req, { items_count: { kind: 'int', min: 1n } });
+    const started = performance.now();
     const page = await afPage(ctx, q, cursor, PAGE_SIZE);
-    req.meter?.read(page.examined, AF_ROWS_PER_TOKEN);
+    req.meter?.read(performance.now() - started, AF_MS_PER_TOKEN);
     const itemsCount = (raw.items_count ? Number(raw.items_count) : 0) + page.items.length;
     return reply(
       200,
