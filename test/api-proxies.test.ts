@@ -44,7 +44,8 @@ t.test('proxies: detected, named, decoded through their implementation', async (
     }
     t.match((await f.get(`/api/v2/addresses/${owner}`)).body, { proxy_type: null, implementations: [] }, 'nor is an account');
     const tx = (await f.get(`/api/v2/transactions/${call.hash}`)).body;
-    t.match(tx, { method: '0x6057361d', decoded_input: null, to: { proxy_type: 'eip1967', implementations } }, 'before verification a call to the proxy is a selector');
+    // store(uint256) is in the catalogue of npm packages' ABIs: named by it, and said so, until the implementation is verified.
+    t.match(tx, { method: 'store', method_naming: { source: 'catalogue' }, to: { proxy_type: 'eip1967', implementations } }, 'before verification a call to the proxy is named by the catalogue only');
     t.same((await f.get(`/api/v2/smart-contracts/${erc1967}/methods-read-proxy`)).body, [], 'no verified implementation: no methods as proxy');
   });
 
@@ -76,6 +77,7 @@ t.test('proxies: detected, named, decoded through their implementation', async (
     const tx = (await f.get(`/api/v2/transactions/${call.hash}`)).body;
     t.equal(tx.method, 'store', "a call to the proxy is named by the implementation's ABI");
     t.equal(tx.decoded_input?.method_call, 'store(uint256 v)');
+    t.equal(tx.method_naming?.source, 'verified_abi', "by the implementation's verified ABI now");
     t.equal(tx.decoded_input?.parameters?.[0]?.value, '42');
     const logs = (await f.get(`/api/v2/transactions/${call.hash}/logs`)).body.items;
     t.equal(logs[0].address.hash.toLowerCase(), erc1967, 'the proxy emitted the log');

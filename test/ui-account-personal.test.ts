@@ -85,20 +85,24 @@ t.test("an account's own labels and ABIs on the explorer's pages", { skip: brows
   });
 
   await t.test("A's custom ABI names the method for A only", async (t) => {
-    // mint(address,uint256) is no standard interface's: without an ABI it stays a selector.
+    // mint(address,uint256) is in the catalogue: without an ABI everyone sees it named by it, and
+    // told so; A's custom ABI names and decodes it A's way for A only.
     const mint = s.txs.find((x) => x.label === 'erc20 mint alice 1000')!;
     await b.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
-    t.equal(await b.page.innerText('.tx-method'), '0x40c10f19', 'without an ABI the method is its selector');
+    t.equal(await b.page.innerText('.tx-method'), 'mint', 'without an ABI the catalogue names it');
+    t.match(await b.page.innerText('.tx-naming'), 'Named by the built-in catalogue', 'and the page says by what');
     const added = await a.api('POST', '/account/api/v1/user/custom-abis', { contract_address_hash: token, name: 'token', abi: JSON.stringify(parseAbi(TOKEN_ABI)) });
     t.equal(added.status, 201, 'A adds a custom ABI for the token');
     await a.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
     t.equal(await a.page.innerText('.tx-method'), 'mint', "A's transaction page names the method");
-    t.match(await a.page.innerText('body'), 'mint(address to, uint256 amount)', 'and decodes the input');
+    t.match(await a.page.innerText('body'), 'mint(address to, uint256 amount)', "and decodes the input with A's parameter names");
+    t.match(await a.page.innerText('.tx-naming'), 'Named by your custom ABI', "and says it is A's ABI");
     await screenshot(a.page, 'account-personal-tx');
-    await b.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
-    t.equal(await b.page.innerText('.tx-method'), '0x40c10f19', 'B still sees the selector');
-    await anon.page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
-    t.equal(await anon.page.innerText('.tx-method'), '0x40c10f19', 'and so does an anonymous visitor');
+    for (const [who, page] of [['B', b.page], ['an anonymous visitor', anon.page]] as const) {
+      await page.goto(`${f.base}/tx/${mint.hash}`, { waitUntil: 'networkidle' });
+      t.match(await page.innerText('.tx-naming'), 'Named by the built-in catalogue', `${who} still sees the catalogue's naming`);
+      t.notMatch(await page.innerText('body'), 'mint(address to, uint256 amount)', `${who}: not A's parameter names`);
+    }
     // A standard call is named for everyone by the interface table; A's ABI words it A's way.
     await anon.page.goto(`${f.base}/tx/${transfer.hash}`, { waitUntil: 'networkidle' });
     t.equal(await anon.page.innerText('.tx-method'), 'transfer', 'an ERC-20 transfer is named for anyone');
