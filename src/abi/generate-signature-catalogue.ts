@@ -28,6 +28,11 @@ export interface CatalogueSource {
   solSources?: string;
   /** A label for the contract field (a package holding several versions of one contract says which). */
   label?: (file: string, json: Record<string, unknown>) => string | null;
+  /**
+   * Source files (as the artifact names them) whose artifacts are read although they lie under a
+   * vendored `lib/`: the one place a package ships another project's current ABI.
+   */
+  vendored?: readonly string[];
 }
 
 /**
@@ -37,9 +42,9 @@ export interface CatalogueSource {
  * infrastructure (WETH9 sits in Uniswap v2's periphery build), then wallets and account
  * abstraction, then the rest.
  *
- * Left out, and why: @uniswap/v4-periphery (~77 MB unpacked), @uniswap/universal-router 2.0.0 (~92
- * MB, the one with Permit2's artifacts) and @eth-optimism/contracts-bedrock (~128 MB) are too big to
- * install on every CI run; @uniswap/permit2-sdk ships a pre-release Permit2 ABI (its transferFrom,
+ * Left out, and why: @uniswap/universal-router 2.0.0 (~92 MB, Permit2's artifacts again) and
+ * @eth-optimism/contracts-bedrock (~128 MB) are too big to install on every CI run (v4-periphery,
+ * ~77 MB, is in: v4 and Permit2); @uniswap/permit2-sdk ships a pre-release Permit2 ABI (its transferFrom,
  * permitTransferFrom and errors differ from the deployed contract's), which would name calls wrongly;
  * @uniswap/swap-router-contracts pulls in hardhat through hardhat-watcher's peer dependency;
  * @chainlink/contracts after 1.2.0 (pinned there in package.json) depends on a GitHub repository the
@@ -53,6 +58,16 @@ export const SOURCES: readonly CatalogueSource[] = [
   { pkg: '@uniswap/v3-core', dirs: ['artifacts/contracts'] },
   { pkg: '@uniswap/v3-periphery', dirs: ['artifacts/contracts'] },
   { pkg: '@uniswap/v4-core', dirs: ['out'] },
+  // v4's periphery (position manager, router, quoters: its src/), and Permit2's two interfaces as the
+  // deployed Permit2 has them (IPermit2 is their union), vendored in its lib/: the one package of a
+  // sane size that ships them (permit2-sdk's are a pre-release's). Its forge build holds each
+  // artifact once per compiler profile (X.default.json, X.posm.json...): the label drops the profile.
+  {
+    pkg: '@uniswap/v4-periphery',
+    dirs: ['foundry-out'],
+    vendored: ['lib/permit2/src/interfaces/IAllowanceTransfer.sol', 'lib/permit2/src/interfaces/ISignatureTransfer.sol'],
+    label: (file) => path.basename(file, '.json').replace(/\.(default|descriptor|posm|test)$/, ''),
+  },
   { pkg: '@uniswap/universal-router', dirs: ['artifacts/contracts'] },
   // Every Safe release's deployed contracts, newest first; the label says which release.
   {
@@ -213,13 +228,14 @@ function readArtifacts(source: CatalogueSource, stats: CatalogueStats): Artifact
       const rel = path.relative(root, file).split(path.sep).join('/');
       const src = sourcePath(obj);
       const files = declared?.get(name);
-      if ((files && files.every((f) => TEST_PATH.test(f))) || TEST_NAME.test(name) || TEST_PATH.test(path.relative(path.join(root, dir), file).split(path.sep).join('/')) || (src && TEST_PATH.test(src)) || source.exclude?.includes(name)) {
+      const vendored = !!src && !!source.vendored?.includes(src);
+      if (!vendored && ((files && files.every((f) => TEST_PATH.test(f))) || TEST_NAME.test(name) || TEST_PATH.test(path.relative(path.join(root, dir), file).split(path.sep).join('/')) || (src && TEST_PATH.test(src)) || source.exclude?.includes(name))) {
         stats.skippedArtifacts++;
         continue;
       }
       // forge writes an artifact per contract it compiled, the package's own and its dependencies':
-      // only those compiled from the package's src/ are its own.
-      if (rel.startsWith('out/') && !(src && src.startsWith('src/'))) {
+      // only those compiled from the package's src/ are its own (and the vendored ones named).
+      if ((rel.startsWith('out/') || rel.startsWith('foundry-out/')) && !vendored && !(src && src.startsWith('src/'))) {
         stats.skippedArtifacts++;
         continue;
       }

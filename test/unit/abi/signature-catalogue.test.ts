@@ -95,6 +95,10 @@ t.test('the calls and logs met most, with their origin', async (t) => {
   // EntryPoint v0.6 (UserOperation) and v0.7+ (PackedUserOperation): two selectors, both named.
   one('function handleOps((address sender, uint256 nonce, bytes initCode, bytes callData, uint256 callGasLimit, uint256 verificationGasLimit, uint256 preVerificationGas, uint256 maxFeePerGas, uint256 maxPriorityFeePerGas, bytes paymasterAndData, bytes signature)[] ops, address beneficiary)', '@account-abstraction/contracts', 'EntryPoint', '0x1fad948c');
   t.equal(CATALOGUE_ORIGINS[SIGNATURE_CATALOGUE.find(([i]) => i.startsWith('function handleOps((address sender, uint256 nonce, bytes initCode, bytes callData, uint256 callGasLimit'))![1]], '@account-abstraction/contracts@0.6.0', 'v0.6 from 0.6.0');
+  // Permit2 as deployed (its interfaces vendored in v4-periphery): approve(token, spender, amount, expiration) and the signature transfer.
+  const permit2 = (sel: string) => SIGNATURE_CATALOGUE.filter((_, i) => hashOf(parsed[i]!) === sel).map(([, o, c]) => `${CATALOGUE_ORIGINS[o]} ${c}`);
+  t.match(permit2('0x87517c45'), [/^@uniswap\/v4-periphery@\S+ IAllowanceTransfer$/], "Permit2's approve(address,address,uint160,uint48)");
+  t.match(permit2('0x30f28b7a'), [/^@uniswap\/v4-periphery@\S+ ISignatureTransfer$/], "Permit2's permitTransferFrom");
   const v07 = parsed.findIndex((p) => p.name === 'handleOps' && hashOf(p) === '0x765e827f');
   t.ok(v07 >= 0, 'the v0.7+ handleOps (PackedUserOperation) is there');
   // The standard interfaces keep OpenZeppelin's names: ERC-20's transferFrom, not ERC-721's or WETH9's.
