@@ -14,6 +14,9 @@ import {
   TransferSummary,
   TxTransferTable,
 } from '../components/tx-parts.js';
+import { TxSummaryLine, type TxSummary } from '../components/tx-summary.js';
+import { CallTree, buildCallTree, type RawTraceItem } from '../components/call-tree.js';
+import { PublicIcon } from '../components/public-icon.js';
 import { formatUnits, groupDigits, gwei, shortHash, utcTime } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { PageError, apiGet, apiGetOptional } from './errors.js';
@@ -124,7 +127,7 @@ export async function txsPage(ctx: PageCtx): Promise<PageResult> {
 
 interface TabKind {
   /** The Blockscout frontend's tab ids, so its links carry over. */
-  id: 'token_transfers' | 'internal' | 'logs' | 'state' | 'raw_trace';
+  id: 'token_transfers' | 'call_tree' | 'internal' | 'logs' | 'state' | 'raw_trace';
   label: string;
   /** The API's sub-path. */
   path: string;
@@ -142,6 +145,8 @@ const TABS: TabKind[] = [
     cursor: ['block_number', 'index', 'batch_log_index', 'batch_block_hash', 'batch_transaction_hash', 'index_in_batch'],
     sticky: ['type', 'items_count'],
   },
+  // The raw trace drawn as a tree (names from the internal transactions, read beside it).
+  { id: 'call_tree', label: 'Call tree', path: 'raw-trace', cursor: [], sticky: [] },
   { id: 'internal', label: 'Internal transactions', path: 'internal-transactions', cursor: ['block_number', 'transaction_index', 'index'], sticky: ['items_count'] },
   { id: 'logs', label: 'Logs', path: 'logs', cursor: ['block_number', 'index'], sticky: ['items_count'] },
   // Here items_count is the cursor: the number of changes already shown.
@@ -189,6 +194,8 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
   const live = ctx.url.searchParams.get('part') === 'live';
   const q = pick(ctx, [...tab.cursor, ...tab.sticky]);
   const detailP = apiGet<any>(ctx, `/api/v2/transactions/${hash}`, 'Transaction');
+  const summaryP = apiGetOptional<{ data?: { summaries?: TxSummary[] } }>(ctx, `/api/v2/transactions/${hash}/summary`).catch(() => null);
+  const framesP = tab.id === 'call_tree' ? internalFrames(ctx, hash).catch(() => []) : Promise.resolve([]);
   // The tab's list is asked at the same time; its error matters only when the transaction exists.
   const listP = apiGet<any>(ctx, withQuery(`/api/v2/transactions/${hash}/${tab.path}`, q), tab.label).then(
     (v) => ({ ok: true as const, v }),
@@ -209,13 +216,20 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
   if (!pending && !listed.ok) throw listed.e;
   const list = listed.ok ? listed.v : null;
   const base = `/tx/${tx.hash}`;
+  const [summary, frames, toToken] = await Promise.all([
+    summaryP,
+    framesP,
+    // The "To" contract's token record (its name and icon), where it is a token.
+    tx.to?.is_contract ? apiGetOptional<any>(ctx, `/api/v2/tokens/${tx.to.hash}`).catch(() => null) : Promise.resolve(null),
+  ]);
   const body = (
     <div id="tx" data-live={pending ? `${base}?part=live` : undefined}>
       <h1 class="tx-title">Transaction</h1>
       <p class="tx-hash">
         <TxLink hash={tx.hash} full />
       </p>
-      <TxDetails tx={tx} coin={ctx.coin} base={base} />
+      <TxSummaryLine summaries={summary?.data?.summaries} coin={ctx.coin} />
+      <TxDetails tx={tx} coin={ctx.coin} base={base} toToken={toToken} />
       {pending ? (
         <section class="card">
           <Empty>
@@ -235,8 +249,8 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
             }))}
           />
           <section class="card" aria-label={tab.label}>
-            <TabBody tab={tab} list={list} coin={ctx.coin} />
-            {tab.id === 'raw_trace' ? null : (
+            {tab.id === 'call_tree' ? <CallTreeTab tx={tx} trace={list} frames={frames} coin={ctx.coin} base={base} /> : <TabBody tab={tab} list={list} coin={ctx.coin} />}
+            {tab.id === 'raw_trace' || tab.id === 'call_tree' ? null : (
               <Pager
                 base={base}
                 keep={keepOf(ctx, tab.sticky, tab.id === TABS[0].id ? {} : { tab: tab.id })}
@@ -262,8 +276,50 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
   };
 }
 
+/** Pages of internal transactions read for the call tree's names (50 frames a page). */
+const TREE_NAME_PAGES = 10;
+
+/** The transaction's internal transactions (their addresses named by the API), by frame index. */
+async function internalFrames(ctx: PageCtx, hash: string): Promise<any[]> {
+  const out: any[] = [];
+  let next: Record<string, unknown> | null = {};
+  for (let i = 0; i < TREE_NAME_PAGES && next; i++) {
+    const q: URLSearchParams = new URLSearchParams(Object.entries(next).map(([k, v]) => [k, String(v)]));
+    const r: { status: number; body: ApiPage } = await ctx.api.get<ApiPage>(withQuery(`/api/v2/transactions/${hash}/internal-transactions`, q));
+    if (r.status !== 200) break;
+    out.push(...r.body.items);
+    next = r.body.next_page_params;
+  }
+  return out;
+}
+
+function CallTreeTab({ tx, trace, frames, coin, base }: { tx: any; trace: any; frames: any[]; coin: string; base: string }) {
+  if (!Array.isArray(trace) || !trace.length) return <Empty>No trace is stored for this transaction (traces were not indexed).</Empty>;
+  const byIndex = new Map<number, any>(frames.map((f) => [f.index, f]));
+  const tree = buildCallTree(
+    trace as RawTraceItem[],
+    (i) => {
+      if (i === 0) return { from: tx.from, to: tx.to, created: tx.created_contract };
+      const f = byIndex.get(i);
+      return f ? { from: f.from, to: f.to, created: f.created_contract } : undefined;
+    },
+    // The top frame is the transaction's own call, which the API names; inner frames show their selector.
+    (i) => (i === 0 ? (tx.decoded_input?.method_call ?? tx.method ?? null) : null),
+  );
+  return (
+    <>
+      <CallTree frames={tree} coin={coin} label="Call tree" />
+      <p class="muted ct-note">
+        {trace.length} frame{trace.length === 1 ? '' : 's'}, the transaction's own call first. <a href={`${base}?tab=raw_trace`}>Raw trace (JSON)</a>
+      </p>
+    </>
+  );
+}
+
 function TabBody({ tab, list, coin }: { tab: TabKind; list: any; coin: string }) {
   switch (tab.id) {
+    case 'call_tree':
+      return null;
     case 'token_transfers':
       return list.items.length ? <TxTransferTable items={list.items} /> : <Empty>This transaction moved no tokens.</Empty>;
     case 'internal':
@@ -300,7 +356,7 @@ function Gwei({ wei }: { wei: string | null | undefined }) {
   return wei === null || wei === undefined ? <span class="muted">—</span> : <span>{gwei(wei)}</span>;
 }
 
-function TxDetails({ tx, coin, base }: { tx: any; coin: string; base: string }) {
+function TxDetails({ tx, coin, base, toToken }: { tx: any; coin: string; base: string; toToken: any }) {
   const pending = tx.block_number === null;
   const creation = !tx.to;
   const dynamic = tx.type === 2 || tx.type === 3 || tx.type === 4 || tx.max_fee_per_gas !== null;
@@ -353,7 +409,10 @@ function TxDetails({ tx, coin, base }: { tx: any; coin: string; base: string }) 
         </Row>
         <Row label={creation ? 'Contract creation' : 'To'}>
           {!creation ? (
-            <AddressLink a={tx.to} full />
+            <>
+              <AddressLink a={tx.to} full />
+              {toToken ? <ToToken token={toToken} /> : null}
+            </>
           ) : tx.created_contract ? (
             <span class="create">
               Created <AddressLink a={tx.created_contract} full />
@@ -459,6 +518,21 @@ function TxDetails({ tx, coin, base }: { tx: any; coin: string; base: string }) 
         ) : null}
       </dl>
     </section>
+  );
+}
+
+/** The "To" contract as a token: its icon (the public name's, else none) and name, linked to its page. */
+function ToToken({ token }: { token: any }) {
+  const label = token.name ?? token.symbol ?? 'Token';
+  return (
+    <span class="tx-to-token">
+      <PublicIcon src={token.icon_url} alt="" size={20} />
+      <a href={`/token/${token.address_hash}`}>
+        {label}
+        {token.symbol && token.name ? <span class="muted"> ({token.symbol})</span> : null}
+      </a>{' '}
+      <span class="tag">{token.type}</span>
+    </span>
   );
 }
 

@@ -1,0 +1,241 @@
+// A transaction read for the visitor, in Debian's chromium on the devnet (issue #33, section 3):
+// the one-line summary at the top is the API's /summary filled in (a swap on a real Uniswap v2 pair
+// built from @uniswap/v2-core's own artifacts, an ERC-20 transfer, a coin transfer; none where the
+// API has none), the call tree's frames are the API's raw trace (depth, type, from, to, gas used,
+// failed frames marked; names from its internal transactions), the "To" token shows its token
+// name, in the four looks and with JavaScript off, passing axe with no console error.
+import t from 'tap';
+import { createRequire } from 'node:module';
+import { encodeAbiParameters, encodeFunctionData, parseAbi, toFunctionSelector, type Abi, type Hex } from 'viem';
+import type { Page } from 'playwright-core';
+import { uiOnDevnet } from './helpers/ui.js';
+import { rpc, sendMined } from './helpers/rpc.js';
+import { compileContracts } from '../src/devnet/compile.js';
+import { BROKEN_TEXT, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { groupDigits, shortHash } from '../src/ui/format.js';
+import { sentenceAmount } from '../src/ui/components/tx-summary.js';
+
+const require = createRequire(import.meta.url);
+const artifact = (p: string) => require(p) as { abi: Abi; bytecode: string };
+const FACTORY = artifact('@uniswap/v2-core/build/UniswapV2Factory.json');
+const ROUTER = artifact('@uniswap/v2-periphery/build/UniswapV2Router02.json');
+const WETH9 = artifact('@uniswap/v2-periphery/build/WETH9.json');
+const e18 = (n: bigint) => n * 10n ** 18n;
+const MAX = (1n << 256n) - 1n;
+
+/**
+ * A contract whose every call makes a call that fails (Reverter.fail() at the first word of the
+ * calldata, its failure ignored) and then a STATICCALL that succeeds (Forwarder.hops() at the
+ * second word): a successful transaction with a failed inner frame. Hand-assembled runtime code.
+ */
+function proberInitCode(): Hex {
+  const sel = (s: string) => toFunctionSelector(s).slice(2);
+  const code =
+    // mstore(0, fail.selector << 224)
+    `63${sel('fail()')}60e01b600052` +
+    // call(gas, calldataload(0), 0, 0, 4, 0, 0); pop
+    '600060006004600060006000355af150' +
+    `63${sel('hops()')}60e01b600052` +
+    // staticcall(gas, calldataload(32), 0, 4, 0, 0); pop
+    '6000600060046000602035' + '5afa50' +
+    '00';
+  const len = (code.length / 2).toString(16).padStart(2, '0');
+  return `0x60${len}600c60003960${len}6000f3${code}` as Hex;
+}
+
+type Summary = { summary_template: string; summary_template_variables: Record<string, { type: string; value: any }> };
+
+/** What the page should read for a summary of the API: its variables as the page words them. */
+function expectedSentence(s: Summary): string {
+  return s.summary_template
+    .replace(/\{(\w+)\}/g, (_, k: string) => {
+      const v = s.summary_template_variables[k];
+      if (!v) return k === 'native' ? 'ETH' : `{${k}?}`;
+      if (v.type === 'token') return v.value.symbol ?? v.value.name ?? v.value.address_hash;
+      if (v.type === 'address') return v.value.name ?? shortHash(v.value.hash, 8, 6);
+      if (v.type === 'currency') return sentenceAmount(String(v.value)).shown;
+      return String(v.value);
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The call tree's frames as shown: depth, type, from and to hashes, failed, gas text, method. */
+async function shownFrames(page: Page) {
+  return page.$$eval('.call-tree li.ct-frame', (lis) =>
+    lis.map((li) => {
+      const line = li.querySelector(':scope > .ct-line')!;
+      const href = (sel: string) => line.querySelector(`${sel} a[href^="/address/"]`)?.getAttribute('href')?.slice('/address/'.length).toLowerCase() ?? null;
+      return {
+        depth: Number(li.getAttribute('data-depth')),
+        type: line.querySelector('.ct-type')?.textContent ?? '',
+        from: href('.ct-from'),
+        to: href('.ct-to'),
+        failed: li.classList.contains('ct-failed'),
+        error: line.querySelector('.ct-error')?.textContent ?? null,
+        gas: line.querySelector('.ct-gas')?.textContent ?? null,
+        method: line.querySelector('.ct-method')?.textContent ?? null,
+        toText: (line.querySelector('.ct-to') as HTMLElement | null)?.innerText ?? '',
+      };
+    }),
+  );
+}
+
+t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }, async (t) => {
+  const made: Record<string, Hex> = {};
+  const f = await uiOnDevnet(t, {
+    // Uniswap v2 with two tokens and a swap, and the prober's transaction, indexed with the scenario.
+    before: async (devnet) => {
+      const url = devnet.url;
+      const me = devnet.scenario.accounts[0]!.toLowerCase() as Hex;
+      const send = async (to: Hex | null, data: Hex) => {
+        const hash = (await sendMined(url, { from: me, ...(to ? { to } : {}), data, gas: '0x1000000' })) as Hex;
+        const r = await rpc<{ status: string; contractAddress: string | null }>(url, 'eth_getTransactionReceipt', [hash]);
+        if (r.status !== '0x1') throw new Error(`${hash} failed`);
+        return { hash, address: r.contractAddress?.toLowerCase() as Hex };
+      };
+      const token = (await compileContracts()).DevnetToken!;
+      const erc20 = (addr: Hex, fn: string, args: unknown[]) => send(addr, encodeFunctionData({ abi: token.abi, functionName: fn, args } as never));
+      const deployToken = async (name: string, symbol: string) =>
+        (await send(null, (token.bytecode + encodeAbiParameters([{ type: 'string' }, { type: 'string' }], [name, symbol]).slice(2)) as Hex)).address;
+      const a = await deployToken('Alpha', 'ALP');
+      const b = await deployToken('Beta', 'BET');
+      await erc20(a, 'mint', [me, e18(1000n)]);
+      await erc20(b, 'mint', [me, e18(1000n)]);
+      const factory = (await send(null, (`0x${FACTORY.bytecode.replace(/^0x/, '')}` + encodeAbiParameters([{ type: 'address' }], [me]).slice(2)) as Hex)).address;
+      const weth = (await send(null, `0x${WETH9.bytecode.replace(/^0x/, '')}` as Hex)).address;
+      const router = (await send(null, (`0x${ROUTER.bytecode.replace(/^0x/, '')}` + encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [factory, weth]).slice(2)) as Hex)).address;
+      await erc20(a, 'approve', [router, MAX]);
+      await erc20(b, 'approve', [router, MAX]);
+      await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'addLiquidity', args: [a, b, e18(100n), e18(100n), 0n, 0n, me, 2n ** 40n] }));
+      made.swap = (await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'swapExactTokensForTokens', args: [e18(10n), 0n, [a, b], me, 2n ** 40n] }))).hash;
+      made.nothing = (await send(a, encodeFunctionData({ abi: parseAbi(['function name()']), functionName: 'name' }))).hash;
+      const prober = (await send(null, proberInitCode())).address;
+      const c = devnet.scenario.contracts;
+      made.probe = (await send(prober, encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [c.Reverter as Hex, c.Forwarder as Hex]))).hash;
+    },
+  });
+  const browser = await withBrowser(t);
+  const s = f.devnet.scenario;
+  const label = (l: string) => s.txs.find((x) => x.label === l)!.hash;
+  const api = async (path: string) => {
+    const r = await f.get(path);
+    if (r.status !== 200) throw new Error(`${path} -> ${r.status}`);
+    return r.body;
+  };
+  const erc20Tx = label('erc20 transfer alice -> bob 100');
+  const coinTx = label('native alice -> bob 0.5 ETH');
+
+  await t.test('the summary line is the API summary', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    t.teardown(() => context.close());
+    const w = await watchedPage(context);
+    for (const [name, hash] of [['swap', made.swap], ['erc20 transfer', erc20Tx], ['coin transfer', coinTx]] as const) {
+      const summaries: Summary[] = (await api(`/api/v2/transactions/${hash}/summary`)).data.summaries;
+      t.ok(summaries.length > 0, `${name}: the API summarises it`);
+      await w.page.goto(`${f.base}/tx/${hash}`, { waitUntil: 'networkidle' });
+      const shown = (await w.page.innerText('.tx-summary')).replace(/\s+/g, ' ').trim();
+      t.equal(shown, summaries.map(expectedSentence).join(' '), `${name}: the sentence is the API's template with its variables filled in`);
+      const tokens = summaries.flatMap((x) => Object.values(x.summary_template_variables).filter((v) => v.type === 'token').map((v) => `/token/${v.value.address_hash}`));
+      const links = await w.page.$$eval('.tx-summary a[href^="/token/"]', (as) => as.map((a) => a.getAttribute('href')));
+      t.same(links, tokens, `${name}: each token of the sentence links to its page`);
+    }
+    t.match((await w.page.innerText('.tx-summary')).trim(), /^Transfer 0\.5 ETH to /, 'the coin is named by the chain (template {native})');
+    await w.page.goto(`${f.base}/tx/${made.swap}`, { waitUntil: 'networkidle' });
+    t.match(await w.page.innerText('.tx-summary'), /^Swap 10 ALP for 9\.\d+… BET$/, 'the swap reads as a swap; the long amount is cut with its exact figure on hover');
+    const titles = await w.page.$$eval('.tx-summary .sum-amount', (xs) => xs.map((x) => x.getAttribute('title')));
+    t.equal(titles[0], null, 'a short amount has no exact figure to add');
+    t.match(titles[1], /^9\.\d{7,}$/, 'the long one has its exact figure in the title');
+    t.same((await api(`/api/v2/transactions/${made.nothing}/summary`)).data.summaries, [], 'the API has no summary of a bare name() call');
+    await w.page.goto(`${f.base}/tx/${made.nothing}`, { waitUntil: 'networkidle' });
+    t.equal(await w.page.$('.tx-summary'), null, 'and the page shows none');
+    t.same(w.errors, [], 'no console error');
+    t.same(w.failed, [], 'no failed request');
+  });
+
+  await t.test('the To contract shows its token name', async (t) => {
+    const tx = await api(`/api/v2/transactions/${erc20Tx}`);
+    const token = await api(`/api/v2/tokens/${tx.to.hash}`);
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${f.base}/tx/${erc20Tx}`, { waitUntil: 'domcontentloaded' });
+    const text = await page.innerText('.tx-to-token');
+    t.match(text, `${token.name} (${token.symbol})`, "the token's name and symbol beside the To address");
+    t.equal(await page.getAttribute('.tx-to-token a', 'href'), `/token/${token.address_hash}`, "linked to the token's page");
+    await page.goto(`${f.base}/tx/${coinTx}`, { waitUntil: 'domcontentloaded' });
+    t.equal(await page.$('.tx-to-token'), null, 'a coin transfer to a person shows no token');
+  });
+
+  await t.test('the call tree is the raw trace', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    t.teardown(() => context.close());
+    const w = await watchedPage(context);
+    for (const [name, hash] of [['nested forward', s.forwardTx.hash], ['probe with a failed inner call', made.probe], ['swap', made.swap]] as const) {
+      const trace: any[] = await api(`/api/v2/transactions/${hash}/raw-trace`);
+      const internal: any[] = (await api(`/api/v2/transactions/${hash}/internal-transactions`)).items;
+      const tx = await api(`/api/v2/transactions/${hash}`);
+      await w.page.goto(`${f.base}/tx/${hash}?tab=call_tree`, { waitUntil: 'networkidle' });
+      const frames = await shownFrames(w.page);
+      t.equal(frames.length, trace.length, `${name}: one frame per trace item`);
+      trace.forEach((it, i) => {
+        const fr = frames[i];
+        const type = it.type === 'create' ? it.action.creationMethod : it.action.callType;
+        t.equal(fr.depth, it.traceAddress.length, `${name} #${i}: depth`);
+        t.equal(fr.type, String(type).toUpperCase(), `${name} #${i}: type`);
+        t.equal(fr.from, it.action.from, `${name} #${i}: from`);
+        t.equal(fr.to, it.action.to ?? null, `${name} #${i}: to`);
+        t.equal(fr.failed, !!it.error, `${name} #${i}: failed exactly when the trace says`);
+        if (it.error) t.equal(fr.error, `Failed: ${it.error}`, `${name} #${i}: the error word`);
+        t.equal(fr.gas, it.result?.gasUsed ? `gas ${groupDigits(BigInt(it.result.gasUsed).toString())}` : null, `${name} #${i}: gas used`);
+        if (i > 0 && it.action.input?.length >= 10) t.equal(fr.method, it.action.input.slice(0, 10), `${name} #${i}: the selector`);
+        const named = internal.find((x) => x.index === i);
+        if (named?.to?.name) t.match(fr.toText, named.to.name, `${name} #${i}: the callee by its name`);
+      });
+      t.equal(frames[0].method, tx.decoded_input?.method_call ?? tx.method ?? null, `${name}: the top frame by the transaction's own method`);
+      // The nesting is the list's: each frame's parent is the nearest frame one level up.
+      const nested = await w.page.$$eval('.call-tree li.ct-frame', (lis) => lis.map((li) => li.parentElement!.closest('li.ct-frame')?.getAttribute('data-depth') ?? null));
+      t.same(nested, trace.map((it) => (it.traceAddress.length ? String(it.traceAddress.length - 1) : null)), `${name}: frames nested under their callers`);
+      t.ok(await w.page.$(`a[href="/tx/${tx.hash}?tab=raw_trace"]`), `${name}: the raw trace a link away`);
+    }
+    const probeTrace: any[] = await api(`/api/v2/transactions/${made.probe}/raw-trace`);
+    t.ok(probeTrace.some((x) => x.error) && probeTrace.some((x) => x.action.callType === 'staticcall'), 'the probe has a failed call and a static call (the test covers both)');
+    t.equal((await api(`/api/v2/transactions/${made.probe}`)).status, 'ok', 'in a transaction that succeeded');
+    t.ok((await api(`/api/v2/transactions/${s.forwardTx.hash}/raw-trace`)).some((x: any) => x.traceAddress.length === 2), 'the forward nests two levels');
+    t.same(w.errors, [], 'no console error');
+    t.same(w.failed, [], 'no failed request');
+  });
+
+  await t.test('four looks, JavaScript off, axe', async (t) => {
+    const pages = [
+      ['summary', `/tx/${made.swap}`],
+      ['call-tree', `/tx/${made.probe}?tab=call_tree`],
+      ['call-tree-forward', `/tx/${s.forwardTx.hash}?tab=call_tree`],
+    ];
+    await eachLook(
+      browser,
+      async (context, { vp, scheme }) => {
+        const w = await watchedPage(context);
+        for (const [name, p] of pages) {
+          await w.page.goto(f.base + p, { waitUntil: 'networkidle' });
+          t.notMatch(await w.page.innerText('main'), BROKEN_TEXT, `${name} ${vp} ${scheme}: no broken text`);
+          const wide = await w.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          t.ok(wide <= 0, `${name} ${vp} ${scheme}: nothing wider than the screen (${wide}px)`);
+          t.same(await axeViolations(w.page), [], `${name} ${vp} ${scheme}: axe`);
+          await screenshot(w.page, `tx-reading-${name}-${vp}-${scheme}`);
+        }
+        t.same(w.errors, [], `${vp} ${scheme}: no console error`);
+        t.same(w.failed, [], `${vp} ${scheme}: no failed request`);
+      },
+      { bypassCSP: true },
+    );
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${f.base}/tx/${made.probe}?tab=call_tree`);
+    t.ok((await page.$$('.call-tree li.ct-frame')).length >= 3, 'the tree without JavaScript');
+    t.ok(await page.$('.call-tree li.ct-failed'), 'its failed frame marked');
+    await page.goto(`${f.base}/tx/${made.swap}`);
+    t.match(await page.innerText('.tx-summary'), /^Swap /, 'the summary without JavaScript');
+  });
+});
