@@ -193,6 +193,25 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     return r;
   }
 
+  /** Facts every answer may show that change outside this process: what changed clears the cache. */
+  async function refreshSharedFacts(): Promise<void> {
+    // A public name approved elsewhere (`explorer admin`) changes responses cached here.
+    // So do names new in the signatures table (an import, a verification, an online answer).
+    await ctx.signatures.refresh();
+    const signaturesChanged = ctx.signatures.generation !== signatureGen;
+    signatureGen = ctx.signatures.generation;
+    if ((await ctx.refreshPublicNames()) || signaturesChanged) {
+      threads?.tell({ kind: 'names' });
+      cache?.clear();
+    }
+    // New prices from the source (or prices gone stale): every cached answer goes, whatever its
+    // policy (a stored block's transactions show the coin's rate too), and the threads show the same.
+    if (await ctx.prices.refresh()) {
+      threads?.tell({ kind: 'prices', snapshot: ctx.prices.snapshot() });
+      cache?.clear();
+    }
+  }
+
   async function answer(req: ApiRequest, label: { route: string }): Promise<ApiReply> {
     const method = req.method.toUpperCase();
     const rawPath = req.path || '/';
@@ -235,17 +254,14 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     const icon = inApi ? ICON_PATH.exec(rawPath) : null;
     if (icon) label.route = PUBLIC_ICONS_PATH;
     if (icon) return serveIcon(icon[1]!, icon[2]!, head);
-    if (inApi) {
+    // Paths answered before the router, each recognised without an await (null: not its path).
+    let early: Promise<ApiReply> | null = null;
+    if (inApi && (early = csv.handle(req, rawPath, head))) label.route = 'csv export';
+    else if (inApi && (early = watchlistTransactions(ctx, req))) label.route = 'watchlist transactions';
+    else if (inApi && (early = advancedFilters(ctx, req, head))) label.route = 'advanced filters';
+    if (early) {
       try {
-        const exported = await csv.handle(req, rawPath, head);
-        if (exported) label.route = 'csv export';
-        if (exported) return exported;
-        const watched = await watchlistTransactions(ctx, req);
-        if (watched) label.route = 'watchlist transactions';
-        if (watched) return watched;
-        const filtered = await advancedFilters(ctx, req, head);
-        if (filtered) label.route = 'advanced filters';
-        if (filtered) return filtered;
+        return await early;
       } catch (e) {
         log.error('request failed', { path: rawPath.slice(0, 200), error: e instanceof Error ? e.message : String(e) });
         return reply(500, json(INTERNAL_ERROR_BODY), head);
@@ -256,21 +272,10 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     if (!match) return reply(400, json(UNKNOWN_ACTION_BODY), head);
     label.route = `${statsMatch ? STATS_SERVICE_PREFIX : API_PREFIX}${match.def.pattern}`;
     try {
-      // A public name approved elsewhere (`explorer admin`) changes responses cached here.
-      // So do names new in the signatures table (an import, a verification, an online answer).
-      await ctx.signatures.refresh();
-      const signaturesChanged = ctx.signatures.generation !== signatureGen;
-      signatureGen = ctx.signatures.generation;
-      if ((await ctx.refreshPublicNames()) || signaturesChanged) {
-        threads?.tell({ kind: 'names' });
-        cache?.clear();
-      }
-      // New prices from the source (or prices gone stale): every cached answer goes, whatever its
-      // policy (a stored block's transactions show the coin's rate too), and the threads show the same.
-      if (await ctx.prices.refresh()) {
-        threads?.tell({ kind: 'prices', snapshot: ctx.prices.snapshot() });
-        cache?.clear();
-      }
+      // Checked without an await when nothing is due (most requests): each await is a turn of
+      // the microtask queue, which a cached answer feels.
+      const now = Date.now();
+      if (ctx.signatures.due(now) || ctx.publicNamesDue(now) || ctx.prices.due(now) || ctx.signatures.generation !== signatureGen) await refreshSharedFacts();
       const params = castParams(match.pathValues, match.def.path ?? {}, req.query, match.def.query ?? {});
       // A public API route with large answers in an API thread when there is one (a route is
       // tried there until its answers' size is known; the stats service's stay here).

@@ -377,8 +377,13 @@ export class ApiContext {
    * Picks up decisions (by version) at most every PUBLIC_NAMES_TTL_MS; true when a shown name
    * changed since the last look (the app then drops its cached responses, which may show it).
    */
+  /** Whether refreshPublicNames() would read now (a request checks this without awaiting anything). */
+  publicNamesDue(now = Date.now()): boolean {
+    return now - this.publicNamesAt > PUBLIC_NAMES_TTL_MS;
+  }
+
   async refreshPublicNames(): Promise<boolean> {
-    if (Date.now() - this.publicNamesAt <= PUBLIC_NAMES_TTL_MS) return false;
+    if (!this.publicNamesDue()) return false;
     this.publicNamesRefresh ??= (async () => {
       const at = Date.now();
       let changed = false;

@@ -21,7 +21,7 @@
 // lists) charge them to the same bucket.
 import crypto from 'node:crypto';
 import type { ApiReply, ApiRequest } from './http.js';
-import { JSON_TYPE, CORS_HEADERS, sentCredential } from './http.js';
+import { JSON_TYPE, CORS_HEADERS, admittedRequest, sentCredential } from './http.js';
 import { RateLimiter, TOO_MANY_REQUESTS, clientIp, rateLimitHeaders, requestMeter, type Decision } from '../ratelimit/rate-limiter.js';
 import type { PgStore } from '../storage/postgres/store.js';
 import type { Logger } from '../log.js';
@@ -145,7 +145,7 @@ export function createGateway(o: GatewayOptions): Gateway {
             key = who.keyId ?? `session:${who.userId}`;
           }
           const d = o.limiter.check(ip, key);
-          return d.allowed ? publicReply({ ...req, ip, body, meter: requestMeter(o.limiter, ip, key) }, path, undefined, d) : tooMany(d, true);
+          return d.allowed ? publicReply(admittedRequest(req, ip, body, requestMeter(o.limiter, ip, key), undefined), path, d) : tooMany(d, true);
         },
       };
     } else if (o.account && isAccount && announcesBody && !path.startsWith(SIGN_IN_PREFIX)) {
@@ -166,7 +166,7 @@ export function createGateway(o: GatewayOptions): Gateway {
         },
       };
     }
-    return { finish: (body) => publicReply({ ...req, ip, body, meter: requestMeter(o.limiter, ip, keyId) }, path, viewer, decision) };
+    return { finish: (body) => publicReply(admittedRequest(req, ip, body, requestMeter(o.limiter, ip, keyId), viewer), path, decision) };
   }
 
   /** A viewer's own answer: never stored, and without the shared answer's ETag (its bytes differ). */
@@ -175,11 +175,12 @@ export function createGateway(o: GatewayOptions): Gateway {
     return { ...rest, ...rateLimitHeaders(decision), 'cache-control': 'private, no-store' };
   }
 
-  async function publicReply(req: ApiRequest, path: string, viewer: string | undefined, decision: Decision): Promise<ApiReply> {
+  async function publicReply(req: ApiRequest, path: string, decision: Decision): Promise<ApiReply> {
+    const viewer = req.viewer;
     // Only the Etherscan-compatible API and contract verification read a body (their answers
     // carry no address objects to personalize).
     const rpc = isEtherscanPath(path) || (req.method.toUpperCase() === 'POST' && VERIFICATION_POST.test(path));
-    const reply = await o.api.handle({ ...req, viewer, body: rpc ? req.body : undefined });
+    const reply = await o.api.handle(rpc || req.body === undefined ? req : admittedRequest(req, req.ip, undefined, req.meter, viewer));
     // Only JSON carries address objects (a served icon is an image).
     if (viewer && o.pg && reply.status === 200 && reply.body.length && !rpc && reply.headers['content-type'] === JSON_TYPE) {
       // After the shared cache: the owner's tags, watchlist names and custom-ABI decodings, and

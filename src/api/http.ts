@@ -28,6 +28,14 @@ export interface ApiRequest {
   viewer?: string;
 }
 
+/**
+ * The request with what the gateway decided about it, as one object literal of one shape: the
+ * object spread it replaces cost about a microsecond a copy, a tenth of a cached answer's CPU.
+ */
+export function admittedRequest(req: ApiRequest, ip: string, body: Buffer | undefined, meter: RequestMeter | undefined, viewer: string | undefined): ApiRequest {
+  return { method: req.method, path: req.path, query: req.query, headers: req.headers, ip, body, meter, viewer };
+}
+
 export interface ApiReply {
   status: number;
   headers: Record<string, string>;

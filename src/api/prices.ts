@@ -77,8 +77,13 @@ export class PriceBook {
    * Reads the stored prices again if the TTL (PRICES_TTL_MS) has passed; true when what answers show changed
    * (new answers from the source, or a price that went stale), so cached answers must go.
    */
+  /** Whether refresh() would read now (a request checks this without awaiting anything). */
+  due(now = Date.now()): boolean {
+    return this.pg !== null && now - this.checkedAt >= this.ttlMs;
+  }
+
   async refresh(now = Date.now()): Promise<boolean> {
-    if (!this.pg || now - this.checkedAt < this.ttlMs) return false;
+    if (!this.due(now)) return false;
     this.refreshing ??= (async () => {
       try {
         const version = await pricesVersion(this.pg!);

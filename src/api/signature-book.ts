@@ -34,9 +34,14 @@ export class SignatureBook implements InstanceNames {
     private readonly online?: OnlineSignatures,
   ) {}
 
+  /** Whether refresh() would look now (a request checks this without awaiting anything). */
+  due(now = Date.now()): boolean {
+    return now - this.checkedAt > REFRESH_MS;
+  }
+
   /** Picks up rows added since the last look (at most every REFRESH_MS, or now when forced); true when there were any. */
   async refresh(force = false): Promise<boolean> {
-    if (!force && Date.now() - this.checkedAt <= REFRESH_MS) return false;
+    if (!force && !this.due()) return false;
     this.refreshing ??= (async () => {
       const at = Date.now();
       const k = await knownSelectors(this.pg, this.at);

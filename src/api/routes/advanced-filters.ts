@@ -47,15 +47,18 @@ export function afRequest(req: ApiRequest, extra: Readonly<Record<string, ParamS
   return { q: afQuery(raw), cursor: afCursorOf(raw), raw };
 }
 
-/** /advanced-filters and /advanced-filters/methods; null for any other path. */
-export async function advancedFilters(ctx: ApiContext, req: ApiRequest, head: boolean): Promise<ApiReply | null> {
+/** /advanced-filters and /advanced-filters/methods; null at once (nothing awaited) for any other path. */
+export function advancedFilters(ctx: ApiContext, req: ApiRequest, head: boolean): Promise<ApiReply> | null {
   const path = req.path.replace(/\/+$/, '');
+  return path === METHODS_PATH || path === LIST_PATH ? advancedFiltersReply(ctx, req, head, path) : null;
+}
+
+async function advancedFiltersReply(ctx: ApiContext, req: ApiRequest, head: boolean, path: string): Promise<ApiReply> {
   try {
     if (path === METHODS_PATH) {
       const { query } = castParams({}, {}, req.query, { q: TEXT });
       return reply(200, afMethods(typeof query.q === 'string' ? query.q : undefined), head);
     }
-    if (path !== LIST_PATH) return null;
     // Blockscout declares this one without a maximum.
     const { q, cursor, raw } = afRequest(req, { items_count: { kind: 'int', min: 1n } });
     const started = performance.now();

@@ -440,8 +440,8 @@ function releasing(chunks: AsyncGenerator<Buffer>, release: () => void): AsyncGe
 }
 
 export interface CsvExport {
-  /** The export's reply when `path` is an export path (the body streamed), else null. */
-  handle(req: ApiRequest, path: string, head: boolean): Promise<ApiReply | null>;
+  /** The export's reply when `path` is an export path (the body streamed), else null at once (nothing awaited). */
+  handle(req: ApiRequest, path: string, head: boolean): Promise<ApiReply> | null;
 }
 
 const PATH_RE = /^\/api\/v2\/addresses\/([^/]+)\/(transactions|token-transfers|internal-transactions|logs)\/csv\/*$/;
@@ -484,27 +484,31 @@ export function createCsvExport(ctx: ApiContext, o: { chunkRows?: number; slots?
   const slots = o.slots ?? new ExportSlots();
   const json = (status: number, body: unknown): ApiReply => ({ status, headers: { 'content-type': JSON_TYPE, ...CORS_HEADERS }, body: JSON.stringify(body) });
   return {
-    async handle(req, path, head) {
+    handle(req, path, head) {
       const h = HOLDERS_PATH_RE.exec(path);
       if (h) return holdersExport(req, h[1], head);
       if (path.replace(/\/+$/, '') === AF_CSV_PATH) return advancedFiltersExport(req, head);
       const m = PATH_RE.exec(path);
-      if (!m) return null;
-      let r: CsvRequest;
-      try {
-        r = csvRequest(m[2] as CsvKind, { address_hash_param: m[1] }, req.query);
-      } catch (e) {
-        if (e instanceof ApiError) return json(e.status, e.body);
-        throw e;
-      }
-      const [seen, row] = await Promise.all([addressInExports(ctx.ch, r.address), addressRow(ctx.pg, r.address)]);
-      if (!seen && !row) return json(404, NOT_FOUND_BODY);
-      const range = await csvRange(ctx, r);
-      const headers = exportHeaders(`${r.kind}_${checksum(r.address)}_${r.label.replace(/[^0-9A-Za-z_:.-]/g, '')}.csv`);
-      if (head) return { status: 200, headers, body: '' };
-      return streamed(req, headers, () => csvChunks(ctx, r, range, chunkRows, req.meter));
+      return m ? addressExport(req, m, head) : null;
     },
   };
+
+  /** An address's export (transactions, token transfers, internal transactions or logs). */
+  async function addressExport(req: ApiRequest, m: RegExpExecArray, head: boolean): Promise<ApiReply> {
+    let r: CsvRequest;
+    try {
+      r = csvRequest(m[2] as CsvKind, { address_hash_param: m[1] }, req.query);
+    } catch (e) {
+      if (e instanceof ApiError) return json(e.status, e.body);
+      throw e;
+    }
+    const [seen, row] = await Promise.all([addressInExports(ctx.ch, r.address), addressRow(ctx.pg, r.address)]);
+    if (!seen && !row) return json(404, NOT_FOUND_BODY);
+    const range = await csvRange(ctx, r);
+    const headers = exportHeaders(`${r.kind}_${checksum(r.address)}_${r.label.replace(/[^0-9A-Za-z_:.-]/g, '')}.csv`);
+    if (head) return { status: 200, headers, body: '' };
+    return streamed(req, headers, () => csvChunks(ctx, r, range, chunkRows, req.meter));
+  }
 
   /** An export's headers: a CSV download named `filename`, never stored. */
   function exportHeaders(filename: string): Record<string, string> {

@@ -39,11 +39,14 @@ async function watchedTransactions(
   return { rows: await withPointInputs(ctx.pg, await addressesTransactions(ctx.ch, addresses, { before, limit }), (t) => t.hash) };
 }
 
-/** The reply when `req` asks one of the two watchlist paths, else null. */
-export async function watchlistTransactions(ctx: ApiContext, req: ApiRequest): Promise<ApiReply | null> {
+/** The reply when `req` asks one of the two watchlist paths, else null at once (nothing awaited). */
+export function watchlistTransactions(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> | null {
   const path = req.path.replace(/\/+$/, '');
   const main = path === MAIN_PATH;
-  if (!main && path !== LIST_PATH) return null;
+  return main || path === LIST_PATH ? watchlistReply(ctx, req, main) : null;
+}
+
+async function watchlistReply(ctx: ApiContext, req: ApiRequest, main: boolean): Promise<ApiReply> {
   let query;
   try {
     query = castParams({}, {}, req.query, main ? {} : { block_number: BLOCK_NUMBER, index: INDEX, items_count: ITEMS_COUNT }).query;

@@ -2,7 +2,8 @@
 import t from 'tap';
 import net from 'node:net';
 import http from 'node:http';
-import { startServer } from '../../../src/api/server.js';
+import uWS from 'uWebSockets.js';
+import { addressText, startServer } from '../../../src/api/server.js';
 import { createLogger } from '../../../src/log.js';
 import type { ApiReply, ApiRequest } from '../../../src/api/http.js';
 
@@ -43,7 +44,7 @@ t.test('server around a stub handler', async (t) => {
     const r = await call('GET', '/x?a=1&a=2');
     t.same([r.status, JSON.parse(r.body), r.headers['x-a']], [200, { n: 0, q: ['1', '2'] }, '1'], 'query keeps repeated keys');
     t.equal(seen[0].method, 'GET');
-    t.equal(seen[0].ip.length > 0, true, 'client address');
+    t.equal(seen[0].ip, '127.0.0.1', 'client address');
     const post = await call('POST', '/x', Buffer.alloc(500, 1));
     t.same(JSON.parse(post.body), { n: 500, q: [] }, 'a body under the cap is read');
     const big = await call('POST', '/x', Buffer.alloc(5000, 1)).catch((e) => ({ status: -1, body: String(e), headers: {} }));
@@ -140,4 +141,28 @@ t.test('a streamed reply whose client went away before it was ready is told so (
   for (let i = 0; i < 50 && !returned; i++) await new Promise((r) => setTimeout(r, 20));
   t.equal(returned, 1, 'its return() ran, so it can let go of what it holds (an export slot)');
   t.equal(pulled, 0, 'nothing was read of it');
+});
+
+t.test("a client's address reads as uWS's own text of it: IPv4, IPv6, IPv4-mapped", async (t) => {
+  // The rate limits, trusted proxies and logs key on this text: it must stay what uWS wrote.
+  for (const [listen, connect] of [['127.0.0.1', '127.0.0.1'], ['::1', '::1'], ['::', '127.0.0.1']] as const) {
+    const app = uWS.App();
+    const seen: string[][] = [];
+    app.any('/*', (res) => {
+      seen.push([addressText(res.getRemoteAddress()), Buffer.from(res.getRemoteAddressAsText()).toString()]);
+      res.end('ok');
+    });
+    const token = await new Promise<uWS.us_listen_socket | false>((r) => app.listen(listen, 0, r));
+    if (!token) {
+      t.comment(`cannot listen on ${listen} here: skipped`);
+      continue;
+    }
+    const port = uWS.us_socket_local_port(token as unknown as uWS.us_socket);
+    await new Promise<void>((resolve, reject) =>
+      http.get({ host: connect, port, path: '/', agent: false }, (res) => res.resume().on('end', () => resolve())).on('error', reject),
+    );
+    uWS.us_listen_socket_close(token);
+    t.equal(seen.length, 1, `${listen}: one request`);
+    t.equal(seen[0]![0], seen[0]![1], `${listen} via ${connect}: ${seen[0]![1]}`);
+  }
 });
