@@ -31,7 +31,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { EventEmitter } from 'node:events';
 import { fork, type ChildProcess } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
@@ -561,10 +561,21 @@ export async function main(): Promise<number> {
     const results: Measured[] = [];
     /** One scenario under load: its line, its CPU by thread and process, its store queries per request. */
     const measure = async (sc: Scenario, label = sc.name): Promise<Measured> => {
+      // Where a tail comes from: the main thread held (event-loop delay, GC pauses) or its
+      // requests waiting for a core (neither is large then).
+      const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+      const gcPauses: number[] = [];
+      const gcSeen = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) gcPauses.push(e.duration);
+      });
+      gcSeen.observe({ entryTypes: ['gc'] });
+      loopDelay.enable();
       const acct = newCpuAccount();
       for (const k of Object.keys(tally) as (keyof typeof tally)[]) tally[k] = 0;
       const res = await gen!.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: seconds * 1000 });
       const cpu = acct.end();
+      loopDelay.disable();
+      gcSeen.disconnect();
       const children = cpu.children.reduce((a, [, v]) => a + v, 0);
       const others = cpu.machineBusy - cpu.process - children;
       const bad = Object.entries(res.statuses).filter(([s]) => s !== '200');
@@ -580,6 +591,13 @@ export async function main(): Promise<number> {
             `${per(tally.pgQueries).toFixed(1)} PostgreSQL queries (${per(tally.pgMs).toFixed(1)} ms summed)` +
             (sc.server === 'uncached' && threads ? " on the main thread (the API threads' own are not counted)" : '');
       out(`  cpu s (warm-up included): ${listCpu([...cpu.threads, ...cpu.children])}; other processes ${others.toFixed(1)} of ${((res.seconds + warmup) * machine.cores).toFixed(0)} core-s${storeLine}`);
+      if (sc.server !== 'bare') {
+        const nsMs = (ns: number) => ms(ns / 1e6);
+        out(
+          `  main thread (warm-up included): event-loop delay p99 ${nsMs(loopDelay.percentile(99))} ms, max ${nsMs(loopDelay.max)} ms; ` +
+            `GC pauses ${gcPauses.length}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} ms in all, longest ${ms(Math.max(0, ...gcPauses))} ms`,
+        );
+      }
       if (bad.length || res.errors) {
         failure ??= `${label}: ${bad.map(([s, n]) => `${n} x ${s}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
       }
