@@ -320,6 +320,7 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
         log_count: logs,
         token_transfer_count: transfers,
         internal_count: frames.length - 1,
+        op: '',
       });
       add('hash_index', { hash: txHash, kind: 'transaction', block_number: n, transaction_index: i });
       if (sampled) sampleAddresses.push(from, ...(to || created ? [to || created] : []));

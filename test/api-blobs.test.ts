@@ -338,9 +338,10 @@ t.test('blob transactions and blocks: fields, blob paths, and the same bytes fro
   for (const b of blocks) {
     for (const tx of b.block.transactions) {
       const w = new PointWriter();
-      w.uvar(1);
+      w.uvar(2);
       w.field('decN', tx.maxFeePerBlobGas === undefined ? null : dec(tx.maxFeePerBlobGas), 'max_fee_per_blob_gas');
       w.field('strs', tx.blobVersionedHashes ?? [], 'blob_versioned_hashes');
+      w.str(''); // the OP Stack section after it (extension 2): none on this chain
       const cut = w.takeHex().length / 2;
       await pg.query("UPDATE point_transactions SET data = substring(data from 1 for length(data) - $2) WHERE hash = decode($1, 'hex')", [tx.hash.slice(2), cut]);
     }

@@ -1,5 +1,5 @@
 // The ClickHouse row format of the chain tables, the storage format the workers write: the
-// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql, 0004_block_rewards.sql and 0008_transaction_blobs.sql exactly (names, order and types);
+// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql, 0004_block_rewards.sql and 0008_transaction_blobs.sql, with the columns later migrations add (0009_op_stack.sql: transactions.op), exactly (names, order and types);
 // test/decode-tables.test.ts parses the SQL files and fails on any drift.
 // The row types below are derived from these lists, so a renamed column is a compile error in
 // every decoder that fills it.
@@ -86,6 +86,7 @@ export const TABLE_COLUMNS = {
     ['log_count', 'UInt32'],
     ['token_transfer_count', 'UInt32'],
     ['internal_count', 'UInt32'],
+    ['op', 'String'],
   ],
   address_transactions: [
     ['address', 'String'],

@@ -45,14 +45,18 @@ const TX_FIELDS: Schema = [
  * them still decodes: after the row's last section comes the number of extensions the writer knew
  * (uvar), then each extension's fields in order. A row that ends before that number (written
  * before any extension) has none; a reader reads the extensions it knows of and ignores any after
- * them. 1: EIP-4844's blob fields (TX_BLOB_FIELDS, BLOCK_BLOB_FIELDS).
+ * them. 1: EIP-4844's blob fields (TX_BLOB_FIELDS, BLOCK_BLOB_FIELDS). 2: a transaction's OP
+ * Stack fields (TX_OP_FIELDS; a block has none, so its rows still say 1).
  */
-const EXTENSIONS = 1;
+const EXTENSIONS = 2;
+const BLOCK_EXTENSIONS = 1;
 /** A transaction's blob fields (extension 1): the receipt's are in TX_FIELDS already. */
 const TX_BLOB_FIELDS: Schema = [
   ['max_fee_per_blob_gas', 'decN'],
   ['blob_versioned_hashes', 'strs'],
 ];
+/** A transaction's OP Stack fields (extension 2), the stored text of src/chain/op-stack.ts. */
+const TX_OP_FIELDS: Schema = [['op', 'str']];
 
 /** How many of a transaction's token transfers its row carries (what its page shows). */
 export const TX_TRANSFERS = 10;
@@ -249,7 +253,7 @@ export class PointBuilder {
       );
       w.uvar(rewards.length);
       for (const r of rewards) w.row(REWARD_SCHEMA, r as unknown as Record<string, unknown>);
-      w.uvar(EXTENSIONS);
+      w.uvar(BLOCK_EXTENSIONS);
       const blob = blobs.get(n);
       w.row(BLOCK_BLOB_FIELDS, {
         blob_gas_used: b.blob_gas_used ?? null,
@@ -284,6 +288,7 @@ export class PointBuilder {
       }
       w.uvar(EXTENSIONS);
       w.row(TX_BLOB_FIELDS, t);
+      w.str((t.op as string | undefined) ?? '');
       const to = (t.to as string) ?? '';
       const created = (t.created_contract as string) ?? '';
       th.push(byteaLiteral(t.hash.slice(2)));
@@ -385,13 +390,16 @@ export function decodeTxRow(row: Uint8Array, into: Record<string, unknown> = {})
   const n = r.uvar();
   const transfers: Record<string, unknown>[] = [];
   for (let i = 0; i < n; i++) transfers.push(r.row<Record<string, unknown>>(TRANSFER_SCHEMA, {}));
-  const blobs = !r.done && r.uvar() >= 1;
-  if (blobs) r.row(TX_BLOB_FIELDS, fields);
+  const extensions = r.done ? 0 : r.uvar();
+  if (extensions >= 1) r.row(TX_BLOB_FIELDS, fields);
   else if (fields.type !== 3) {
     // Written before the blob fields: a transaction of another type has none.
     fields.max_fee_per_blob_gas = null;
     fields.blob_versioned_hashes = [];
   }
+  // Written before the OP Stack fields: none were stored then (ClickHouse's rows say '' too).
+  if (extensions >= 2) r.row(TX_OP_FIELDS, fields);
+  else fields.op = '';
   // A blob transaction's row written before them leaves them out (undefined): its reader takes them from ClickHouse.
   return { fields, revertOutput, failedInner, transfers };
 }

@@ -3,6 +3,7 @@
 import { effectiveGasPrice, feeSplit, type FeeSplit } from './blocks.js';
 import { hexToBigInt, hexToDec, hexToDecOrNull, hexToNumber, hexToU64, hexToU64OrNull, lower } from './hex.js';
 import type { TransactionRow } from './clickhouse-rows.js';
+import { opExtraFee, opFields, opText } from './op-stack.js';
 import type { RpcReceipt, RpcTransaction } from './wire.js';
 
 export interface BlockContext {
@@ -32,7 +33,9 @@ export function methodId(input: string | null | undefined): string {
 /**
  * The transactions row. Without a receipt the receipt fields are 0/null. `fee` =
  * gas_used * effective_gas_price (the receipt's effectiveGasPrice, else gasPrice for pre-London
- * nodes). When `feeOut` is given, the fee's burnt and priority parts (feeSplit) are added to it.
+ * nodes), plus on an OP Stack chain the L1 data fee and operator fee the receipt says the sender
+ * paid (op-stack.ts): the total, as the chain charged it. When `feeOut` is given, the execution
+ * fee's burnt and priority parts (feeSplit) are added to it.
  */
 export function decodeTransaction(
   tx: RpcTransaction,
@@ -43,7 +46,8 @@ export function decodeTransaction(
 ): TransactionRow {
   const egp = receipt ? effectiveGasPrice(tx, receipt, ctx.base_fee) : 0n;
   const gasUsed = receipt ? hexToBigInt(receipt.gasUsed) : 0n;
-  const fee = gasUsed * egp;
+  const op = opFields(tx, receipt);
+  const fee = gasUsed * egp + opExtraFee(op);
   if (feeOut && receipt) {
     const f = feeSplit(egp, ctx.base_fee, gasUsed);
     feeOut.burnt += f.burnt;
@@ -92,5 +96,6 @@ export function decodeTransaction(
     log_count: extras.log_count ?? (receipt ? receipt.logs.length : 0),
     token_transfer_count: extras.token_transfer_count ?? 0,
     internal_count: extras.internal_count ?? 0,
+    op: opText(op),
   };
 }

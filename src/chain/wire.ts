@@ -50,6 +50,10 @@ export interface RpcTransaction {
   accessList?: RpcAccessListEntry[];
   blobVersionedHashes?: Hex[];
   authorizationList?: RpcAuthorization[];
+  /** OP Stack deposit (type 0x7e): what identifies it on L1, the coin it mints on L2, and whether it is a system transaction. */
+  sourceHash?: Hex;
+  mint?: Hex | null;
+  isSystemTx?: boolean | null;
 }
 
 export interface RpcBlock<TTx = RpcTransaction | Hex> {
@@ -114,6 +118,20 @@ export interface RpcReceipt {
   type?: Hex;
   blobGasUsed?: Hex;
   blobGasPrice?: Hex;
+  /** OP Stack: a deposit's nonce and receipt version (Canyon), and what a rollup transaction paid for L1 data (quantities; l1FeeScalar a decimal text, before Ecotone). */
+  depositNonce?: Hex | null;
+  depositReceiptVersion?: Hex | null;
+  l1Fee?: Hex | null;
+  l1GasPrice?: Hex | null;
+  l1GasUsed?: Hex | null;
+  l1FeeScalar?: string | null;
+  l1BaseFeeScalar?: Hex | null;
+  l1BlobBaseFee?: Hex | null;
+  l1BlobBaseFeeScalar?: Hex | null;
+  /** Isthmus's operator fee parameters and Jovian's DA footprint scalar. */
+  operatorFeeScalar?: Hex | null;
+  operatorFeeConstant?: Hex | null;
+  daFootprintGasScalar?: Hex | null;
 }
 
 /** geth `callTracer` frame (debug_traceBlockByNumber / debug_traceTransaction). */

@@ -206,6 +206,22 @@ function ourAdditions(doc: OpenApiDoc): void {
     },
   };
   for (const name of ['Transaction', 'TransactionResponse']) s[name].properties.method_naming = naming;
+  // On a transaction of an OP Stack chain (README.md, "OP Stack"): a deposit's fields, and the
+  // L1-fee and operator-fee parameters Blockscout stores but does not answer; null where the node
+  // gave none, absent on other chains.
+  const opAdditions = {
+    source_hash: { ...ref('FullHash'), nullable: true },
+    mint: ref('IntegerStringNullable'),
+    is_system_tx: { type: 'boolean', nullable: true },
+    deposit_nonce: ref('IntegerStringNullable'),
+    deposit_receipt_version: ref('IntegerStringNullable'),
+    l1_base_fee_scalar: ref('IntegerStringNullable'),
+    l1_blob_base_fee: ref('IntegerStringNullable'),
+    l1_blob_base_fee_scalar: ref('IntegerStringNullable'),
+    operator_fee_scalar: ref('IntegerStringNullable'),
+    operator_fee_constant: ref('IntegerStringNullable'),
+  };
+  for (const name of ['Transaction', 'TransactionResponse']) Object.assign(s[name].properties, opAdditions);
   s.Log.properties.decoded_naming = naming;
   for (const path of ['/v2/tokens/{address_hash_param}/holders', '/v2/addresses/{address_hash_param}/tokens']) {
     doc.paths[path].get.responses['200'].content['application/json'].schema.properties.caveats = caveats;

@@ -10,6 +10,7 @@ import type { TokenTransferJson } from './token-transfer.js';
 import type { Obj } from '../../abi/decode.js';
 import { nameCall, type InstanceNames, type Naming } from '../../abi/naming.js';
 import { feeSplit } from '../../chain/blocks.js';
+import { parseOp } from '../../chain/op-stack.js';
 
 export interface DecodedInputJson {
   method_id: string | null;
@@ -75,6 +76,48 @@ export interface TransactionJson {
   blob_gas_used?: string | null;
   blob_gas_price?: string | null;
   burnt_blob_fee?: string | null;
+  // Blockscout's optimism build (BlockScoutWeb.API.V2.OptimismView.extend_transaction_json_response):
+  // each l1_* field where the node gave it, operator_fee where above zero.
+  l1_fee?: string;
+  l1_fee_scalar?: string;
+  l1_gas_price?: string;
+  l1_gas_used?: string;
+  da_footprint_gas_scalar?: string;
+  operator_fee?: string;
+  // This explorer's additions on a transaction of an OP Stack chain (null where the node gave none):
+  // a deposit's fields, and the L1-fee and operator-fee parameters Blockscout stores but does not answer.
+  source_hash?: string | null;
+  mint?: string | null;
+  is_system_tx?: boolean | null;
+  deposit_nonce?: string | null;
+  deposit_receipt_version?: string | null;
+  l1_base_fee_scalar?: string | null;
+  l1_blob_base_fee?: string | null;
+  l1_blob_base_fee_scalar?: string | null;
+  operator_fee_scalar?: string | null;
+  operator_fee_constant?: string | null;
+}
+
+/** Blockscout's optimism fields of a transaction, and this explorer's OP Stack additions (none on other chains). */
+function withOpFields(out: TransactionJson, text: string | undefined): void {
+  const o = parseOp(text);
+  if (!o) return;
+  if (o.l1_fee !== undefined) out.l1_fee = o.l1_fee;
+  if (o.l1_fee_scalar !== undefined) out.l1_fee_scalar = o.l1_fee_scalar;
+  if (o.l1_gas_price !== undefined) out.l1_gas_price = o.l1_gas_price;
+  if (o.l1_gas_used !== undefined) out.l1_gas_used = o.l1_gas_used;
+  if (o.da_footprint_gas_scalar !== undefined) out.da_footprint_gas_scalar = o.da_footprint_gas_scalar;
+  if (o.operator_fee !== undefined && o.operator_fee !== '0') out.operator_fee = o.operator_fee;
+  out.source_hash = o.source_hash ?? null;
+  out.mint = o.mint ?? null;
+  out.is_system_tx = o.is_system_tx ?? null;
+  out.deposit_nonce = o.deposit_nonce ?? null;
+  out.deposit_receipt_version = o.deposit_receipt_version ?? null;
+  out.l1_base_fee_scalar = o.l1_base_fee_scalar ?? null;
+  out.l1_blob_base_fee = o.l1_blob_base_fee ?? null;
+  out.l1_blob_base_fee_scalar = o.l1_blob_base_fee_scalar ?? null;
+  out.operator_fee_scalar = o.operator_fee_scalar ?? null;
+  out.operator_fee_constant = o.operator_fee_constant ?? null;
 }
 
 /** What a page of transactions needs besides the rows (see src/api/enrich.ts). */
@@ -223,6 +266,7 @@ export function transactionJson(t: TransactionRead, l: TxLookups, detail?: TxDet
     // What the blobs' gas cost, all of it burnt (EIP-4844 has no tip on blob gas).
     out.burnt_blob_fee = t.blob_gas_used === null || t.blob_gas_price === null ? null : (BigInt(t.blob_gas_used) * BigInt(t.blob_gas_price)).toString();
   }
+  withOpFields(out, t.op);
   return out;
 }
 

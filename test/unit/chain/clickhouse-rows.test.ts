@@ -52,7 +52,7 @@ const sqlPath = join(PROJECT_ROOT, 'sql', 'clickhouse', '0001_chain.sql');
 /** The migrations that create the tables the indexer's TableWriter fills. */
 const CHAIN_SQL = ['0001_chain.sql', '0004_block_rewards.sql', '0008_transaction_blobs.sql'].map((f) => join(PROJECT_ROOT, 'sql', 'clickhouse', f));
 
-/** `tables` less the columns any migration drops (ALTER TABLE t DROP COLUMN [IF EXISTS] c). */
+/** `tables` less the columns any migration drops (ALTER TABLE t DROP COLUMN [IF EXISTS] c), with those it adds. */
 function withDrops(tables: Map<string, [string, string][]>): Map<string, [string, string][]> {
   const dir = join(PROJECT_ROOT, 'sql', 'clickhouse');
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.sql')).sort()) {
@@ -61,6 +61,13 @@ function withDrops(tables: Map<string, [string, string][]>): Map<string, [string
       const cols = tables.get(m[1]!);
       if (cols) tables.set(m[1]!, cols.filter((c) => c[0] !== m[2]));
     }
+    // And with the columns any migration adds (ALTER TABLE t ADD COLUMN [IF NOT EXISTS] c Type ...), at the end.
+    for (const m of sql.matchAll(/ALTER\s+TABLE\s+`?(\w+)`?\s+ADD\s+COLUMN\s+(?:IF\s+NOT\s+EXISTS\s+)?`?(\w+)`?\s+([^\n,;]+)/gi)) {
+      const cols = tables.get(m[1]!);
+      const type = m[3]!.replace(/\s+(DEFAULT|MATERIALIZED|ALIAS|CODEC|COMMENT|TTL)\b[\s\S]*$/i, '').trim();
+      if (cols && !cols.some((c) => c[0] === m[2])) cols.push([m[2]!, type]);
+    }
+  }
   }
   return tables;
 }

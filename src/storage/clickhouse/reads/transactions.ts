@@ -39,12 +39,14 @@ export interface TransactionRead {
   log_count: number;
   token_transfer_count: number;
   internal_count: number;
+  /** OP Stack fields as stored text (src/chain/op-stack.ts): '' on other chains and in rows stored before them. */
+  op: string;
 }
 
 export const TX_COLUMNS = `block_number, transaction_index, hash, block_hash, toUnixTimestamp(timestamp) AS ts, "from", "to", nonce, value, gas,
   gas_price, max_fee_per_gas, max_priority_fee_per_gas, type, input, method_id, status, gas_used, effective_gas_price, fee,
   created_contract, error, authorization_list, blob_gas_used, blob_gas_price, max_fee_per_blob_gas, blob_versioned_hashes, log_count,
-  token_transfer_count, internal_count`;
+  token_transfer_count, internal_count, op`;
 
 /** `(block_number, transaction_index)` strictly before `k` in descending order. */
 const BEFORE = '(block_number < {cb:UInt64} OR (block_number = {cb:UInt64} AND transaction_index < {ci:Int64}))';

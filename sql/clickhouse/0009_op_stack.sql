@@ -1,0 +1,12 @@
+-- OP Stack transactions (issue #32): a deposit's fields (type 0x7e: sourceHash, mint, isSystemTx,
+-- the receipt's depositNonce and depositReceiptVersion) and what a rollup transaction paid for its
+-- L1 data and to the operator (the receipt's l1Fee, l1GasPrice, l1GasUsed, l1FeeScalar,
+-- l1BaseFeeScalar, l1BlobBaseFee, l1BlobBaseFeeScalar, operatorFeeScalar, operatorFeeConstant,
+-- daFootprintGasScalar), as one compact JSON text per transaction (src/chain/op-stack.ts). One
+-- column rather than fifteen: it is '' on every other chain, and every read of transactions
+-- (lists, pages, by hash) names its columns, so other chains pay for one empty column, not
+-- fifteen. The `fee` column holds the total the sender paid (execution + L1 data + operator fee)
+-- from this release on. Rows stored before it read '' (no OP fields, as that release stored
+-- none); a reorg's rewind and a backup take the column with its rows, like every column of the
+-- table. ZSTD(1) as the other text columns (0005).
+ALTER TABLE transactions ADD COLUMN IF NOT EXISTS op String DEFAULT '' CODEC(ZSTD(1));
