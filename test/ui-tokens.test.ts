@@ -28,11 +28,15 @@ function detail(page: Page, label: string): Promise<string | null> {
   }, label);
 }
 
-/** The rows of the page's first table: each cell's text, and the full hashes its links carry (title). */
-function rows(page: Page): Promise<{ cells: string[]; titles: string[]; hrefs: string[] }[]> {
+/**
+ * The rows of the page's first table: each cell's text, its exact value (a shortened amount or share
+ * carries it in its title), and the full hashes its links carry (title).
+ */
+function rows(page: Page): Promise<{ cells: string[]; exact: string[]; titles: string[]; hrefs: string[] }[]> {
   return page.$$eval('table tbody tr', (trs) =>
     trs.map((tr) => ({
       cells: Array.from((tr as HTMLTableRowElement).cells).map((c) => c.innerText.trim()),
+      exact: Array.from((tr as HTMLTableRowElement).cells).map((c) => c.querySelector('span[title]')?.getAttribute('title') ?? c.innerText.trim()),
       titles: Array.from(tr.querySelectorAll('a[title]')).map((a) => a.getAttribute('title') ?? ''),
       hrefs: Array.from(tr.querySelectorAll('a[href]')).map((a) => a.getAttribute('href') ?? ''),
     })),
@@ -64,11 +68,13 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
     for (const [i, h] of holders.entries()) {
       const r = shown[i];
       t.ok(r.titles.includes(h.address.hash), `${label}: holder ${i} is ${h.address.hash}`);
-      const balance = r.cells[1].replace(/\s*DVT$/, '');
+      const balance = r.exact[1].replace(/\s*DVT$/, '');
       t.equal(parseUnits(balance, decimals), BigInt(h.value), `${label}: ${h.address.hash} holds exactly ${h.value}`);
-      const share = Number(r.cells[2].replace(/[%…]/g, ''));
+      const share = Number(r.exact[2].replace(/[%…]/g, ''));
       const expected = (Number(h.value) / Number(tok.total_supply)) * 100;
-      t.ok(Math.abs(share - expected) < 0.0001 && share <= expected, `${label}: share ${r.cells[2]} of ${expected}%`);
+      t.ok(Math.abs(share - expected) < 0.0001 && share <= expected, `${label}: share ${r.exact[2]} of ${expected}%`);
+      t.notMatch(r.cells[2], /…/, `${label}: the share shown is a figure (${r.cells[2]}), never cut with "…"`);
+      t.ok(Math.abs(Number(r.cells[2].replace(/%/g, '')) - expected) < 0.006, `${label}: ${r.cells[2]} reads as ${expected}% to its digits`);
       sum += share;
     }
     t.ok(sum <= 100 && sum > 100 - 0.0001 * holders.length, `${label}: shares add up to 100% (${sum})`);
@@ -241,9 +247,9 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
           const supply = (await api(`/tokens/${erc1155}/instances/${h.token_id}`)).value;
           const r = shown[i];
           t.same([r.titles.find((x) => x.startsWith('0x')), r.cells[1], r.cells[2]], [h.address.hash, `#${h.token_id}`, h.value], `erc1155-holders: row ${i}`);
-          const share = Number(r.cells[3].replace(/[%…]/g, ''));
+          const share = Number(r.exact[3].replace(/[%…]/g, ''));
           const expected = (Number(h.value) / Number(supply)) * 100;
-          t.ok(Math.abs(share - expected) < 0.0001 && share <= expected, `erc1155-holders: ${r.cells[3]} of id ${h.token_id}'s supply ${supply}`);
+          t.ok(Math.abs(share - expected) < 0.0001 && share <= expected, `erc1155-holders: ${r.exact[3]} of id ${h.token_id}'s supply ${supply}`);
           sums.set(h.token_id, (sums.get(h.token_id) ?? 0) + share);
         }
         for (const [id, s] of sums) t.ok(s <= 100 && s > 99.999, `erc1155-holders: shares of id ${id} add up to 100% (${s})`);

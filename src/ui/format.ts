@@ -96,8 +96,63 @@ export function usd(v: string | null | undefined, o: { compact?: boolean } = {})
   return `$${n.toLocaleString('en-US', f)}`;
 }
 
-/** Wei as gwei, exactly ("1.5 gwei" for 1500000000). */
+/** Below this many wei a gas price reads better in wei ("8 wei") than in gwei ("0.000000008 gwei"). */
+const WEI_BELOW = 1_000_000n;
+
+/** A gas price or base fee exactly, in the unit that reads best: "1.5 gwei" for 1500000000, "8 wei" for 8. */
 export function gwei(wei: string | null | undefined): string {
   if (wei === null || wei === undefined || wei === '') return '';
+  try {
+    if (BigInt(wei) < WEI_BELOW) return `${groupDigits(BigInt(wei).toString())} wei`;
+  } catch {
+    return wei;
+  }
   return `${formatUnits(wei, 9)} gwei`;
+}
+
+/** A gas price short, in the unit that reads best ("0.01135 gwei", "8 wei"); the exact one is `gwei()`. */
+export function gweiShort(wei: string | null | undefined, digits = 4): string {
+  const exact = gwei(wei);
+  return exact.endsWith(' gwei') ? `${readableUnits(wei, 9, digits)} gwei` : exact;
+}
+
+/**
+ * A decimal number ("0.010485497243479890", "-12345.678") with the digits that matter: the whole
+ * integer part, and of the fraction `digits` significant digits below 1 ("0.00004417") or enough
+ * to keep `digits` digits in all, at least two, from 1 up ("10,000.25", "1.019"), rounded half up.
+ * Never "…": the figure is a number, and the exact one goes in its title (see Amount). Text that is
+ * not a decimal number is returned as is.
+ */
+export function readableDecimal(text: string, digits = 4): string {
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text);
+  if (!m) return text;
+  const int = m[2].replace(/^0+(?=\d)/, '');
+  const frac = (m[3] ?? '').replace(/0+$/, '');
+  if (!frac) return m[1] + groupDigits(int);
+  const places = int !== '0' ? Math.max(2, digits - int.length) : frac.length - frac.replace(/^0+/, '').length + digits;
+  if (places >= frac.length) return `${m[1]}${groupDigits(int)}.${frac}`;
+  // Round half up on the digits themselves (BigInt: no floating point on 78-digit amounts).
+  let scaled = BigInt(int + frac.slice(0, places));
+  if (frac.charCodeAt(places) >= 53) scaled += 1n; // '5'
+  return m[1] + formatUnits(scaled, places);
+}
+
+/** An amount of base units with the digits that matter (readableDecimal of formatUnits' exact value). */
+export function readableUnits(value: string | bigint | null | undefined, decimals: number | string | null | undefined, digits = 4): string {
+  const exact = formatUnits(value, decimals);
+  return readableDecimal(exact.replace(/,/g, ''), digits);
+}
+
+/**
+ * A long hash or address cut into `parts` nearly equal pieces ("0x" stays with the first), the
+ * places a line may break: wrapped at any width it never leaves one or two characters alone on a
+ * line, as breaking anywhere did.
+ */
+export function hashChunks(h: string, parts = 4): string[] {
+  if (!h || h.length < 16) return [h];
+  const start = h.startsWith('0x') ? 2 : 0;
+  const size = Math.ceil((h.length - start) / parts);
+  const out: string[] = [];
+  for (let i = start; i < h.length; i += size) out.push(h.slice(i === start ? 0 : i, i + size));
+  return out;
 }

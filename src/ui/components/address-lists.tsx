@@ -104,7 +104,7 @@ export interface HoldingItem {
 /** The holdings table: token, standard, id (ERC-1155), exact balance, and the transfers of that token. */
 export function HoldingsTable({ items, transfersHref }: { items: HoldingItem[]; transfersHref: (token: string) => string }) {
   return (
-    <Table head={['Token', 'Type', 'Token ID', 'Balance', '']} caption="Token balances">
+    <Table head={['Token', 'Type', 'Token ID', 'Balance', { hidden: 'Transfers' }]} caption="Token balances">
       {items.map((b) => (
         <tr>
           <td>

@@ -1,8 +1,8 @@
 // The small pieces every page is built from: address and hash links with identicons and copy
 // buttons, times, amounts, status badges, tabs, pagers, detail rows, tiles and empty states.
-import type { ComponentChildren } from 'preact';
+import { toChildArray, type ComponentChildren } from 'preact';
 import { identiconSvg } from '../identicon.js';
-import { formatUnits, groupDigits, relativeTime, shortHash, utcTime } from '../format.js';
+import { formatUnits, groupDigits, hashChunks, readableUnits, relativeTime, shortHash, utcTime } from '../format.js';
 
 /** An address as the API embeds it (Blockscout's AddressParam), or a bare hash. */
 export interface AddressLike {
@@ -37,6 +37,15 @@ export function Identicon({ address, size = 20 }: { address: string; size?: numb
 }
 
 
+/** A full hash or address with even break points (<wbr>): on a narrow screen it wraps in even pieces. */
+export function FullHash({ hash }: { hash: string }) {
+  return (
+    <>
+      {hashChunks(hash).map((c, i) => (i ? [<wbr />, c] : c))}
+    </>
+  );
+}
+
 /** What the signed-in visitor calls `a` (their private tag, else their watchlist name), or null. */
 export function ownLabel(a: AddressLike): { text: string; kind: 'private tag' | 'watchlist' } | null {
   const tag = a.private_tags?.[0]?.display_name ?? a.private_tags?.[0]?.label;
@@ -53,7 +62,7 @@ export function AddressLink({ a, full = false, copy = true }: { a: AddressLike |
   if (!a) return <span class="muted">—</span>;
   const addr: AddressLike = typeof a === 'string' ? { hash: a } : a;
   const own = ownLabel(addr);
-  const label = own?.text ?? addr.name ?? (full ? addr.hash : shortHash(addr.hash, 8, 6));
+  const label = own?.text ?? addr.name ?? (full ? <FullHash hash={addr.hash} /> : shortHash(addr.hash, 8, 6));
   return (
     <span class="addr">
       <Identicon address={addr.hash} />
@@ -82,7 +91,7 @@ export function HashLink({ hash, href, full = false }: { hash: string; href: str
   return (
     <span class="hash">
       <a href={href} class="mono" title={hash}>
-        {full ? hash : shortHash(hash, 10, 8)}
+        {full ? <FullHash hash={hash} /> : shortHash(hash, 10, 8)}
       </a>
       <Copy text={hash} label="hash" />
     </span>
@@ -108,11 +117,14 @@ export function Time({ iso }: { iso: string | null | undefined }) {
   );
 }
 
-/** An exact amount of base units with its decimals and symbol. */
+/**
+ * An amount of base units with its decimals and symbol: exact, or with `max` its digits that matter
+ * (about `max` significant ones, format.ts readableUnits) and the exact value in its title.
+ */
 export function Amount({ value, decimals, symbol, max }: { value: string | null | undefined; decimals: number | string | null | undefined; symbol?: string | null; max?: number }) {
   if (value === null || value === undefined) return <span class="muted">—</span>;
   const exact = formatUnits(value, decimals);
-  const shown = max === undefined ? exact : formatUnits(value, decimals, max);
+  const shown = max === undefined ? exact : readableUnits(value, decimals, max);
   return (
     <span class="amount" title={shown !== exact ? `${exact}${symbol ? ` ${symbol}` : ''}` : undefined}>
       {shown}
@@ -144,6 +156,8 @@ export interface TabDef {
   id: string;
   label: string;
   count?: number | null;
+  /** The count is exact (a counter): shown in full. Otherwise it is capped as /tabs-counters caps it (51 for "more than 50"). */
+  exact?: boolean;
 }
 
 /** Tabs as links (`?tab=id`): they work without JavaScript and keep their URL. */
@@ -153,7 +167,7 @@ export function Tabs({ tabs, active, base }: { tabs: TabDef[]; active: string; b
       {tabs.map((t) => (
         <a href={t.id === tabs[0].id ? base : `${base}?tab=${t.id}`} aria-current={t.id === active ? 'page' : undefined}>
           {t.label}
-          {t.count !== undefined && t.count !== null ? <span class="count">{t.count > 50 ? '50+' : t.count}</span> : null}
+          {t.count !== undefined && t.count !== null ? <span class="count">{t.count > 50 && !t.exact ? '50+' : groupDigits(String(t.count))}</span> : null}
         </a>
       ))}
     </nav>
@@ -224,21 +238,47 @@ export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>;
 }
 
-/** A table that scrolls sideways on a narrow screen instead of breaking the page. */
-export function Table({ head, children, caption }: { head: string[]; children: ComponentChildren; caption?: string }) {
+/**
+ * A column heading: its text, or `{ hidden }` for a column whose heading is for screen readers only
+ * (a heading axe and a phone's stacked rows still need). '' is the arrow column between From and To.
+ */
+export type Head = string | { hidden: string };
+
+const headText = (h: Head): string => (typeof h === 'string' ? h || 'Direction' : h.hidden);
+
+/**
+ * Gives every cell of `rows` its column's heading as `data-label`: on a phone the rows stack as
+ * cards (app.css, "Tables on a phone") and each value shows its label from it, with no script.
+ */
+function labelCells(rows: ComponentChildren, head: Head[]): ComponentChildren {
+  for (const row of toChildArray(rows)) {
+    if (typeof row !== 'object' || row.type !== 'tr') continue;
+    let col = 0;
+    for (const cell of toChildArray((row.props as { children?: ComponentChildren }).children)) {
+      if (typeof cell !== 'object' || cell.type !== 'td') continue;
+      const props = cell.props as Record<string, unknown>;
+      if (props['data-label'] === undefined && col < head.length) props['data-label'] = headText(head[col]);
+      col += Number(props.colSpan ?? props.colspan ?? 1);
+    }
+  }
+  return rows;
+}
+
+/** A table: sideways scrolling on a mid-sized screen, rows stacked as labelled cards on a phone. */
+export function Table({ head, children, caption }: { head: Head[]; children: ComponentChildren; caption?: string }) {
   return (
     // A region that scrolls sideways must be reachable by keyboard (tabindex) and named.
-    <div class="table-wrap" tabindex={0} role="region" aria-label={caption ?? head.join(', ')}>
+    <div class="table-wrap" tabindex={0} role="region" aria-label={caption ?? head.map(headText).join(', ')}>
       <table>
         {caption ? <caption class="sr-only">{caption}</caption> : null}
         <thead>
           <tr>
             {head.map((h) => (
-              <th scope="col">{h}</th>
+              <th scope="col">{typeof h === 'string' && h ? h : <span class="sr-only">{headText(h)}</span>}</th>
             ))}
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody>{labelCells(children, head)}</tbody>
       </table>
     </div>
   );

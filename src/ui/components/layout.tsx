@@ -68,13 +68,16 @@ export function Layout(p: LayoutProps) {
                 </a>
               ))}
             </nav>
-            <form class="search" action="/search" method="get" role="search" data-island="search">
-              <label class="sr-only" for="q">
-                Search
-              </label>
-              <input id="q" name="q" type="search" value={p.q ?? ''} placeholder="Address, tx hash, block, token" autocomplete="off" spellcheck={false} aria-keyshortcuts="/" />
-              <button type="submit">Search</button>
-            </form>
+            {/* The home page's own large search box is the one there: two would fill a phone's first screen (and be two search landmarks). */}
+            {p.section === 'home' ? null : (
+              <form class="search" action="/search" method="get" role="search" aria-label="Whole chain" data-island="search">
+                <label class="sr-only" for="q">
+                  Search
+                </label>
+                <input id="q" name="q" type="search" value={p.q ?? ''} placeholder="Address, tx hash, block, token" autocomplete="off" spellcheck={false} aria-keyshortcuts="/" />
+                <button type="submit">Search</button>
+              </form>
+            )}
             {p.viewer ? (
               <div class="who">
                 <a href="/account" class="who-name" title={`Signed in as ${p.viewer.name}`}>
@@ -107,7 +110,8 @@ export function Layout(p: LayoutProps) {
         </main>
         <footer class="foot">
           <span>
-            An open-source explorer. Native coin: {p.coin}. <a href="/stats">Stats</a>
+            An open-source explorer. Native coin: {p.coin}. <a href="/stats">Stats</a> · <a href="/gas-tracker">Gas tracker</a> ·{' '}
+            <a href="/advanced-filter">Advanced filter</a>
           </span>
         </footer>
       </body>

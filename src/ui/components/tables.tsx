@@ -1,7 +1,7 @@
 // The lists most pages share: transactions, blocks, token transfers and internal transactions,
 // each row built from the API's own objects.
 import { AddressLink, Amount, BlockLink, Status, Table, Time, TxLink, UNKNOWN_OUTCOME, unknownReward } from './common.js';
-import { formatUnits, groupDigits, percent } from '../format.js';
+import { groupDigits, gwei, gweiShort, percent } from '../format.js';
 
 /** A transaction as /api/v2 lists it (the fields the table shows). */
 export interface TxItem {
@@ -49,7 +49,7 @@ export function TxTable({ items, coin, me }: { items: TxItem[]; coin: string; me
               <Amount value={t.value} decimals={18} max={6} />
             </td>
             <td class="num">
-              <Amount value={t.fee?.value ?? null} decimals={18} max={8} />
+              <Amount value={t.fee?.value ?? null} decimals={18} max={5} />
             </td>
           </tr>
         );
@@ -75,7 +75,7 @@ export interface BlockItem {
 
 export function BlockTable({ items, coin }: { items: BlockItem[]; coin: string }) {
   return (
-    <Table head={['Block', 'Age', 'Txs', 'Miner', 'Gas used', `Reward (${coin})`, `Burnt fees (${coin})`]} caption="Blocks">
+    <Table head={['Block', 'Age', 'Txs', 'Miner', 'Gas used / limit', 'Base fee', `Reward (${coin})`, `Burnt fees (${coin})`]} caption="Blocks">
       {items.map((b) => {
         const reward = b.rewards?.reduce((s, r) => s + BigInt(r.reward), 0n);
         const unknown = b.rewards ? unknownReward(b) : null;
@@ -92,21 +92,22 @@ export function BlockTable({ items, coin }: { items: BlockItem[]; coin: string }
               <AddressLink a={b.miner} />
             </td>
             <td class="num">
-              {groupDigits(b.gas_used)} <span class="muted">({percent(b.gas_used_percentage)})</span>
+              {groupDigits(b.gas_used)} <span class="muted">/ {groupDigits(b.gas_limit)} ({percent(b.gas_used_percentage)})</span>
             </td>
+            <td class="num">{b.base_fee_per_gas === null ? <span class="muted">—</span> : <span title={gwei(b.base_fee_per_gas)}>{gweiShort(b.base_fee_per_gas)}</span>}</td>
             <td class="num">
               {unknown ? (
                 <span class="muted" title={unknown}>
                   unknown
                 </span>
               ) : reward !== undefined && b.rewards?.length ? (
-                formatUnits(reward, 18, 6)
+                <Amount value={reward.toString()} decimals={18} max={5} />
               ) : (
                 <span class="muted">—</span>
               )}
             </td>
             <td class="num">
-              <Amount value={b.burnt_fees} decimals={18} max={6} />
+              <Amount value={b.burnt_fees} decimals={18} max={5} />
             </td>
           </tr>
         );

@@ -3,7 +3,7 @@
 // untrusted metadata (only http(s) or data:image URLs, in <img>/<video>, never inline markup).
 import { AddressLink, Amount, BlockLink, Identicon, Table, Time, TxLink } from './common.js';
 import { PublicIcon } from './public-icon.js';
-import { formatUnits, groupDigits, shortHash } from '../format.js';
+import { groupDigits, readableDecimal, shortHash } from '../format.js';
 import { imageSrc, sharePercent, text, videoSrc } from '../token-values.js';
 
 /** The Token object of /api/v2 (the fields the pages show). */
@@ -161,7 +161,9 @@ export function HolderTable({ items, token, idSupply }: { items: HolderJson[]; t
     <Table head={head} caption="Token holders">
       {items.map((h) => {
         const supply = multi ? (h.token_id ? idSupply.get(h.token_id) ?? null : null) : token.total_supply;
-        const share = sharePercent(h.value, supply);
+        // The share with the digits that matter ("28.71%"), more exactly in its title (never "…" in place of the figure).
+        const share = sharePercent(h.value, supply, 8);
+        const shareShown = share === null || share.startsWith('<') ? share : `${readableDecimal(share.replace(/[…%]/g, ''), 4)}%`;
         return (
           <tr>
             <td>
@@ -169,12 +171,9 @@ export function HolderTable({ items, token, idSupply }: { items: HolderJson[]; t
             </td>
             {multi ? <td>{h.token_id ? <TokenId id={h.token_id} href={`/token/${token.address_hash}/instance/${h.token_id}`} /> : <span class="muted">—</span>}</td> : null}
             <td class="num">
-              <span class="amount" title={h.value}>
-                {formatUnits(h.value, token.decimals ?? 0)}
-              </span>
-              {token.symbol ? <span class="unit muted"> {text(token.symbol, 16)}</span> : null}
+              <Amount value={h.value} decimals={token.decimals ?? 0} symbol={token.symbol ? text(token.symbol, 16) : null} max={6} />
             </td>
-            <td class="num">{share === null ? <span class="muted" title="The supply is not known">—</span> : share}</td>
+            <td class="num">{share === null ? <span class="muted" title="The supply is not known">—</span> : <span title={shareShown === share ? undefined : share}>{shareShown}</span>}</td>
           </tr>
         );
       })}

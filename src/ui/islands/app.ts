@@ -170,7 +170,7 @@ function slashFocus(): void {
     if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target as HTMLElement | null;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
-    const input = document.querySelector<HTMLInputElement>('form.search input[name=q]');
+    const input = document.querySelector<HTMLInputElement>('form[role=search] input[name=q]');
     if (!input) return;
     e.preventDefault();
     input.focus();

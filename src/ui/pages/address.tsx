@@ -4,7 +4,7 @@
 // history, and where Blockscout shows them withdrawals, validated blocks, logs and the contract),
 // each list paged through next_page_params with its filters kept in the pager's links.
 import type { VNode } from 'preact';
-import { AddressLink, Amount, BlockLink, Caveat, Copy, Empty, Identicon, OwnMark, Pager, Row, Tabs, TxLink, ownLabel, type TabDef } from '../components/common.js';
+import { AddressLink, Amount, BlockLink, Caveat, Copy, Empty, FullHash, Identicon, OwnMark, Pager, Row, Tabs, TxLink, ownLabel, type TabDef } from '../components/common.js';
 import { BlockTable, TokenName, TransferTable, TxTable } from '../components/tables.js';
 import { LineChart } from '../components/chart.js';
 import {
@@ -75,13 +75,18 @@ function tabOf(ctx: PageCtx): TabId | null {
 }
 
 /** The tabs Blockscout's frontend shows: the first five always; withdrawals, validated blocks and logs when there are some; the contract for a contract. */
-function visibleTabs(c: TabsCounters | null, isContract: boolean, active: TabId): TabDef[] {
+function visibleTabs(c: TabsCounters | null, isContract: boolean, active: TabId, exact: { counters: Counters | null; holdings: number | null }): TabDef[] {
   const n = (v: number | undefined) => (v === undefined ? null : v);
   const all: (TabDef & { show: boolean })[] = [
-    { id: 'txs', label: 'Transactions', count: n(c?.transactions_count), show: true },
+  // /tabs-counters stops at 51 ("more than 50"); the address's counters and its full list of holdings know the exact number.
+  const known = (v: string | undefined) => (v !== undefined && /^\d{1,15}$/.test(v) ? { count: Number(v), exact: true } : null);
+  const txs = known(exact.counters?.transactions_count) ?? { count: n(c?.transactions_count) };
+  const transfers = known(exact.counters?.token_transfers_count) ?? { count: n(c?.token_transfers_count) };
+  const holdings = exact.holdings !== null ? { count: exact.holdings, exact: true } : { count: n(c?.token_balances_count) };
+    { id: 'txs', label: 'Transactions', ...txs, show: true },
     { id: 'withdrawals', label: 'Withdrawals', count: n(c?.withdrawals_count), show: !!c?.withdrawals_count },
-    { id: 'token_transfers', label: 'Token transfers', count: n(c?.token_transfers_count), show: true },
-    { id: 'tokens', label: 'Tokens', count: n(c?.token_balances_count), show: true },
+    { id: 'token_transfers', label: 'Token transfers', ...transfers, show: true },
+    { id: 'tokens', label: 'Tokens', ...holdings, show: true },
     { id: 'internal_txns', label: 'Internal txns', count: n(c?.internal_transactions_count), show: true },
     { id: 'coin_balance_history', label: 'Coin balance history', show: true },
     { id: 'blocks_validated', label: 'Blocks validated', count: n(c?.validations_count), show: !!c?.validations_count },
@@ -142,7 +147,7 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
   const publicName = await approvedName(ctx, a);
   const base = `/address/${a.hash}`;
   const isContract = a.is_contract === true;
-  const tabs = visibleTabs(tabsCounters, isContract, tab);
+  const tabs = visibleTabs(tabsCounters, isContract, tab, { counters, holdings: holdings ? holdings.length : null });
   const panel = await tabPanel(ctx, { tab, h, base, holdings: holdings ?? [], coin: ctx.coin, token: a.token ?? null });
   const kind = a.token ? 'Token contract' : isContract ? 'Contract' : 'Address';
   return {
@@ -250,7 +255,7 @@ function Header({ a, kind, publicName }: { a: any; kind: string; publicName: boo
         </p>
       ) : null}
       <p class="addr-hash">
-        <span class="mono">{a.hash}</span> <Copy text={a.hash} label="address" />
+        <span class="mono"><FullHash hash={a.hash} /></span> <Copy text={a.hash} label="address" />
       </p>
       <p class="addr-tags">
         {a.is_contract ? <span class="tag">Contract</span> : a.is_contract === false ? <span class="tag">Account</span> : null}

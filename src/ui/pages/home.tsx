@@ -134,10 +134,10 @@ export async function homePage(ctx: PageCtx): Promise<PageResult> {
         <section class="hero">
           <h1>Explore the chain</h1>
           <form class="hero-search" action="/search" method="get" role="search" data-island="search">
-            <label class="sr-only" for="hero-q">
+            <label class="sr-only" for="q">
               Search by address, transaction hash, block number or token
             </label>
-            <input id="hero-q" name="q" type="search" placeholder="Address, transaction hash, block number or token name" autocomplete="off" spellcheck={false} />
+            <input id="q" name="q" type="search" placeholder="Address, transaction hash, block number or token name" autocomplete="off" spellcheck={false} aria-keyshortcuts="/" />
             <button type="submit">Search</button>
           </form>
         </section>

@@ -5,7 +5,7 @@
 // the API's, exact where they are shown as text; a chart's points are numbers for drawing only.
 import { Empty, Tile } from '../components/common.js';
 import { LineChart, type Point } from '../components/chart.js';
-import { groupDigits, percent, usd } from '../format.js';
+import { groupDigits, percent, readableDecimal, usd } from '../format.js';
 import { CoinPrice } from '../components/prices.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
@@ -67,7 +67,9 @@ export function shiftDecimal(v: string, places: number): string {
   return `${m[1]}${int}${rest ? `.${rest}` : ''}`;
 }
 
-const counterValue = (c: Counter) => `${decimalText(c.value)}${c.units ? ` ${c.units}` : ''}`;
+// A counter with the digits that matter (an 18-decimal fee sum no longer wraps over three lines); the exact one in its title.
+const counterValue = (c: Counter) => `${readableDecimal(c.value, 5)}${c.units ? ` ${c.units}` : ''}`;
+const counterExact = (c: Counter) => `${decimalText(c.value)}${c.units ? ` ${c.units}` : ''}`;
 
 /**
  * What the period choice asks the API: from/to dates, and which preset (if any) it is. A preset
@@ -143,7 +145,7 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
           {counters.counters.map((c) => (
             <div class="tile" title={c.description}>
               <div class="tile-label">{c.title}</div>
-              <div class="tile-value" data-counter={c.id}>
+              <div class="tile-value" data-counter={c.id} title={counterValue(c) === counterExact(c) ? undefined : counterExact(c)}>
                 {counterValue(c)}
               </div>
             </div>

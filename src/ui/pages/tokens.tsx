@@ -55,7 +55,7 @@ export async function tokensPage(ctx: PageCtx): Promise<PageResult> {
       <>
         <h1>Tokens</h1>
         <section class="card">
-          <form class="token-search" action="/tokens" method="get" role="search">
+          <form class="token-search" action="/tokens" method="get" role="search" aria-label="Tokens">
             <label class="sr-only" for="token-q">
               Token name or symbol
             </label>

@@ -103,8 +103,8 @@ export async function txsPage(ctx: PageCtx): Promise<PageResult> {
           <section class="tiles" aria-label="Transaction counters">
             <Tile label="Transactions (24 h)" value={groupDigits(String(stats.transactions_count_24h))} />
             <Tile label="Pending (last 30 min)" value={groupDigits(String(stats.pending_transactions_count))} />
-            <Tile label={`Fees (24 h, ${ctx.coin})`} value={<Amount value={stats.transaction_fees_sum_24h} decimals={18} max={8} />} />
-            <Tile label={`Average fee (24 h, ${ctx.coin})`} value={<Amount value={stats.transaction_fees_avg_24h} decimals={18} max={8} />} />
+            <Tile label={`Fees (24 h, ${ctx.coin})`} value={<Amount value={stats.transaction_fees_sum_24h} decimals={18} max={5} />} />
+            <Tile label={`Average fee (24 h, ${ctx.coin})`} value={<Amount value={stats.transaction_fees_avg_24h} decimals={18} max={5} />} />
           </section>
         ) : null}
         <nav class="tabs" aria-label="Transaction lists">

@@ -84,7 +84,7 @@ export async function verifiedContractsPage(ctx: PageCtx): Promise<PageResult> {
         </section>
         <section class="card">
           <div class="contracts-tools">
-            <form class="token-search" action="/verified-contracts" method="get" role="search">
+            <form class="token-search" action="/verified-contracts" method="get" role="search" aria-label="Verified contracts">
               <label class="sr-only" for="vc-q">
                 Search verified contracts by name or address
               </label>

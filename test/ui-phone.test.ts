@@ -1,0 +1,133 @@
+// The web UI on a 390 px phone (issue #33, section 1), in Chromium on the devnet scenario, light
+// and dark: every list shows each row's fields without sideways scrolling (rows stacked as
+// labelled cards), tabs that do not fit wrap instead of being cut, a full address never leaves a
+// character or two alone on a line, and the home page's first screen has one search box. On a
+// desktop the same lists stay tables.
+import t from 'tap';
+import { uiOnDevnet } from './helpers/ui.js';
+import { browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1366, height: 900 };
+
+t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() ?? false }, async (t) => {
+  const f = await uiOnDevnet(t);
+  const browser = await withBrowser(t);
+  const s = f.devnet.scenario;
+  const token = s.contracts.DevnetToken;
+  const me = s.accounts[1];
+  // Every list page type: transactions, blocks, tokens, token transfers and holders, an
+  // address's tabs, a transaction's internal transactions and logs, accounts, verified contracts.
+  const lists = [
+    '/txs',
+    '/blocks',
+    '/tokens',
+    `/token/${token}`,
+    `/token/${token}?tab=holders`,
+    `/address/${me}`,
+    `/address/${me}?tab=token_transfers`,
+    `/address/${me}?tab=tokens`,
+    `/address/${me}?tab=internal_txns`,
+    `/address/${me}?tab=coin_balance_history`,
+    `/address/${s.contracts.DevnetToken}?tab=logs`,
+    `/block/${s.forwardTx.blockNumber}?tab=txs`,
+    `/tx/${s.forwardTx.hash}?tab=internal`,
+    `/tx/${s.forwardTx.hash}?tab=logs`,
+    '/accounts',
+    '/verified-contracts',
+  ];
+  for (const scheme of ['light', 'dark'] as const) {
+    await t.test(`phone, ${scheme}`, async (t) => {
+      const context = await browser.newContext({ viewport: PHONE, colorScheme: scheme });
+      t.teardown(() => context.close());
+      const page = await context.newPage();
+      let cards = 0;
+      for (const p of lists) {
+        await page.goto(f.base + p, { waitUntil: 'networkidle' });
+        const r = await page.evaluate(() => {
+          const vw = document.documentElement.clientWidth;
+          const cells = Array.from(document.querySelectorAll<HTMLTableCellElement>('.table-wrap tbody td'));
+          const shown = cells.filter((c) => getComputedStyle(c).display !== 'none');
+          return {
+            pageScroll: document.documentElement.scrollWidth - vw,
+            wideTables: Array.from(document.querySelectorAll('.table-wrap')).filter((w) => w.scrollWidth > w.clientWidth + 1).length,
+            cells: shown.length,
+            unlabelled: shown.filter((c) => !c.dataset.label).map((c) => c.textContent?.slice(0, 30)),
+            outside: shown.filter((c) => c.getBoundingClientRect().right > vw + 0.5 || c.getBoundingClientRect().left < -0.5).map((c) => `${c.dataset.label}: ${c.textContent?.slice(0, 30)}`),
+            labelsShown: shown.slice(0, 3).map((c) => getComputedStyle(c, '::before').content),
+            rowDisplay: document.querySelector('.table-wrap tbody tr') ? getComputedStyle(document.querySelector('.table-wrap tbody tr')!).display : null,
+            tabsCut: Array.from(document.querySelectorAll<HTMLElement>('.tabs a')).filter((a) => a.getBoundingClientRect().right > vw + 0.5).map((a) => a.textContent),
+          };
+        });
+        t.equal(r.pageScroll, 0, `${p}: the page does not scroll sideways`);
+        t.equal(r.wideTables, 0, `${p}: no table scrolls sideways`);
+        t.same(r.unlabelled, [], `${p}: every shown cell carries its column's label`);
+        t.same(r.outside, [], `${p}: every cell is within the screen`);
+        t.same(r.tabsCut, [], `${p}: no tab is cut off at the screen's edge`);
+        if (r.cells) {
+          cards++;
+          t.equal(r.rowDisplay, 'grid', `${p}: rows are stacked cards`);
+          t.ok(r.labelsShown.every((c) => c !== 'none' && c !== '""' && c !== 'normal'), `${p}: the label shows above each value (${r.labelsShown.join(', ')})`);
+        }
+        await screenshot(page, `phone-${scheme}-${p}`);
+      }
+      t.ok(cards >= 12, `lists with rows looked at: ${cards}`);
+
+      // A full address wraps in even pieces: no line holds fewer than 8 of its characters.
+      for (const [p, sel] of [
+        [`/address/${me}`, '.addr-hash .mono'],
+        [`/token/${token}`, '.details .addr a'],
+        [`/tx/${s.forwardTx.hash}`, '.details .addr a'],
+      ] as const) {
+        await page.goto(f.base + p, { waitUntil: 'networkidle' });
+        const lines = await page.$eval(sel, (el) => {
+          const perLine = new Map<number, number>();
+          const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            for (let i = 0; i < (n.textContent ?? '').length; i++) {
+              const range = document.createRange();
+              range.setStart(n, i);
+              range.setEnd(n, i + 1);
+              const top = Math.round(range.getBoundingClientRect().top);
+              perLine.set(top, (perLine.get(top) ?? 0) + 1);
+            }
+          }
+          return [...perLine.values()];
+        });
+        t.ok(lines.length >= 1 && lines.reduce((a, b) => a + b, 0) === 42, `${p}: ${sel} is the whole address (${lines.join(' + ')} characters a line)`);
+        t.ok(Math.min(...lines) >= 8, `${p}: no line of the address holds a lone character or two (${lines.join(' + ')})`);
+      }
+
+      // The home page's first screen: one search box.
+      await page.goto(f.base + '/', { waitUntil: 'networkidle' });
+      const boxes = await page.evaluate(() =>
+        Array.from(document.querySelectorAll<HTMLInputElement>('input[type=search]')).filter((i) => {
+          const b = i.getBoundingClientRect();
+          return b.width > 0 && b.top < window.innerHeight;
+        }).length,
+      );
+      t.equal(boxes, 1, 'one search box on the home page');
+      await page.keyboard.press('/');
+      t.equal(await page.evaluate(() => document.activeElement?.id), 'q', '"/" focuses it');
+      await screenshot(page, `phone-${scheme}-home`);
+    });
+  }
+
+  await t.test('desktop: the lists stay tables', async (t) => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    for (const p of ['/txs', `/address/${me}`]) {
+      await page.goto(f.base + p, { waitUntil: 'networkidle' });
+      const r = await page.evaluate(() => ({
+        row: getComputedStyle(document.querySelector('.table-wrap tbody tr')!).display,
+        head: getComputedStyle(document.querySelector('.table-wrap thead')!).display,
+        label: getComputedStyle(document.querySelector('.table-wrap tbody td')!, '::before').content,
+      }));
+      t.same(r, { row: 'table-row', head: 'table-header-group', label: 'none' }, `${p}: a table with its heading, no per-cell labels`);
+      await screenshot(page, `desktop-light-${p}`);
+    }
+    await page.goto(f.base + '/', { waitUntil: 'networkidle' });
+    t.equal(await page.locator('input[type=search]').count(), 1, 'the home page has one search box on a desktop too');
+  });
+});
