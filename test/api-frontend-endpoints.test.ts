@@ -723,7 +723,32 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
     t.equal(bt.body.chart[1].value, String(Math.round(((Number(d1Blocks.at(-1)!.timestamp) - Number(prev.timestamp)) / d1Blocks.length) * 100) / 100), 'day 1: mean interval of its blocks');
     const ranged = await api.get(`${V1}/lines/newTxns?from=${d1}&to=${d1}`);
     t.strictSame(ranged.body.chart.map((p: { date: string }) => p.date), [d1], 'from/to select the days');
-    t.equal((await api.get(`${V1}/lines/newTxns?resolution=HOUR`)).status, 422);
+    // HOUR (our addition, for a chain too young for a line of days): every hour of the last 48 from
+    // the first block in them to the newest, zeros between, the newest hour not over.
+    const hourly = await api.get(`${V1}/lines/newTxns?resolution=HOUR`);
+    t.equal(hourly.status, 200);
+    const since = now - 48 * 3600_000;
+    const recentBlocks = blocks.filter((b) => Number(b.timestamp) * 1000 >= since);
+    const hourOf = (b: NodeBlock) => Math.floor(Number(b.timestamp) / 3600) * 3600_000;
+    const hours: { date: string; date_to: string; value: string; is_approximate: boolean }[] = [];
+    const lastHour = hourOf(recentBlocks.at(-1)!);
+    for (let h = hourOf(recentBlocks[0]); h <= lastHour; h += 3600_000) {
+      const at = new Date(h).toISOString().slice(0, 13);
+      const n = recentBlocks.filter((b) => hourOf(b) === h).reduce((a, b) => a + b.transactions.length, 0);
+      hours.push({ date: `${at}:00:00Z`, date_to: `${at}:59:59Z`, value: String(n), is_approximate: h === lastHour });
+    }
+    t.strictSame(hourly.body.chart, hours, 'one point an hour over the last 48 hours, from the node\'s blocks');
+    t.ok(hours.length > 20, `the window spans the blocks of days 1 and 2 (${hours.length} hours)`);
+    t.ok(hourly.body.info.resolutions.includes('HOUR'), 'the line says it offers hours');
+    const hourlyFees = await api.get(`${V1}/lines/txnsFee?resolution=HOUR&from=${d2}`);
+    t.strictSame(
+      hourlyFees.body.chart.map((p: { value: string }) => parseUnits(p.value, 18)).reduce((a: bigint, b: bigint) => a + b, 0n),
+      blocks.reduce((a, b, i) => (dayOf(b) === d2 ? a + fees[i] : a), 0n),
+      "fees per hour of day 2 add up to the day's",
+    );
+    t.equal((await api.get(`${V1}/lines/txnsGrowth?resolution=HOUR`)).status, 422, 'a cumulative line has no hours');
+    t.notOk((await api.get(`${V1}/lines/txnsGrowth`)).body.info.resolutions.includes('HOUR'), 'and does not say it has');
+    t.equal((await api.get(`${V1}/lines/newTxns?resolution=MINUTE`)).status, 422);
     t.equal((await api.get(`${V1}/lines/newTxns?from=2024-02-30`)).status, 422);
     t.strictSame(await api.get(`${V1}/lines/nope`).then((x) => [x.status, x.body]), [404, { message: 'Not found' }]);
     t.equal((await api.get(`${V1}/nope`)).status, 404);

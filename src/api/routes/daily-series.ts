@@ -1,5 +1,6 @@
 // Per-day figures of the stored chain behind every chart (/api/v2/stats/charts/transactions and
-// the stats service's /api/v1 lines and pages), and their grouping into weeks, months and years.
+// the stats service's /api/v1 lines and pages), and their grouping into weeks, months and years;
+// per-hour figures of the last hours for a chain too young for a line of days.
 //
 // A day's figures come from its stored blocks (transactions, gas, fees: ClickHouse `blocks`) and
 // from the addresses the accounting lane first saw in its block range (PostgreSQL `addresses`).
@@ -10,7 +11,7 @@
 // replaces that block, drops them all. A day's new-address count is final once the accounting
 // lane has passed its last block; until then it is recounted on every use and shown approximate.
 import type { ApiContext } from '../context.js';
-import { blockHashAt, dailyBlockStats, type DayRead } from '../../storage/clickhouse/reads/daily.js';
+import { blockHashAt, blocksWindow, dailyBlockStats, hourlyBlockStats, type DayRead } from '../../storage/clickhouse/reads/daily.js';
 import { accountingCursor, addressesFirstSeen } from '../../storage/postgres/reads/counts.js';
 
 export interface Day {
@@ -180,6 +181,54 @@ export function periods(days: readonly Day[], resolution: Resolution): Period[] 
       p.intervals += n;
     }
     prevTs = d.lastTs;
+  }
+  return out;
+}
+
+// ---- hours (a young chain) ----
+
+const HOUR_MS = 3_600_000;
+const isoHour = (ms: number) => new Date(ms).toISOString().slice(0, 13);
+
+/**
+ * The hours from the first stored block at or after `sinceMs` to the newest one, every hour
+ * present (zero without blocks), dated "YYYY-MM-DDTHH:00:00Z" to "…:59:59Z"; the newest hour is
+ * approximate (not over). New addresses are not counted per hour (0, and approximate).
+ */
+export async function hourlyPeriods(ctx: ApiContext, sinceMs: number): Promise<Period[]> {
+  const w = await blocksWindow(ctx.ch, sinceMs / 1000);
+  if (w.firstNumber === null) return [];
+  const rows = await hourlyBlockStats(ctx.ch, BigInt(w.firstNumber));
+  if (!rows.length) return [];
+  const byHour = new Map(rows.map((r) => [Number(r.hour) * 1000, r]));
+  const out: Period[] = [];
+  const last = Number(rows[rows.length - 1].hour) * 1000;
+  let prevTs: number | null = null;
+  for (let h = Number(rows[0].hour) * 1000; h <= last; h += HOUR_MS) {
+    const r = byHour.get(h);
+    const p: Period = {
+      date: `${isoHour(h)}:00:00Z`,
+      dateTo: `${isoHour(h)}:59:59Z`,
+      blocks: r ? Number(r.blocks) : 0,
+      transactions: r ? BigInt(r.transactions) : 0n,
+      gasUsed: r ? BigInt(r.gas_used) : 0n,
+      fees: r ? BigInt(r.fees) : 0n,
+      newAddresses: 0,
+      span: null,
+      intervals: 0,
+      approximate: h === last,
+      addressesApproximate: true,
+    };
+    if (r) {
+      const from = prevTs ?? Number(r.first_ts);
+      const n = prevTs === null ? p.blocks - 1 : p.blocks;
+      if (n > 0) {
+        p.span = Number(r.last_ts) - from;
+        p.intervals = n;
+      }
+      prevTs = Number(r.last_ts);
+    }
+    out.push(p);
   }
   return out;
 }

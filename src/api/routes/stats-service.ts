@@ -15,7 +15,7 @@ import { blocksWindow } from '../../storage/clickhouse/reads/daily.js';
 import { chainCounter } from '../../storage/postgres/reads/addresses.js';
 import { contractsTotal, pendingSince } from '../../storage/postgres/reads/counts.js';
 import { verifiedCounts } from '../../storage/postgres/verified.js';
-import { dailySeries, periods, type Period, type Resolution } from './daily-series.js';
+import { dailySeries, hourlyPeriods, periods, type Period, type Resolution } from './daily-series.js';
 import { RECENT_BLOCKS } from './stats.js';
 import { clock } from './clock.js';
 
@@ -35,7 +35,7 @@ interface LineInfoJson {
   title: string;
   description: string;
   units?: string;
-  resolutions: Resolution[];
+  resolutions: (Resolution | 'HOUR')[];
 }
 
 interface PointJson {
@@ -46,6 +46,11 @@ interface PointJson {
 }
 
 const RESOLUTIONS: Resolution[] = ['DAY', 'WEEK', 'MONTH', 'YEAR'];
+/**
+ * Hours looked back at resolution=HOUR, our addition to the service's resolutions: a chain younger
+ * than a few days has too few days for a line, so its pages draw hours until it has them.
+ */
+export const HOUR_WINDOW_HOURS = 48;
 const DAY_MS = 86_400_000;
 /** Points of the home page's daily transactions chart (the service's NEW_TXNS_WINDOW_RANGE). */
 export const WINDOW_DAYS = 30;
@@ -63,6 +68,8 @@ interface LineDef {
   units?: string;
   /** Whether the line counts addresses (derived data: approximate until the lane is past it). */
   addresses?: boolean;
+  /** Offered per hour too (a figure of the period's own blocks: neither cumulative nor of addresses). */
+  hourly?: boolean;
   /** The point's value, or null when the period has none (no point is shown). */
   value(p: Period, running: { transactions: bigint; gasUsed: bigint; addresses: bigint }): string | null;
 }
@@ -103,10 +110,11 @@ const SECTIONS: SectionDef[] = [
         title: 'Average transaction fee',
         description: 'The average fee paid per transaction',
         coinUnits: true,
+        hourly: true,
         value: (p) => (p.transactions > 0n ? coinValue((2n * p.fees + p.transactions) / (2n * p.transactions)) : null),
       },
-      { id: 'newTxns', title: 'New transactions', description: 'Transactions in the blocks of the period', value: (p) => p.transactions.toString() },
-      { id: 'txnsFee', title: 'Transactions fees', description: 'Fees paid by the transactions of the period', coinUnits: true, value: (p) => coinValue(p.fees) },
+      { id: 'newTxns', title: 'New transactions', description: 'Transactions in the blocks of the period', hourly: true, value: (p) => p.transactions.toString() },
+      { id: 'txnsFee', title: 'Transactions fees', description: 'Fees paid by the transactions of the period', coinUnits: true, hourly: true, value: (p) => coinValue(p.fees) },
       { id: 'txnsGrowth', title: 'Transactions growth', description: 'Cumulative number of transactions', value: (_p, r) => r.transactions.toString() },
     ],
   },
@@ -119,6 +127,7 @@ const SECTIONS: SectionDef[] = [
         title: 'Average block time',
         description: 'Average time between consecutive blocks of the period, in seconds',
         units: 's',
+        hourly: true,
         value: (p) => (p.intervals > 0 && p.span !== null ? seconds(p.span / p.intervals) : null),
       },
     ],
@@ -132,9 +141,20 @@ const SECTIONS: SectionDef[] = [
 
 const LINES = new Map(SECTIONS.flatMap((s) => s.lines.map((l) => [l.id, l] as const)));
 
-function info(l: LineDef, coin: string, resolutions: Resolution[] = RESOLUTIONS): LineInfoJson {
+function info(l: LineDef, coin: string): LineInfoJson {
   const units = l.coinUnits ? coin : l.units;
-  return { id: l.id, title: l.title, description: l.description, ...(units ? { units } : {}), resolutions };
+  return { id: l.id, title: l.title, description: l.description, ...(units ? { units } : {}), resolutions: l.hourly ? [...RESOLUTIONS, 'HOUR'] : RESOLUTIONS };
+}
+
+/** The points of an hourly line over the last HOUR_WINDOW_HOURS, oldest first. */
+async function hourlyPoints(ctx: ApiContext, l: LineDef): Promise<PointJson[]> {
+  const none = { transactions: 0n, gasUsed: 0n, addresses: 0n };
+  const out: PointJson[] = [];
+  for (const p of await hourlyPeriods(ctx, clock.now() - HOUR_WINDOW_HOURS * 3_600_000)) {
+    const value = l.value(p, none);
+    if (value !== null) out.push({ date: p.date, date_to: p.dateTo, value, is_approximate: p.approximate });
+  }
+  return out;
 }
 
 /** Every point of a line at a resolution, oldest first; cumulative lines add from the first stored day. */
@@ -216,7 +236,7 @@ const present = <T>(xs: (T | undefined)[]): T[] => xs.filter((x): x is T => x !=
 
 /** The stats service's routes, with the native coin's symbol as the fee units. */
 export function statsServiceRoutes(coin = 'ETH'): RouteDef[] {
-  const RESOLUTION: ParamSpec = { kind: 'enum', values: RESOLUTIONS };
+  const RESOLUTION: ParamSpec = { kind: 'enum', values: [...RESOLUTIONS, 'HOUR'] };
   return [
     {
       pattern: '/counters',
@@ -254,9 +274,13 @@ export function statsServiceRoutes(coin = 'ETH'): RouteDef[] {
         const to = dateParam('to', query.to);
         const line = LINES.get(path.name as string);
         if (!line) throw new NotFoundError();
-        const resolution = (query.resolution as Resolution | undefined) ?? 'DAY';
-        // Periods that overlap [from, to].
-        const chart = (await points(ctx, line, resolution)).filter((p) => (!from || p.date_to >= from) && (!to || p.date <= to));
+        const resolution = (query.resolution as Resolution | 'HOUR' | undefined) ?? 'DAY';
+        if (resolution === 'HOUR' && !line.hourly) {
+          throw new ValidationError([{ pointer: '/resolution', detail: `HOUR is not offered for ${line.id}: only for lines of a period's own blocks` }]);
+        }
+        const all = resolution === 'HOUR' ? await hourlyPoints(ctx, line) : await points(ctx, line, resolution);
+        // Periods that overlap [from, to] (an hour's date is an ISO time: its day is compared).
+        const chart = all.filter((p) => (!from || p.date_to >= from) && (!to || p.date.slice(0, 10) <= to));
         return { body: { chart, info: info(line, coin) }, policy: 'volatile' };
       },
     },

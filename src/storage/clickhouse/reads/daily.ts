@@ -1,4 +1,4 @@
-// Per-day and recent-window aggregates of stored blocks, for the charts (/api/v2/stats/charts/*,
+// Per-day, per-hour and recent-window aggregates of stored blocks, for the charts (/api/v2/stats/charts/*,
 // the stats service's /api/v1/lines) and the 24-hour counters (/api/v2/transactions/stats).
 // Everything comes from the `blocks` table: a block's transaction count, gas, and its fees
 // (burnt_fees + priority_fees = the sum of its transactions' gas_used * effective_gas_price),
@@ -32,6 +32,29 @@ export async function dailyBlockStats(ch: ClickHouseStore, fromBlock: bigint): P
             min(number) AS first_number, max(number) AS last_number, argMax(hash, number) AS last_hash,
             toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
      FROM blocks WHERE number >= {from:UInt64} GROUP BY day ORDER BY day`,
+    { from: clampU64(fromBlock) },
+  );
+}
+
+/** One UTC hour of stored blocks (the charts of a chain younger than a few days). */
+export interface HourRead {
+  /** Unix seconds of the hour's start. */
+  hour: number;
+  blocks: number;
+  transactions: string;
+  gas_used: string;
+  fees: string;
+  first_ts: number;
+  last_ts: number;
+}
+
+/** The hours of the stored blocks numbered `fromBlock` and above, oldest first. */
+export async function hourlyBlockStats(ch: ClickHouseStore, fromBlock: bigint): Promise<HourRead[]> {
+  return ch.query<HourRead>(
+    `SELECT toUnixTimestamp(toStartOfHour(timestamp)) AS hour, count() AS blocks, sum(transaction_count) AS transactions,
+            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees) AS fees,
+            toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
+     FROM blocks WHERE number >= {from:UInt64} GROUP BY hour ORDER BY hour`,
     { from: clampU64(fromBlock) },
   );
 }
