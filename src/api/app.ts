@@ -13,6 +13,7 @@ import type { PriceSnapshot } from './prices.js';
 import { blockRoutes } from './routes/blocks.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { blobRoutes } from './routes/blobs.js';
+import { accountAbstractionRoutes } from './routes/account-abstraction.js';
 import { txSummaryRoutes } from './routes/tx-summary.js';
 import { addressRoutes } from './routes/addresses.js';
 import { listRoutes } from './routes/lists.js';
@@ -43,6 +44,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...transactionRoutes,
   ...txSummaryRoutes,
   ...blobRoutes,
+  ...accountAbstractionRoutes,
   ...addressRoutes,
   ...listRoutes,
   ...searchRoutes,

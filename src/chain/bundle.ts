@@ -13,6 +13,7 @@ import { ROOT_INPUT_FROM_TX, TABLE_NAMES } from './clickhouse-rows.js';
 import { decodeTokenTransfers, isTokenTopic, type LogContext } from './tokens.js';
 import { flattenCallFrame, flattenParityTraces, type InternalTransaction, type TxContext } from './traces.js';
 import { decodeTransaction, methodId, type BlockContext } from './transactions.js';
+import { decodeUserOperations, hasBundle, txChainId } from './user-operations.js';
 import type { BlockTraces, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './wire.js';
 
 export interface BlockBundle {
@@ -271,6 +272,8 @@ export function decodeBlockBundle(b: BlockBundle, sink_: RowSink, summary: Summa
     // Logs and token transfers.
     const logs = receipt ? receipt.logs : null;
     const tokenCount = logs && logs.length ? addLogs(st, logs, txIndex, txHash, tx.input) : 0;
+    // ERC-4337 user operations: only a transaction with an EntryPoint's BeforeExecution log is decoded.
+    if (logs && logs.length && hasBundle(logs)) addUserOperations(st, tx, logs, txIndex, txHash);
 
     // The transaction itself.
     addTransaction(st, tx, receipt, txIndex, txHash, topError, logs ? logs.length : 0, tokenCount);
@@ -355,6 +358,26 @@ function addInternals(st: BlockState, txIndex: number, txHash: string, txFailed:
         traceIndex: it.trace_index,
       });
     }
+  }
+}
+
+/** Rows of a transaction's user operations (src/chain/user-operations.ts). */
+function addUserOperations(st: BlockState, tx: RpcTransaction, logs: RpcLog[], txIndex: number, txHash: string): void {
+  const ctx = {
+    block_number: st.number,
+    block_hash: st.hash,
+    timestamp: st.timestamp,
+    transaction_index: txIndex,
+    transaction_hash: txHash,
+    from: lower(tx.from),
+    to: tx.to ? lower(tx.to) : '',
+    input: tx.input ?? '0x',
+    chain_id: txChainId(tx.chainId, tx.v),
+  };
+  const ops = decodeUserOperations(ctx, logs, st.traced ? st.internals : null);
+  for (let k = 0; k < ops.length; k++) {
+    st.sink.add('user_operations', ops[k]!);
+    st.summary.touch(ops[k]!.sender);
   }
 }
 

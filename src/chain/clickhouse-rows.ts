@@ -1,5 +1,5 @@
 // The ClickHouse row format of the chain tables, the storage format the workers write: the
-// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql, 0004_block_rewards.sql and 0008_transaction_blobs.sql, with the columns later migrations add (0009_op_stack.sql: transactions.op), exactly (names, order and types);
+// column lists, in ONE place. They mirror the CREATE TABLE statements of sql/clickhouse/0001_chain.sql, 0004_block_rewards.sql, 0008_transaction_blobs.sql and 0010_user_operations.sql, with the columns later migrations add (0009_op_stack.sql: transactions.op), exactly (names, order and types);
 // test/decode-tables.test.ts parses the SQL files and fails on any drift.
 // The row types below are derived from these lists, so a renamed column is a compile error in
 // every decoder that fills it.
@@ -184,6 +184,45 @@ export const TABLE_COLUMNS = {
     ['transaction_hash', 'String'],
     ['timestamp', "DateTime('UTC')"],
   ],
+  user_operations: [
+    ['block_number', 'UInt64'],
+    ['transaction_index', 'UInt32'],
+    ['bundle_index', 'UInt32'],
+    ['op_index', 'UInt32'],
+    ['hash', 'String'],
+    ['block_hash', 'String'],
+    ['transaction_hash', 'String'],
+    ['timestamp', "DateTime('UTC')"],
+    ['entry_point', 'String'],
+    ['entry_point_version', 'LowCardinality(String)'],
+    ['sender', 'String'],
+    ['nonce', 'UInt256'],
+    ['init_code', 'String'],
+    ['factory', 'String'],
+    ['call_data', 'String'],
+    ['call_gas_limit', 'UInt256'],
+    ['verification_gas_limit', 'UInt256'],
+    ['pre_verification_gas', 'UInt256'],
+    ['max_fee_per_gas', 'UInt256'],
+    ['max_priority_fee_per_gas', 'UInt256'],
+    ['account_gas_limits', 'String'],
+    ['gas_fees', 'String'],
+    ['paymaster', 'String'],
+    ['paymaster_and_data', 'String'],
+    ['signature', 'String'],
+    ['aggregator', 'String'],
+    ['aggregator_signature', 'Nullable(String)'],
+    ['bundler', 'String'],
+    ['beneficiary', 'String'],
+    ['status', 'UInt8'],
+    ['revert_reason', 'Nullable(String)'],
+    ['gas', 'UInt256'],
+    ['gas_used', 'UInt256'],
+    ['actual_gas_cost', 'UInt256'],
+    ['sponsor_type', 'LowCardinality(String)'],
+    ['user_logs_start_index', 'UInt32'],
+    ['user_logs_count', 'UInt32'],
+  ],
   block_rewards: [
     ['block_number', 'UInt64'],
     ['address_type', "Enum8('validator' = 1, 'emission_funds' = 2, 'uncle' = 3)"],
@@ -261,6 +300,7 @@ export const INPUT_IN_POINT_ROW = '@';
 export type AddressInternalTransactionRow = RowOf<'address_internal_transactions'>;
 export type BlockRewardRow = RowOf<'block_rewards'>;
 export type TransactionBlobRow = RowOf<'transaction_blobs'>;
+export type UserOperationRow = RowOf<'user_operations'>;
 /** Blockscout's `address_type` of a block reward (Explorer.Chain.Block.Reward). */
 export type RewardType = 'validator' | 'emission_funds' | 'uncle';
 

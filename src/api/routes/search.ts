@@ -17,6 +17,7 @@ import type { RouteDef, RouteResult } from '../router.js';
 import { PAGE_SIZE } from '../paging.js';
 import { findByHash, blockAt } from '../../storage/clickhouse/reads/search.js';
 import { pendingByHash } from '../../storage/postgres/pending.js';
+import { userOperationExists } from '../../storage/clickhouse/reads/user-operations.js';
 import { checksum } from '../serializers/common.js';
 import { isKnownContract, MIN_SUBSTRING_LENGTH, searchable, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
 import {
@@ -28,6 +29,7 @@ import {
   searchPageParams,
   tokenItem,
   transactionItem,
+  userOperationItem,
   type SearchItem,
 } from '../serializers/search.js';
 
@@ -113,8 +115,9 @@ async function lookups(ctx: ApiContext, p: Parsed, q: string): Promise<Found> {
       return { others: [items], volatileMiss: false };
     }
     case 'hash': {
-      const hits = await findByHash(ctx.ch, p.hash);
+      const [hits, userOp] = await Promise.all([findByHash(ctx.ch, p.hash), userOperationExists(ctx.ch, p.hash)]);
       const items: SearchItem[] = hits.map((h) => (h.kind === 'transaction' ? transactionItem(h.hash, h.ts) : blockItem(h.block_number, h.hash, h.ts)));
+      if (userOp) items.push(userOperationItem(p.hash, userOp.ts));
       if (!hits.some((h) => h.kind === 'transaction')) {
         const pending = await pendingByHash(ctx.pg, p.hash);
         if (pending) items.unshift(transactionItem(pending.hash, null));
@@ -236,6 +239,7 @@ async function redirectFor(ctx: ApiContext, q: string): Promise<{ body: { redire
     const tx = hits.find((h) => h.kind === 'transaction') ?? ((await pendingByHash(ctx.pg, hash)) ? { kind: 'transaction' as const } : undefined);
     if (tx) return { body: { redirect: true, type: 'transaction', parameter: hash }, policy: hits.length ? 'volatile' : 'none' };
     if (hits.length) return { body: { redirect: true, type: 'block', parameter: hash }, policy: 'volatile' };
+    if (await userOperationExists(ctx.ch, hash)) return { body: { redirect: true, type: 'user_operation', parameter: hash }, policy: 'volatile' };
     // It may enter the pending pool at any moment, without a block: not cached.
     return { body: none, policy: 'none' };
   }

@@ -61,7 +61,15 @@ export interface TransactionItem {
   priority: number;
 }
 
-export type SearchItem = TokenItem | AddressItem | BlockItem | TransactionItem;
+/** Blockscout's user-operation item (its search over the user-ops-indexer): the hash and the time. */
+export interface UserOperationItem {
+  type: 'user_operation';
+  user_operation_hash: string;
+  timestamp: string;
+  priority: number;
+}
+
+export type SearchItem = TokenItem | AddressItem | BlockItem | TransactionItem | UserOperationItem;
 
 export const PRIORITY = { block: 3, token: 2, address: 0, transaction: 0 } as const;
 
@@ -123,6 +131,10 @@ export function blockItem(number: string | number, hash: string, ts: number): Bl
 
 export function transactionItem(hash: string, ts: number | null): TransactionItem {
   return { type: 'transaction', transaction_hash: hash, url: `/tx/${hash}`, timestamp: ts === null ? null : isoTimestamp(ts), priority: PRIORITY.transaction };
+}
+
+export function userOperationItem(hash: string, ts: number): UserOperationItem {
+  return { type: 'user_operation', user_operation_hash: hash, timestamp: isoTimestamp(ts), priority: PRIORITY.transaction };
 }
 
 /** Highest priority first; equal priorities keep their order (Array#sort is stable). */

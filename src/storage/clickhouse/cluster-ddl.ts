@@ -51,6 +51,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   coin_balance_history: 'cityHash64(address)',
   block_rewards: 'block_number',
   transaction_blobs: 'cityHash64(versioned_hash)',
+  user_operations: 'block_number',
 };
 
 const REPLICATION_ARGS = "'/clickhouse/tables/{uuid}/{shard}', '{replica}'";

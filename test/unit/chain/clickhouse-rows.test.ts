@@ -50,7 +50,7 @@ export function parseCreateTables(sql: string): Map<string, [string, string][]> 
 
 const sqlPath = join(PROJECT_ROOT, 'sql', 'clickhouse', '0001_chain.sql');
 /** The migrations that create the tables the indexer's TableWriter fills. */
-const CHAIN_SQL = ['0001_chain.sql', '0004_block_rewards.sql', '0008_transaction_blobs.sql'].map((f) => join(PROJECT_ROOT, 'sql', 'clickhouse', f));
+const CHAIN_SQL = ['0001_chain.sql', '0004_block_rewards.sql', '0008_transaction_blobs.sql', '0010_user_operations.sql'].map((f) => join(PROJECT_ROOT, 'sql', 'clickhouse', f));
 
 /** `tables` less the columns any migration drops (ALTER TABLE t DROP COLUMN [IF EXISTS] c), with those it adds. */
 function withDrops(tables: Map<string, [string, string][]>): Map<string, [string, string][]> {

@@ -1,0 +1,276 @@
+// ERC-4337 user operations end to end on anvil, with the real EntryPoint v0.6, v0.7 and v0.8 and
+// SimpleAccount(Factory) from @account-abstraction/contracts (test/helpers/user-operations.ts): per
+// version an operation deploying its account (initCode), a plain one, one paid by a paymaster and
+// one whose call reverts, sent through handleOps by a bundler. The EntryPoints are deployed at
+// devnet addresses, not the canonical ones, so every one is recognised by the hash its version
+// defines. Indexed, then every field of /proxy/account-abstraction/operations/{hash} is checked
+// against what the EntryPoint emitted (the receipts' logs decoded here with viem and the npm
+// artifacts' ABI, independently of the indexer's table) and the hash against getUserOpHash; the
+// lists, their filters and paging, the aggregates, search by hash, the shapes against Blockscout's
+// OpenAPI; a reorg removes an operation with its block.
+import t from 'tap';
+import { EventEmitter } from 'node:events';
+import { decodeEventLog, getAddress, pad, numberToHex, type Hex, type Log } from 'viem';
+import { withAnvil } from './helpers/devnet.js';
+import { rpc } from './helpers/rpc.js';
+import { embeddedStores } from './helpers/stores.js';
+import { request } from './helpers/api.js';
+import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
+import { artifact, sendUserOperations, type SentOp } from './helpers/user-operations.js';
+import { createIndexer } from '../src/indexer/indexer.js';
+import { createApiApp } from '../src/api/app.js';
+import { createLogger } from '../src/log.js';
+
+const BUNDLER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const iso = (sec: number) => new Date(sec * 1000).toISOString().replace('.000Z', '.000000Z');
+
+interface RpcReceipt {
+  transactionHash: string;
+  blockNumber: string;
+  blockHash: string;
+  from: string;
+  logs: (Log & { logIndex: string })[];
+}
+
+t.test('user operations of EntryPoint v0.6, v0.7 and v0.8: indexed, answered, searched, rewound', { timeout: 600_000 }, async (t) => {
+  const anvil = await withAnvil(t);
+  const scenario = await sendUserOperations(anvil.url, BUNDLER);
+  const stores = await embeddedStores(t);
+  const indexer = createIndexer({ ch: stores.ch, pg: stores.pg, rpc: { url: anvil.url, variant: 'anvil' }, workers: 1, pollMs: 50, pending: false });
+  await indexer.start();
+  t.teardown(() => indexer.stop());
+  const head = Number(await rpc<string>(anvil.url, 'eth_blockNumber'));
+  await indexer.waitFor(head, 120_000);
+
+  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: 0 });
+  app.attach(new EventEmitter());
+  const get = async (p: string) => {
+    const r = await app.handle(request(p));
+    return { status: r.status, body: JSON.parse(typeof r.body === 'string' ? r.body : r.body.toString('utf8')) };
+  };
+  const doc = loadOpenApi();
+  const conforms = (template: string, body: unknown, what: string) => {
+    if (doc) t.same(validate(doc, responseSchema(doc, template), body), [], `${what} passes its schema`);
+  };
+  const AA = '/api/v2/proxy/account-abstraction';
+
+  t.equal(scenario.ops.length, 12, 'four operations per version sent');
+  const byVersion = new Map(scenario.versions.map((v) => [v.version, v]));
+
+  // Every operation against the EntryPoint's own events in the receipt.
+  for (const sent of scenario.ops) {
+    const v = byVersion.get(sent.version)!;
+    const abi = artifact(sent.version, 'EntryPoint').abi;
+    const receipt = await rpc<RpcReceipt>(anvil.url, 'eth_getTransactionReceipt', [sent.transactionHash]);
+    const block = await rpc<{ timestamp: string }>(anvil.url, 'eth_getBlockByHash', [receipt.blockHash, false]);
+    const events = receipt.logs
+      .filter((l) => l.address.toLowerCase() === v.entryPoint)
+      .map((l) => ({ log: l, ev: decodeEventLog({ abi, topics: l.topics as [Hex], data: l.data }) as unknown as { eventName: string; args: Record<string, unknown> } }));
+    const mine = events.filter((e) => (e.ev.args?.userOpHash as string | undefined)?.toLowerCase() === sent.hash);
+    const opEvent = mine.find((e) => e.ev.eventName === 'UserOperationEvent')!;
+    t.ok(opEvent, `${sent.version} ${sent.kind}: the EntryPoint emitted its UserOperationEvent under getUserOpHash's hash`);
+    const revert = mine.find((e) => e.ev.eventName === 'UserOperationRevertReason');
+    const deployed = mine.find((e) => e.ev.eventName === 'AccountDeployed');
+    const deposits = events.filter((e) => e.ev.eventName === 'Deposited').map((e) => (e.ev.args.account as string).toLowerCase());
+    const a = opEvent.ev.args as { success: boolean; actualGasCost: bigint; actualGasUsed: bigint; nonce: bigint; sender: string; paymaster: string };
+
+    const res = await get(`${AA}/operations/${sent.hash}`);
+    t.equal(res.status, 200, `${sent.version} ${sent.kind}: answered`);
+    const op = res.body;
+    conforms('/v2/proxy/account-abstraction/operations/{operation_hash_param}', op, `${sent.version} ${sent.kind}`);
+    const o = sent.op as Record<string, Hex | bigint>;
+    const packed = sent.version !== 'v0.6';
+    const hi = (w: Hex) => (BigInt(w) >> 128n).toString();
+    const lo = (w: Hex) => (BigInt(w) & ((1n << 128n) - 1n)).toString();
+    const paymaster = sent.kind === 'paymaster' ? v.paymaster : null;
+    const pmGas = packed && paymaster ? 150_000n : 0n;
+    const expectedGas = packed
+      ? BigInt(lo(o.accountGasLimits as Hex)) + BigInt(hi(o.accountGasLimits as Hex)) + (o.preVerificationGas as bigint) + pmGas
+      : (o.callGasLimit as bigint) + (o.verificationGasLimit as bigint) * (paymaster ? 3n : 1n) + (o.preVerificationGas as bigint);
+    const isDeposit = (x: string) => deposits.includes(x);
+    t.same(
+      {
+        hash: op.hash,
+        sender: op.sender.hash,
+        nonce: op.nonce,
+        call_data: op.call_data,
+        call_gas_limit: op.call_gas_limit,
+        verification_gas_limit: op.verification_gas_limit,
+        pre_verification_gas: op.pre_verification_gas,
+        max_fee_per_gas: op.max_fee_per_gas,
+        max_priority_fee_per_gas: op.max_priority_fee_per_gas,
+        signature: op.signature,
+        aggregator: op.aggregator,
+        aggregator_signature: op.aggregator_signature,
+        entry_point: op.entry_point.hash,
+        entry_point_version: op.entry_point_version,
+        transaction_hash: op.transaction_hash,
+        block_number: op.block_number,
+        block_hash: op.block_hash,
+        bundler: op.bundler.hash,
+        bundle_index: op.bundle_index,
+        index: op.index,
+        factory: op.factory?.hash ?? null,
+        paymaster: op.paymaster?.hash ?? null,
+        status: op.status,
+        revert_reason: op.revert_reason,
+        gas: op.gas,
+        gas_price: op.gas_price,
+        gas_used: op.gas_used,
+        fee: op.fee,
+        sponsor_type: op.sponsor_type,
+        consensus: op.consensus,
+        timestamp: op.timestamp,
+      },
+      {
+        hash: sent.hash,
+        sender: getAddress(a.sender),
+        nonce: pad(numberToHex(a.nonce), { size: 32 }),
+        call_data: o.callData,
+        call_gas_limit: packed ? lo(o.accountGasLimits as Hex) : String(o.callGasLimit),
+        verification_gas_limit: packed ? hi(o.accountGasLimits as Hex) : String(o.verificationGasLimit),
+        pre_verification_gas: String(o.preVerificationGas),
+        max_fee_per_gas: packed ? lo(o.gasFees as Hex) : String(o.maxFeePerGas),
+        max_priority_fee_per_gas: packed ? hi(o.gasFees as Hex) : String(o.maxPriorityFeePerGas),
+        signature: o.signature,
+        aggregator: null,
+        aggregator_signature: null,
+        entry_point: getAddress(v.entryPoint),
+        entry_point_version: sent.version,
+        transaction_hash: sent.transactionHash,
+        block_number: String(Number(receipt.blockNumber)),
+        block_hash: receipt.blockHash,
+        bundler: getAddress(receipt.from),
+        bundle_index: 0,
+        index: sent.index,
+        factory: deployed ? getAddress(deployed.ev.args.factory as string) : null,
+        paymaster: BigInt(a.paymaster) === 0n ? null : getAddress(a.paymaster),
+        status: a.success,
+        revert_reason: revert ? (revert.ev.args.revertReason as string) : null,
+        gas: expectedGas.toString(),
+        gas_price: (a.actualGasCost / a.actualGasUsed).toString(),
+        gas_used: a.actualGasUsed.toString(),
+        fee: a.actualGasCost.toString(),
+        sponsor_type: paymaster ? (isDeposit(paymaster) ? 'paymaster_hybrid' : 'paymaster_sponsor') : isDeposit(v.account) ? 'wallet_deposit' : 'wallet_balance',
+        consensus: true,
+        timestamp: iso(Number(block.timestamp)),
+      },
+      `${sent.version} ${sent.kind}: every field as the EntryPoint emitted it and as it was sent`,
+    );
+    // What each kind is about, stated outright (the comparison above takes the events' word).
+    t.equal(op.factory?.hash ?? null, sent.kind === 'deploy' ? getAddress(v.factory) : null, `${sent.version} ${sent.kind}: factory only on the deploying operation`);
+    t.equal(op.paymaster?.hash ?? null, sent.kind === 'paymaster' ? getAddress(v.paymaster) : null, `${sent.version} ${sent.kind}: paymaster only on the sponsored one`);
+    t.equal(op.status, sent.kind !== 'revert', `${sent.version} ${sent.kind}: status`);
+    if (sent.kind === 'revert') t.ok(op.revert_reason && op.revert_reason.length > 10, 'the revert reason is the call\'s revert data');
+    t.same(op.raw, packed
+      ? { sender: getAddress(v.account), nonce: String(o.nonce), init_code: o.initCode, call_data: o.callData, account_gas_limits: o.accountGasLimits, pre_verification_gas: String(o.preVerificationGas), gas_fees: o.gasFees, paymaster_and_data: o.paymasterAndData, signature: o.signature }
+      : { sender: getAddress(v.account), nonce: String(o.nonce), init_code: o.initCode, call_data: o.callData, call_gas_limit: String(o.callGasLimit), verification_gas_limit: String(o.verificationGasLimit), pre_verification_gas: String(o.preVerificationGas), max_fee_per_gas: String(o.maxFeePerGas), max_priority_fee_per_gas: String(o.maxPriorityFeePerGas), paymaster_and_data: o.paymasterAndData, signature: o.signature },
+      `${sent.version} ${sent.kind}: raw as sent`);
+    t.equal(op.execute_target?.hash, getAddress(sent.kind === 'revert' ? scenario.reverter : `0x${'0'.repeat(36)}dead`), 'execute target');
+    t.equal(op.execute_call_data, sent.kind === 'revert' ? '0x12345678' : '0x', 'execute call data');
+    t.equal(op.decoded_call_data?.method_id ?? null, op.call_data.slice(0, 10), 'the call data decoded (SimpleAccount.execute, named by the catalogue)');
+    // The user's own logs: the operation's logs less the EntryPoint's and the paymaster's at either end.
+    t.ok(op.user_logs_count >= 0 && op.user_logs_start_index >= 0, 'user log bounds');
+
+    const summary = await get(`${AA}/operations/${sent.hash}/summary`);
+    t.equal(summary.status, 200);
+    conforms('/v2/proxy/account-abstraction/operations/{operation_hash_param}/summary', summary.body, 'the summary');
+  }
+
+  // Lists and their filters.
+  const all = (await get(`${AA}/operations`)).body;
+  conforms('/v2/proxy/account-abstraction/operations', all, 'the operations list');
+  t.equal(all.items.length, 12, 'twelve operations listed');
+  t.same(all.items.map((i: { hash: string }) => i.hash), [...scenario.ops].sort((x, y) => cmpDesc(x, y, scenario.ops, all)).map((x) => x.hash), 'newest first by (block, hash)');
+  const paged: string[] = [];
+  let url = `${AA}/operations?page_size=5`;
+  for (;;) {
+    const p = (await get(url)).body;
+    paged.push(...p.items.map((i: { hash: string }) => i.hash));
+    if (!p.next_page_params) break;
+    t.equal(p.next_page_params.page_size, 5);
+    url = `${AA}/operations?page_size=5&page_token=${encodeURIComponent(p.next_page_params.page_token)}`;
+  }
+  t.same(paged, all.items.map((i: { hash: string }) => i.hash), 'pages of 5 walk the same list');
+  for (const v of scenario.versions) {
+    const bySender = (await get(`${AA}/operations?sender=${v.account}`)).body.items;
+    t.same(bySender.map((i: { hash: string }) => i.hash).sort(), scenario.ops.filter((o) => o.sender === v.account).map((o) => o.hash).sort(), `${v.version}: by sender`);
+    t.equal((await get(`${AA}/operations?entry_point=${v.entryPoint}`)).body.items.length, 4, `${v.version}: by entry point`);
+    t.equal((await get(`${AA}/operations?paymaster=${v.paymaster}`)).body.items.length, 1, `${v.version}: by paymaster`);
+    t.equal((await get(`${AA}/operations?factory=${v.factory}`)).body.items.length, 1, `${v.version}: by factory`);
+    t.equal((await get(`${AA}/operations?transaction_hash=${v.transactions[1]}`)).body.items.length, 3, `${v.version}: by transaction`);
+    const acct = await get(`${AA}/accounts/${v.account}`);
+    const deploy = scenario.ops.find((o) => o.version === v.version && o.kind === 'deploy')!;
+    t.same(
+      { ...acct.body, address: acct.body.address.hash, factory: acct.body.factory.hash, creation_timestamp: typeof acct.body.creation_timestamp },
+      { address: getAddress(v.account), factory: getAddress(v.factory), creation_op_hash: deploy.hash, creation_transaction_hash: deploy.transactionHash, creation_timestamp: 'string', total_ops: 4 },
+      `${v.version}: the account, deployed by its first operation`,
+    );
+    conforms('/v2/proxy/account-abstraction/accounts/{address_hash_param}', acct.body, 'an account');
+    const pm = await get(`${AA}/paymasters/${v.paymaster}`);
+    t.same({ ...pm.body, address: pm.body.address.hash }, { address: getAddress(v.paymaster), total_ops: 1 }, `${v.version}: its paymaster`);
+    conforms('/v2/proxy/account-abstraction/paymasters/{address_hash_param}', pm.body, 'a paymaster');
+    const f = await get(`${AA}/factories/${v.factory}`);
+    t.same({ ...f.body, address: f.body.address.hash }, { address: getAddress(v.factory), total_accounts: 1 }, `${v.version}: its factory`);
+    conforms('/v2/proxy/account-abstraction/factories/{address_hash_param}', f.body, 'a factory');
+  }
+  t.equal((await get(`${AA}/operations?bundler=${BUNDLER}`)).body.items.length, 12, 'by bundler');
+  t.equal((await get(`${AA}/operations?block_number=${(await get(`${AA}/operations/${scenario.ops[0]!.hash}`)).body.block_number}`)).body.items.length, 1, 'by block number');
+  const b = await get(`${AA}/bundlers/${BUNDLER}`);
+  t.same({ ...b.body, address: b.body.address.hash }, { address: getAddress(BUNDLER), total_bundles: 6, total_ops: 12 }, 'the bundler');
+  conforms('/v2/proxy/account-abstraction/bundlers/{address_hash_param}', b.body, 'a bundler');
+  for (const [path, n] of [['accounts', 3], ['bundlers', 1], ['paymasters', 3], ['factories', 3], ['bundles', 6]] as const) {
+    const r = await get(`${AA}/${path}`);
+    t.equal(r.body.items.length, n, `${path}: ${n}`);
+    conforms(`/v2/proxy/account-abstraction/${path}`, r.body, path);
+    if (n > 1) {
+      const first = await get(`${AA}/${path}?page_size=1`);
+      t.ok(first.body.next_page_params, `${path}: a next page`);
+      const second = await get(`${AA}/${path}?page_size=1&page_token=${encodeURIComponent(first.body.next_page_params.page_token)}`);
+      t.same(second.body.items[0], r.body.items[1], `${path}: the second page starts with the second item`);
+    }
+  }
+  const bundles = (await get(`${AA}/bundles`)).body.items;
+  t.same(bundles.map((x: { transaction_hash: string }) => x.transaction_hash).sort(), scenario.versions.flatMap((v) => v.transactions).sort(), 'bundles: the handleOps transactions');
+  t.same(bundles.map((x: { total_ops: number }) => x.total_ops).sort(), [1, 1, 1, 3, 3, 3], 'bundles: their operation counts');
+  const status = await get(`${AA}/status`);
+  t.equal(status.body.finished_past_indexing, true);
+  conforms('/v2/proxy/account-abstraction/status', status.body, 'the status');
+
+  // Errors: unknown hash, bad hash, bad page token, unknown bundler.
+  t.equal((await get(`${AA}/operations/0x${'1'.repeat(64)}`)).status, 404, 'an unknown operation is a 404');
+  t.equal((await get(`${AA}/operations/0x1234`)).status, 422, 'a malformed hash is a 422');
+  t.equal((await get(`${AA}/operations?page_token=nonsense`)).status, 400, 'a malformed page token is a 400');
+  t.equal((await get(`${AA}/bundlers/0x${'2'.repeat(40)}`)).status, 404, 'an address that never bundled is a 404');
+  t.equal((await get(`${AA}/operations?sender=nope`)).status, 422, 'a malformed address filter is a 422');
+
+  // Search by a user operation's hash.
+  const target = scenario.ops[5]!;
+  const search = await get(`/api/v2/search?q=${target.hash}`);
+  t.same(search.body.items.filter((i: { type: string }) => i.type === 'user_operation').map((i: { user_operation_hash: string }) => i.user_operation_hash), [target.hash], 'search finds the user operation');
+  const quick = await get(`/api/v2/search/quick?q=${target.hash}`);
+  t.ok(quick.body.some((i: { type: string; user_operation_hash?: string }) => i.type === 'user_operation' && i.user_operation_hash === target.hash), 'quick search too');
+  t.same((await get(`/api/v2/search/check-redirect?q=${target.hash}`)).body, { redirect: true, type: 'user_operation', parameter: target.hash }, 'and redirects to it');
+
+  // A reorg: one more operation, then the chain goes back before it; the operation goes with its block.
+  const snap = await rpc<string>(anvil.url, 'evm_snapshot');
+  const [extra] = await byVersion.get('v0.8')!.bundle(['plain']);
+  await indexer.waitFor(Number(await rpc<string>(anvil.url, 'eth_blockNumber')), 60_000);
+  t.equal((await get(`${AA}/operations/${extra!.hash}`)).status, 200, 'the new operation is indexed');
+  await rpc(anvil.url, 'evm_revert', [snap]);
+  for (let i = 0; i < 3; i++) await rpc(anvil.url, 'evm_mine');
+  const newHead = Number(await rpc<string>(anvil.url, 'eth_blockNumber'));
+  await indexer.waitFor(newHead, 60_000);
+  const deadline = Date.now() + 30_000;
+  while ((await get(`${AA}/operations/${extra!.hash}`)).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  t.equal((await get(`${AA}/operations/${extra!.hash}`)).status, 404, 'the orphaned operation is gone');
+  t.equal((await get(`${AA}/operations`)).body.items.length, 12, 'the others stay');
+});
+
+/** The list's order: block number, then hash, both descending (Blockscout's). */
+function cmpDesc(x: SentOp, y: SentOp, _all: readonly SentOp[], list: { items: { hash: string; block_number: string }[] }): number {
+  const bx = BigInt(list.items.find((i) => i.hash === x.hash)!.block_number);
+  const by = BigInt(list.items.find((i) => i.hash === y.hash)!.block_number);
+  if (bx !== by) return bx > by ? -1 : 1;
+  return x.hash > y.hash ? -1 : 1;
+}
