@@ -55,7 +55,9 @@ export async function indexNode(t: Test, url: string, opts: { variant?: RpcVaria
   };
   const get = async (path: string) => {
     const reply = await app.handle(request(path));
-    const text = typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8');
+    let text = typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8');
+    // A streamed answer (the CSV exports) in full.
+    if (reply.stream) for await (const chunk of reply.stream) text += Buffer.from(chunk).toString('utf8');
     let body: any;
     try {
       body = text ? JSON.parse(text) : undefined;

@@ -27,6 +27,7 @@ export function loadOpenApi(): OpenApiDoc | null {
   const doc = parse(fs.readFileSync(OPENAPI_FILE, 'utf8'), { maxAliasCount: -1 }) as OpenApiDoc;
   documentedDifferences(doc);
   ethereumBuild(doc);
+  optimismBuild(doc);
   ourAdditions(doc);
   return doc;
 }
@@ -180,6 +181,49 @@ function ethereumBuild(doc: OpenApiDoc): void {
       }),
     },
   };
+}
+
+/**
+ * What Blockscout's optimism build (CHAIN_TYPE=optimism) answers beyond the default document, which
+ * this project answers on an OP Stack chain (README.md, "OP Stack"). Where Blockscout defines
+ * them (blockscout/blockscout, apps/block_scout_web/lib/block_scout_web/): transactions:
+ * schemas/api/v2/transaction.ex chain_type_fields :optimism, filled by views/api/v2/optimism_view.ex
+ * extend_transaction_json_response: l1_fee, l1_fee_scalar, l1_gas_price, l1_gas_used and
+ * da_footprint_gas_scalar each where the node gave it, operator_fee where above zero (absent
+ * otherwise, so none is required; op_withdrawals likewise, on a single transaction).
+ */
+function optimismBuild(doc: OpenApiDoc): void {
+  const s = doc.components.schemas;
+  // Blockscout stores l1_fee_scalar as a decimal (before Ecotone a fraction such as "0.684").
+  const decimalText = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' };
+  const withdrawal = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['nonce', 'status', 'l1_transaction_hash'],
+    properties: {
+      nonce: { type: 'integer' },
+      status: { type: 'string' },
+      l1_transaction_hash: { ...ref('FullHash'), nullable: true },
+      portal_contract_address_hash: { type: 'string', nullable: true },
+      msg_nonce_raw: ref('IntegerString'),
+      msg_sender_address_hash: { type: 'string', nullable: true },
+      msg_target_address_hash: { type: 'string', nullable: true },
+      msg_value: ref('IntegerStringNullable'),
+      msg_gas_limit: ref('IntegerStringNullable'),
+      msg_data: { type: 'string', nullable: true },
+    },
+  };
+  for (const name of ['Transaction', 'TransactionResponse']) {
+    Object.assign(s[name].properties, {
+      l1_fee: ref('IntegerString'),
+      l1_fee_scalar: decimalText,
+      l1_gas_price: ref('IntegerString'),
+      l1_gas_used: ref('IntegerString'),
+      da_footprint_gas_scalar: ref('IntegerString'),
+      operator_fee: ref('IntegerString'),
+      op_withdrawals: { type: 'array', items: withdrawal },
+    });
+  }
 }
 
 /**
