@@ -20,6 +20,10 @@ import { artifact, sendUserOperations, type SentOp } from './helpers/user-operat
 import { createIndexer } from '../src/indexer/indexer.js';
 import { createApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
+import { createUi } from '../src/ui/ui-server.js';
+import { inProcessClient } from '../src/ui/api-client.js';
+import { startServer } from '../src/api/server.js';
+import { BROKEN_TEXT, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
 
 const BUNDLER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const iso = (sec: number) => new Date(sec * 1000).toISOString().replace('.000Z', '.000000Z');
@@ -251,6 +255,65 @@ t.test('user operations of EntryPoint v0.6, v0.7 and v0.8: indexed, answered, se
   const quick = await get(`/api/v2/search/quick?q=${target.hash}`);
   t.ok(quick.body.some((i: { type: string; user_operation_hash?: string }) => i.type === 'user_operation' && i.user_operation_hash === target.hash), 'quick search too');
   t.same((await get(`/api/v2/search/check-redirect?q=${target.hash}`)).body, { redirect: true, type: 'user_operation', parameter: target.hash }, 'and redirects to it');
+
+  // The web UI (server-rendered, read through the public API): the list, an operation's page, the
+  // account's and the bundler's "User operations" tab; then looked at in a browser.
+  {
+    const ui = createUi({ api: inProcessClient(app.handle), coin: 'ETH', log: createLogger('ui'), cacheBytes: 0 });
+    const page = async (p: string) => {
+      const r = await ui.handle(request(p));
+      t.equal(r.status, 200, `${p}: 200`);
+      const text = (typeof r.body === 'string' ? r.body : r.body.toString('utf8')).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      t.notMatch(text, BROKEN_TEXT, `${p}: nothing broken shown`);
+      return text;
+    };
+    // Hashes and addresses are shown in chunks (they wrap on a phone): compared without the spaces.
+    const flat = (x: string) => x.replace(/\s+/g, '');
+    const list = await page('/ops');
+    for (const o of scenario.ops) t.ok(flat(list).includes(o.hash.slice(0, 10)), `/ops lists ${o.hash.slice(0, 10)}`);
+    const paid = scenario.ops.find((o) => o.version === 'v0.7' && o.kind === 'paymaster')!;
+    const v07 = byVersion.get('v0.7')!;
+    const opText = await page(`/op/${paid.hash}`);
+    t.ok(flat(opText).includes(paid.hash), 'the operation page names its hash');
+    t.ok(flat(opText).includes(getAddress(v07.paymaster)), 'its paymaster');
+    t.ok(flat(opText).includes(getAddress(v07.account)), 'its sender');
+    t.ok(flat(opText).includes(paid.transactionHash), 'its transaction');
+    t.match(opText, /v0\.7/, 'its EntryPoint version');
+    t.match(opText, /Paid by the paymaster/, 'who paid');
+    const reverted = scenario.ops.find((o) => o.version === 'v0.6' && o.kind === 'revert')!;
+    t.match(await page(`/op/${reverted.hash}`), /Failed .*Revert reason 0x/, 'a reverted operation: failed, with its revert data');
+    const deployedOp = scenario.ops.find((o) => o.version === 'v0.8' && o.kind === 'deploy')!;
+    t.ok(flat(await page(`/op/${deployedOp.hash}`)).includes(getAddress(byVersion.get('v0.8')!.factory)), 'the deploying operation names its factory');
+    const accountTab = await page(`/address/${v07.account}?tab=user_ops`);
+    t.match(accountTab, /User operations/, "the account's tab");
+    for (const o of scenario.ops.filter((x) => x.sender === v07.account)) t.ok(flat(accountTab).includes(o.hash.slice(0, 10)), `the account's tab lists ${o.hash.slice(0, 10)}`);
+    t.notOk(flat(accountTab).includes(scenario.ops.find((x) => x.version === 'v0.6')!.hash.slice(0, 10)), "but not another account's");
+    const bundlerTab = await page(`/address/${BUNDLER}?tab=user_ops`);
+    for (const o of scenario.ops) t.ok(flat(bundlerTab).includes(o.hash.slice(0, 10)), `the bundler's tab lists ${o.hash.slice(0, 10)}`);
+    t.match(await page(`/address/${BUNDLER}`), /User operations/, "the bundler's page shows the tab");
+    t.notMatch(await page(`/address/${scenario.reverter}`), /User operations/, 'an address with none shows no tab');
+    t.equal((await ui.handle(request(`/op/0x${'3'.repeat(64)}`))).status, 404, 'an unknown operation: 404 page');
+    t.equal((await ui.handle(request('/op/nothex'))).status, 400, 'a malformed hash: 400 page');
+    if (!browserMissing()) {
+      const server = await startServer({ front: ui.front, host: '127.0.0.1', port: 0, log: createLogger('ui') });
+      t.teardown(() => server.close());
+      const browser = await withBrowser(t);
+      for (const [vp, size] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1366, height: 900 }]] as const) {
+        for (const scheme of ['light', 'dark'] as const) {
+          const context = await browser.newContext({ viewport: size, colorScheme: scheme });
+          const p = await context.newPage();
+          for (const [path, name] of [['/ops', 'ops'], [`/op/${paid.hash}`, 'op'], [`/op/${reverted.hash}`, 'op-reverted'], [`/address/${v07.account}?tab=user_ops`, 'account-ops'], [`/address/${BUNDLER}?tab=user_ops`, 'bundler-ops']] as const) {
+            await p.goto(`http://127.0.0.1:${server.port}${path}`);
+            t.notMatch(await p.textContent('main'), BROKEN_TEXT, `${name} ${vp} ${scheme}: nothing broken shown`);
+            const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            t.ok(overflow <= 0, `${name} ${vp} ${scheme}: no sideways scrolling of the page (${overflow} px)`);
+            t.comment(`screenshot: ${await screenshot(p, `aa-${name}-${vp}-${scheme}`)}`);
+          }
+          await context.close();
+        }
+      }
+    }
+  }
 
   // A reorg: one more operation, then the chain goes back before it; the operation goes with its block.
   const snap = await rpc<string>(anvil.url, 'evm_snapshot');

@@ -77,6 +77,13 @@ async function collectCases(api: ApiFixture): Promise<Case[]> {
     { template: '/v2/withdrawals/counters', path: `${V2}/withdrawals/counters` },
     { template: '/v2/addresses', path: `${V2}/addresses?sort=transactions_count&order=asc&items_count=3`, list: true },
   ];
+  // ERC-4337 (/proxy/account-abstraction/*): the devnet scenario sends no user operation, so the
+  // lists are empty here; test/api-account-abstraction.test.ts validates them full, on all three EntryPoints.
+  cases.push({ template: '/v2/proxy/account-abstraction/status', path: `${V2}/proxy/account-abstraction/status` });
+  for (const l of ['operations', 'accounts', 'bundlers', 'paymasters', 'factories', 'bundles']) {
+    cases.push({ template: `/v2/proxy/account-abstraction/${l}`, path: `${V2}/proxy/account-abstraction/${l}?page_size=2`, list: true });
+  }
+  cases.push({ template: '/v2/proxy/account-abstraction/operations', path: `${V2}/proxy/account-abstraction/operations?sender=${s.accounts[0]}&block_number=1`, list: true });
   for (const q of [s.accounts[0], s.txs[0].hash, '1', 'token', `0x${'ee'.repeat(32)}`]) {
     cases.push({ template: '/v2/search/check-redirect', path: `${V2}/search/check-redirect?q=${q}` });
   }

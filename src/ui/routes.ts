@@ -9,6 +9,7 @@ import { blocksPage, blockPage } from './pages/blocks.js';
 import { searchPage } from './pages/search.js';
 import { txsPage, txPage } from './pages/transactions.js';
 import { addressPage } from './pages/address.js';
+import { userOpPage, userOpsPage } from './pages/user-operations.js';
 import { tokensPage, tokenPage } from './pages/tokens.js';
 import { tokenInstancePage } from './pages/token-instance.js';
 import { statsPage } from './pages/stats.js';
@@ -31,6 +32,8 @@ export const PAGES: PageDef[] = [
   { pattern: '/search', render: searchPage },
   { pattern: '/txs', render: txsPage },
   { pattern: '/tx/:hash', render: txPage },
+  { pattern: '/ops', render: userOpsPage },
+  { pattern: '/op/:hash', render: userOpPage },
   { pattern: '/address/:hash', render: addressPage },
   { pattern: '/address/:hash/verify', render: verifyPage },
   { pattern: '/tokens', render: tokensPage },

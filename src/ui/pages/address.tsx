@@ -24,6 +24,7 @@ import { formatUnits, groupDigits, shortHash } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
 import { passOn } from './blocks.js';
+import { userOpRoles, userOpsTab } from './user-operations.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
 import { OwnActions } from '../components/own-actions.js';
 import { PublicIcon } from '../components/public-icon.js';
@@ -32,16 +33,16 @@ import { WriteMethods, type AbiMethod, type MethodTarget } from '../components/c
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
-type TabId = 'txs' | 'token_transfers' | 'tokens' | 'internal_txns' | 'coin_balance_history' | 'withdrawals' | 'blocks_validated' | 'logs' | 'contract';
+type TabId = 'txs' | 'token_transfers' | 'tokens' | 'internal_txns' | 'coin_balance_history' | 'withdrawals' | 'blocks_validated' | 'logs' | 'user_ops' | 'contract';
 
-const TAB_IDS: readonly TabId[] = ['txs', 'withdrawals', 'token_transfers', 'tokens', 'internal_txns', 'coin_balance_history', 'blocks_validated', 'logs', 'contract'];
+const TAB_IDS: readonly TabId[] = ['txs', 'withdrawals', 'token_transfers', 'tokens', 'internal_txns', 'coin_balance_history', 'blocks_validated', 'logs', 'user_ops', 'contract'];
 /** Blockscout's frontend links to the contract's parts by these tab ids: they open the contract tab. */
 const CONTRACT_ALIASES = new Set(['contract_code', 'read_contract', 'read_proxy', 'write_contract', 'contract_source_code']);
 /**
  * The query keys that choose what a tab lists (the rest of the query is its paging keys);
  * items_count, a page size in this API's reading, is kept on every page of a list.
  */
-const FILTER_KEYS = ['tab', 'filter', 'type', 'token', 'topic', 'items_count'];
+const FILTER_KEYS = ['tab', 'filter', 'type', 'token', 'topic', 'items_count', 'role'];
 
 interface Page<T = any> {
   items: T[];
@@ -75,7 +76,7 @@ function tabOf(ctx: PageCtx): TabId | null {
 }
 
 /** The tabs Blockscout's frontend shows: the first five always; withdrawals, validated blocks and logs when there are some; the contract for a contract. */
-function visibleTabs(c: TabsCounters | null, isContract: boolean, active: TabId, exact: { counters: Counters | null; holdings: number | null }): TabDef[] {
+function visibleTabs(c: TabsCounters | null, isContract: boolean, active: TabId, exact: { counters: Counters | null; holdings: number | null }, userOps = false): TabDef[] {
   const n = (v: number | undefined) => (v === undefined ? null : v);
   const all: (TabDef & { show: boolean })[] = [
   // /tabs-counters stops at 51 ("more than 50"); the address's counters and its full list of holdings know the exact number.
@@ -91,6 +92,8 @@ function visibleTabs(c: TabsCounters | null, isContract: boolean, active: TabId,
     { id: 'coin_balance_history', label: 'Coin balance history', show: true },
     { id: 'blocks_validated', label: 'Blocks validated', count: n(c?.validations_count), show: !!c?.validations_count },
     { id: 'logs', label: 'Logs', count: n(c?.logs_count), show: !!c?.logs_count },
+    // ERC-4337: an account's operations, or those a bundler submitted (src/ui/pages/user-operations.tsx).
+    { id: 'user_ops', label: 'User operations', show: userOps },
     { id: 'contract', label: 'Contract', show: isContract },
   ];
   // A tab asked for by URL is shown even where it would be hidden (its list is then empty).
@@ -138,17 +141,18 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     };
   }
   const v2 = `/api/v2/addresses/${h}`;
-  const [a, counters, tabsCounters, holdings] = await Promise.all([
+  const [a, counters, tabsCounters, holdings, opRoles] = await Promise.all([
     apiGet<any>(ctx, v2, 'Address'),
     apiGetOptional<Counters>(ctx, `${v2}/counters`),
     apiGetOptional<TabsCounters>(ctx, `${v2}/tabs-counters`),
     apiGetOptional<HoldingItem[]>(ctx, `${v2}/token-balances`),
+    userOpRoles(ctx, h),
   ]);
   const publicName = await approvedName(ctx, a);
   const base = `/address/${a.hash}`;
   const isContract = a.is_contract === true;
-  const tabs = visibleTabs(tabsCounters, isContract, tab, { counters, holdings: holdings ? holdings.length : null });
-  const panel = await tabPanel(ctx, { tab, h, base, holdings: holdings ?? [], coin: ctx.coin, token: a.token ?? null });
+  const tabs = visibleTabs(tabsCounters, isContract, tab, { counters, holdings: holdings ? holdings.length : null }, opRoles.sender || opRoles.bundler);
+  const panel = await tabPanel(ctx, { tab, h, base, holdings: holdings ?? [], coin: ctx.coin, token: a.token ?? null, opRoles });
   const kind = a.token ? 'Token contract' : isContract ? 'Contract' : 'Address';
   return {
     title: `${kind} ${a.hash}${a.token?.name ? ` (${a.token.name})` : ''} · Explorer`,
@@ -308,6 +312,8 @@ interface PanelArgs {
   base: string;
   holdings: HoldingItem[];
   coin: string;
+  /** Whether the address is a user operation's sender (an account) or bundler. */
+  opRoles: { sender: boolean; bundler: boolean };
 }
 
 const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
@@ -467,6 +473,16 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
         body: card([page.items.length ? <LogList items={page.items} /> : <Empty>This address emitted no logs.</Empty>], page.next_page_params, keepOf(['topic']), 'logs'),
       };
     }
+    case 'user_ops': {
+      // An account's own operations; a bundler's submitted ones (both roles: a choice).
+      const asked = sp.get('role');
+      const role = asked === 'bundler' || asked === 'sender' ? asked : p.opRoles.sender || !p.opRoles.bundler ? 'sender' : 'bundler';
+      const ops = await userOpsTab(ctx, p.h, role);
+      const roles = p.opRoles.sender && p.opRoles.bundler ? (
+        <Pills label="Role" options={[{ value: 'sender', label: 'As account' }, { value: 'bundler', label: 'As bundler' }]} current={role} href={(v) => `${p.base}?tab=user_ops${v ? `&role=${v}` : ''}`} />
+      ) : null;
+      return { body: card([roles, ops.body], ops.next, keepOf(['role'])) };
+    }
     case 'contract':
       return contractPanel(ctx, p.h, p.token);
   }
@@ -474,6 +490,7 @@ async function tabPanel(ctx: PageCtx, p: PanelArgs): Promise<{ body: VNode; isla
 
 const TAB_LABEL: Record<TabId, string> = {
   txs: 'Transactions',
+  user_ops: 'User operations',
   token_transfers: 'Token transfers',
   tokens: 'Tokens',
   internal_txns: 'Internal transactions',
