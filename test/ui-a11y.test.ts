@@ -40,6 +40,9 @@ t.test('no serious or critical accessibility violation on any page', { skip: bro
     '/accounts',
     '/verified-contracts',
     '/search?q=Devnet',
+    '/gas-tracker',
+    '/advanced-filter',
+    `/tx/${s.forwardTx.hash}?tab=call_tree`,
     '/nothing/here',
   ];
   await eachLook(

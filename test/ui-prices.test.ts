@@ -1,6 +1,6 @@
 // Prices in the web UI (issue #31, section 5), in Debian's chromium on the devnet scenario: with a
 // price source (a stub CoinGecko server; the fetcher run on a test clock, yesterday's close then
-// today's price) the home and stats pages show the coin's price, its change since yesterday's
+// today's price) the home, stats and gas tracker pages show the coin's price, its change since yesterday's
 // close and the market cap, the stats page the price chart, a token's page its price and market
 // cap, each equal to the API's; without a source none of them is shown. Desktop and phone, light
 // and dark; no console error, no failed request, no broken text. Screenshots under
@@ -82,6 +82,11 @@ t.test('prices on the home, stats and token pages', { skip: browserMissing() ?? 
     t.equal(await w.page.locator('#coin-price').count(), 1, `${name}: and the price chart`);
     if (look.vp === 'desktop') await screenshot(w.page, `prices-stats-${name}`);
 
+    await w.page.goto(`${base}/gas-tracker`, { waitUntil: 'networkidle' });
+    t.equal((await w.page.innerText(tile('ETH price'))).trim(), `${usd(stats.coin_price)} +${stats.coin_price_change_percentage}%`, `${name}: the gas tracker shows the price`);
+    t.equal((await w.page.innerText(tile('ETH market cap'))).trim(), usd(stats.market_cap, { compact: true }), `${name}: and the market cap`);
+    if (look.vp === 'desktop') await screenshot(w.page, `prices-gas-tracker-${name}`);
+
     await w.page.goto(`${base}/token/${token}`, { waitUntil: 'networkidle' });
     const body = await w.page.innerText('.details');
     t.match(body, /Price\s+\$2\.50\b/, `${name}: the token's price`);
@@ -95,7 +100,7 @@ t.test('prices on the home, stats and token pages', { skip: browserMissing() ?? 
 
   // The same chain without a source (the API's default): no price anywhere.
   const off = await serve(createApiApp({ ch: f.stores.ch, pg: f.stores.pg, log: createLogger('api') }).handle);
-  for (const path of ['/', '/stats', `/token/${token}`]) {
+  for (const path of ['/', '/stats', '/gas-tracker', `/token/${token}`]) {
     const html = await (await fetch(`${off}${path}`)).text();
     t.notMatch(html, /ETH price|ETH market cap|coin-price|>Price<|>Market cap</, `${path} without a source: no price shown`);
   }

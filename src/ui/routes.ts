@@ -17,6 +17,8 @@ import { accountsPage } from './pages/accounts.js';
 import { verifiedContractsPage } from './pages/verified-contracts.js';
 import { VERIFY_ACTIONS, verifyPage } from './pages/verify-contract.js';
 import { csvPage } from './pages/csv.js';
+import { gasTrackerPage } from './pages/gas-tracker.js';
+import { advancedFilterPage } from './pages/advanced-filter.js';
 import { SIGN_IN_ACTIONS, codePage, signInPage } from './pages/account/sign-in.js';
 import { PROFILE_ACTIONS, profilePage } from './pages/account/profile.js';
 import { WATCHLIST_ACTIONS, watchlistEditPage, watchlistPage, watchlistRemovePage } from './pages/account/watchlist.js';
@@ -43,6 +45,8 @@ export const PAGES: PageDef[] = [
   { pattern: '/accounts', render: accountsPage },
   { pattern: '/verified-contracts', render: verifiedContractsPage },
   { pattern: '/csv', render: csvPage },
+  { pattern: '/gas-tracker', render: gasTrackerPage },
+  { pattern: '/advanced-filter', render: advancedFilterPage },
   { pattern: '/account', render: profilePage },
   { pattern: '/account/sign-in', render: signInPage },
   { pattern: '/account/sign-in/code', render: codePage },

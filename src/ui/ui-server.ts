@@ -73,7 +73,7 @@ const PAGE_TTL_MS = 2_000;
 const FOLLOWING_TTL_MS = 10_000;
 const HTML = 'text/html; charset=utf-8';
 /** The API's CSV exports, passed through so that the UI's download forms stay on its origin. */
-const CSV_PATH = /^\/api\/v2\/addresses\/[^/]+\/(transactions|token-transfers|internal-transactions|logs)\/csv$/;
+const CSV_PATH = /^\/api\/v2\/(addresses\/[^/]+\/(transactions|token-transfers|internal-transactions|logs)|advanced-filters)\/csv$/;
 /**
  * Approved public-name icons (#19), passed through from the API: their URLs are absolute under
  * PUBLIC_URL, which `explorer start` on its devnet sets to this UI's own origin, so the UI must

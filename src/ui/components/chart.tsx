@@ -1,7 +1,24 @@
 // A line chart drawn on the server as SVG (readable without JavaScript), with its numbers in a
 // table for screen readers; the chart island turns it into an interactive uPlot chart from the
-// same data (data-series).
+// same data (data-series). A chain too young for a line of days is drawn per hour (the stats
+// service's resolution=HOUR, our addition) until it has ENOUGH_DAYS.
 import { groupDigits } from '../format.js';
+import type { PageCtx } from '../page.js';
+
+/** Days a line of days needs before it replaces the hours. */
+export const ENOUGH_DAYS = 3;
+
+/** A line's points per hour over the API's last 48 hours, oldest first; null when the API has none. */
+export async function hourlyLine(ctx: PageCtx, id: string): Promise<Point[] | null> {
+  const r = await ctx.api.get<{ chart?: { date: string; value: string }[] }>(`/api/v1/lines/${encodeURIComponent(id)}?resolution=HOUR`);
+  if (r.status !== 200 || !r.body?.chart?.length) return null;
+  return r.body.chart.map((p) => ({ x: p.date, y: Number(p.value) }));
+}
+
+/** An axis end as read: a day as is, an hour as "YYYY-MM-DD HH:00 UTC". */
+export function xLabel(x: string): string {
+  return x.length > 10 ? `${x.slice(0, 16).replace('T', ' ')} UTC` : x;
+}
 
 export interface Point {
   /** A day (YYYY-MM-DD) or an ISO time. */
@@ -40,26 +57,29 @@ export function LineChart({ points, label, unit }: { points: Point[]; label: str
           {unit ? ` ${unit}` : ''}
         </span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${label}: ${points.length} points from ${points[0].x} to ${points[points.length - 1].x}`} preserveAspectRatio="none">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${label}: ${points.length} points from ${xLabel(points[0].x)} to ${xLabel(points[points.length - 1].x)}`} preserveAspectRatio="none">
         <path d={area} class="chart-area" />
         <path d={line} class="chart-line" />
       </svg>
       {/* The ends of the axis in HTML: text inside the stretched SVG would be stretched too. */}
       <div class="chart-ends">
-        <span>{points[0].x}</span>
-        <span>{points[points.length - 1].x}</span>
+        <span>{xLabel(points[0].x)}</span>
+        <span>{xLabel(points[points.length - 1].x)}</span>
       </div>
-      <table class="sr-only">
-        <caption>{label}</caption>
-        <tbody>
-          {points.map((p) => (
-            <tr>
-              <th scope="row">{p.x}</th>
-              <td>{p.y}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* In a hidden box, not a hidden table: a table does not clip its cells, which stuck out of a phone's screen. */}
+      <div class="sr-only">
+        <table class="chart-data">
+          <caption>{label}</caption>
+          <tbody>
+            {points.map((p) => (
+              <tr>
+                <th scope="row">{xLabel(p.x)}</th>
+                <td>{p.y}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -23,6 +23,7 @@ import {
 import { formatUnits, groupDigits, shortHash } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { apiGet, apiGetOptional } from './errors.js';
+import { ActivityRows, addressActivity } from './address-activity.js';
 import { passOn } from './blocks.js';
 import { userOpRoles, userOpsTab } from './user-operations.js';
 import { CsvExport, type CsvKind } from '../components/csv-export.js';
@@ -141,12 +142,13 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
     };
   }
   const v2 = `/api/v2/addresses/${h}`;
-  const [a, counters, tabsCounters, holdings, opRoles] = await Promise.all([
+  const [a, counters, tabsCounters, holdings, opRoles, activity] = await Promise.all([
     apiGet<any>(ctx, v2, 'Address'),
     apiGetOptional<Counters>(ctx, `${v2}/counters`),
     apiGetOptional<TabsCounters>(ctx, `${v2}/tabs-counters`),
     apiGetOptional<HoldingItem[]>(ctx, `${v2}/token-balances`),
     userOpRoles(ctx, h),
+    addressActivity(ctx, h),
   ]);
   const publicName = await approvedName(ctx, a);
   const base = `/address/${a.hash}`;
@@ -204,6 +206,7 @@ export async function addressPage(ctx: PageCtx): Promise<PageResult> {
                 <ProxyOf type={a.proxy_type} implementations={a.implementations} />
               </Row>
             ) : null}
+            <ActivityRows act={activity} coin={ctx.coin} />
             <Row label="Last balance update" hint="The block of the balance's last change">
               <BlockLink n={a.block_number_balance_updated_at} />
             </Row>

@@ -2,7 +2,7 @@
 // transactions, which the live island refreshes on every new block (from `/?part=live`, the same
 // section rendered alone). The indexing banner shows only while catch-up is really behind.
 import { AddressLink, Amount, BlockLink, Empty, Tile, Time, TxLink } from '../components/common.js';
-import { LineChart } from '../components/chart.js';
+import { ENOUGH_DAYS, LineChart, hourlyLine } from '../components/chart.js';
 import { duration, groupDigits, gwei, percent } from '../format.js';
 import { CoinPrice } from '../components/prices.js';
 import type { PageCtx, PageResult } from '../page.js';
@@ -123,12 +123,16 @@ export async function homePage(ctx: PageCtx): Promise<PageResult> {
     apiGetOptional<{ chart_data: { date: string; transactions_count: number }[] }>(ctx, '/api/v2/stats/charts/transactions'),
     indexingBanner(ctx),
   ]);
-  const points = (chart?.chart_data ?? []).map((d) => ({ x: d.date, y: Number(d.transactions_count) })).reverse();
+  const days = (chart?.chart_data ?? []).map((d) => ({ x: d.date, y: Number(d.transactions_count) })).reverse();
+  // A young chain (today is not in the daily chart): its transactions per hour until it has days enough.
+  const hourly = days.length < ENOUGH_DAYS ? await hourlyLine(ctx, 'newTxns') : null;
+  const points = hourly?.length ? hourly : days;
   return {
     title: 'Explorer',
     section: 'home',
     banner,
-    islands: ['live', 'chart'],
+    // The chart script only where a chart has a line to draw.
+    islands: points.length >= 2 ? ['live', 'chart'] : ['live'],
     body: (
       <>
         <section class="hero">
@@ -143,8 +147,9 @@ export async function homePage(ctx: PageCtx): Promise<PageResult> {
         </section>
         {section}
         <section class="card" aria-labelledby="daily">
-          <h2 id="daily">Daily transactions</h2>
-          <LineChart points={points} label="Transactions per day" />
+          <h2 id="daily">{hourly?.length ? 'Transactions per hour' : 'Daily transactions'}</h2>
+          {hourly?.length ? <p class="muted">The chain is younger than {ENOUGH_DAYS} days: per hour over the last 48 hours (UTC).</p> : null}
+          <LineChart points={points} label={hourly?.length ? 'Transactions per hour' : 'Transactions per day'} />
         </section>
       </>
     ),

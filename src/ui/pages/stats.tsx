@@ -4,7 +4,7 @@
 // or from/to dates), drawn on the server and made interactive by the chart island. Values are
 // the API's, exact where they are shown as text; a chart's points are numbers for drawing only.
 import { Empty, Tile } from '../components/common.js';
-import { LineChart, type Point } from '../components/chart.js';
+import { ENOUGH_DAYS, LineChart, type Point } from '../components/chart.js';
 import { groupDigits, percent, readableDecimal, usd } from '../format.js';
 import { CoinPrice } from '../components/prices.js';
 import type { PageCtx, PageResult } from '../page.js';
@@ -25,6 +25,9 @@ interface LineInfo {
   units?: string;
   resolutions: string[];
 }
+
+/** Whether a line of days is too short to read and the line is offered per hour: a young chain. */
+const wantsHours = (info: LineInfo, chart: LinePoint[], resolution: string) => resolution === 'DAY' && chart.length < ENOUGH_DAYS && info.resolutions.includes('HOUR');
 
 interface LinePoint {
   date: string;
@@ -126,7 +129,11 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
     lines.sections.map(async (s) => ({
       ...s,
       charts: await Promise.all(
-        s.charts.map(async (info) => ({ info, chart: (await apiGet<{ chart: LinePoint[] }>(ctx, `/api/v1/lines/${encodeURIComponent(info.id)}?${lineQuery}`, info.title)).chart })),
+        s.charts.map(async (info) => {
+          const chart = (await apiGet<{ chart: LinePoint[] }>(ctx, `/api/v1/lines/${encodeURIComponent(info.id)}?${lineQuery}`, info.title)).chart;
+          const hours = wantsHours(info, chart, resolution) ? await apiGetOptional<{ chart: LinePoint[] }>(ctx, `/api/v1/lines/${encodeURIComponent(info.id)}?resolution=HOUR`) : null;
+          return { info, chart, hourly: hours?.chart.length ? hours.chart : null };
+        }),
       ),
     })),
   );
@@ -137,7 +144,9 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
     title: 'Statistics · Explorer',
     description: 'Counters and charts of this chain, computed from the indexed blocks.',
     section: 'stats',
-    islands: ['chart'],
+    // The chart script only where a chart has a line to draw.
+    islands:
+      prices.length >= 2 || charts.some((s) => s.charts.some((c) => (c.hourly?.length ?? 0) >= 2 || (!c.hourly?.length && c.chart.length >= 2))) ? ['chart'] : [],
     body: (
       <>
         <h1>Statistics</h1>
@@ -202,7 +211,7 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
             <h2 id={`stats-${s.id}`}>{s.title}</h2>
             {s.charts.length ? (
               <div class="stats-charts">
-                {s.charts.map(({ info, chart }) => {
+                {s.charts.map(({ info, chart, hourly }) => {
                   const c = chartOf(info, chart, ctx.coin);
                   const last = chart[chart.length - 1];
                   // The newest period is not over (or derived counts are catching up): it may still change.
@@ -212,7 +221,12 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
                     <article class="card stats-chart" data-line={info.id}>
                       <h3>{info.title}</h3>
                       <p class="muted stats-desc">{info.description}</p>
-                      {chart.length === 1 ? (
+                      {hourly?.length ? (
+                        <>
+                          <p class="muted stats-hourly">The chain is younger than {ENOUGH_DAYS} days: per hour over the last 48 hours (UTC).</p>
+                          <LineChart {...chartOf(info, hourly, ctx.coin)} label={info.title} />
+                        </>
+                      ) : chart.length === 1 ? (
                         <p class="empty">One {unit} of data in this period so far: a line needs two.</p>
                       ) : (
                         <LineChart points={c.points} label={info.title} unit={c.unit} />
