@@ -292,6 +292,8 @@ t.test('user operations of EntryPoint v0.6, v0.7 and v0.8: indexed, answered, se
     for (const o of scenario.ops) t.ok(flat(bundlerTab).includes(o.hash.slice(0, 10)), `the bundler's tab lists ${o.hash.slice(0, 10)}`);
     t.match(await page(`/address/${BUNDLER}`), /User operations/, "the bundler's page shows the tab");
     t.notMatch(await page(`/address/${scenario.reverter}`), /User operations/, 'an address with none shows no tab');
+    const searched = await ui.handle(request(`/search?q=${paid.hash}`));
+    t.same({ status: searched.status, location: searched.headers?.location }, { status: 302, location: `/op/${paid.hash}` }, "the header search goes to the operation's page");
     t.equal((await ui.handle(request(`/op/0x${'3'.repeat(64)}`))).status, 404, 'an unknown operation: 404 page');
     t.equal((await ui.handle(request('/op/nothex'))).status, 400, 'a malformed hash: 400 page');
     if (!browserMissing()) {

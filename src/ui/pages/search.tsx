@@ -4,11 +4,13 @@ import { AddressLink, BlockLink, Empty, Pager, TxLink } from '../components/comm
 import { groupDigits } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
 import { apiGet } from './errors.js';
+import { OpLink } from './user-operations.js';
 
 const TARGET: Record<string, (p: string) => string> = {
   address: (p) => `/address/${p}`,
   block: (p) => `/block/${p}`,
   transaction: (p) => `/tx/${p}`,
+  user_operation: (p) => `/op/${p}`,
 };
 
 export async function searchPage(ctx: PageCtx): Promise<PageResult> {
@@ -82,6 +84,12 @@ function Result({ it }: { it: any }) {
       );
     case 'transaction':
       return <TxLink hash={it.transaction_hash} full />;
+    case 'user_operation':
+      return (
+        <span>
+          User operation <OpLink hash={it.user_operation_hash} full />
+        </span>
+      );
     default:
       return <span class="mono">{JSON.stringify(it).slice(0, 120)}</span>;
   }
