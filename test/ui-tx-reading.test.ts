@@ -2,7 +2,7 @@
 // the one-line summary at the top is the API's /summary filled in (a swap on a real Uniswap v2 pair
 // built from @uniswap/v2-core's own artifacts, an ERC-20 transfer, a coin transfer; none where the
 // API has none), the call tree's frames are the API's raw trace (depth, type, from, to, gas used,
-// failed frames marked; names from its internal transactions), the "To" token shows its token
+// failed frames marked; names from its internal transactions, methods by the API's selector names), the "To" token shows its token
 // name, in the four looks and with JavaScript off, passing axe with no console error.
 import t from 'tap';
 import { createRequire } from 'node:module';
@@ -175,6 +175,12 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       const trace: any[] = await api(`/api/v2/transactions/${hash}/raw-trace`);
       const internal: any[] = (await api(`/api/v2/transactions/${hash}/internal-transactions`)).items;
       const tx = await api(`/api/v2/transactions/${hash}`);
+      const names = new Map<string, string>();
+      for (const it of trace.slice(1)) {
+        const sel = String(it.action.input ?? '').slice(0, 10);
+        if (sel.length === 10 && !names.has(sel)) names.set(sel, ((await api(`/api/v2/advanced-filters/methods?q=${sel}`)) as { method_id: string; name: string }[])[0]?.name ?? '');
+      }
+      if (name === 'swap') t.ok([...names.values()].includes('transferFrom'), "the swap's inner transferFrom is named by the API");
       await w.page.goto(`${f.base}/tx/${hash}?tab=call_tree`, { waitUntil: 'networkidle' });
       const frames = await shownFrames(w.page);
       t.equal(frames.length, trace.length, `${name}: one frame per trace item`);
@@ -188,7 +194,10 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
         t.equal(fr.failed, !!it.error, `${name} #${i}: failed exactly when the trace says`);
         if (it.error) t.equal(fr.error, `Failed: ${it.error}`, `${name} #${i}: the error word`);
         t.equal(fr.gas, it.result?.gasUsed ? `gas ${groupDigits(BigInt(it.result.gasUsed).toString())}` : null, `${name} #${i}: gas used`);
-        if (i > 0 && it.action.input?.length >= 10) t.equal(fr.method, it.action.input.slice(0, 10), `${name} #${i}: the selector`);
+        if (i > 0 && it.action.input?.length >= 10) {
+          const sel = it.action.input.slice(0, 10);
+          t.equal(fr.method, names.get(sel) || sel, `${name} #${i}: the method's name where the API has one, else the selector`);
+        }
         const named = internal.find((x) => x.index === i);
         if (named?.to?.name) t.match(fr.toText, named.to.name, `${name} #${i}: the callee by its name`);
       });

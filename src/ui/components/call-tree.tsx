@@ -1,7 +1,8 @@
 // A transaction's call tree (Otterscan's trace view): every frame of the API's raw trace
 // (/transactions/{h}/raw-trace, depth-first with traceAddress) as nested lists, each with its type,
 // from → to (named from the API's internal transactions where it has them), value, the method
-// (the transaction's own decoded input for the top frame, else the selector), gas used and whether
+// (the transaction's own decoded input for the top frame, else its selector's name where the API
+// knows one, else the selector), gas used and whether
 // it failed. Plain nested <ol>: readable without JavaScript, indentation is the depth.
 import type { ComponentChildren } from 'preact';
 import { AddressLink, Amount, type AddressLike } from './common.js';
@@ -108,7 +109,7 @@ function Frame({ f, coin }: { f: CallFrame; coin: string }) {
             <span class="muted">—</span>
           )}
         </span>
-        {f.method ? <span class="method ct-method">{f.method}</span> : f.selector ? <span class="mono muted ct-method" title="Method selector: not decoded">{f.selector}</span> : null}
+        {f.method ? <span class="method ct-method" title={f.selector ?? undefined}>{f.method}</span> : f.selector ? <span class="mono muted ct-method" title="Method selector: not decoded">{f.selector}</span> : null}
         {f.value > 0n ? (
           <span class="ct-value">
             <Amount value={f.value.toString()} decimals={18} symbol={coin} />

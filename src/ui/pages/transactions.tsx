@@ -216,11 +216,12 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
   if (!pending && !listed.ok) throw listed.e;
   const list = listed.ok ? listed.v : null;
   const base = `/tx/${tx.hash}`;
-  const [summary, frames, toToken] = await Promise.all([
+  const [summary, frames, toToken, selectorNames] = await Promise.all([
     summaryP,
     framesP,
     // The "To" contract's token record (its name and icon), where it is a token.
     tx.to?.is_contract ? apiGetOptional<any>(ctx, `/api/v2/tokens/${tx.to.hash}`).catch(() => null) : Promise.resolve(null),
+    tab.id === 'call_tree' && Array.isArray(list) ? namesOfSelectors(ctx, list).catch(() => new Map<string, string>()) : Promise.resolve(new Map<string, string>()),
   ]);
   const body = (
     <div id="tx" data-live={pending ? `${base}?part=live` : undefined}>
@@ -249,7 +250,7 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
             }))}
           />
           <section class="card" aria-label={tab.label}>
-            {tab.id === 'call_tree' ? <CallTreeTab tx={tx} trace={list} frames={frames} coin={ctx.coin} base={base} /> : <TabBody tab={tab} list={list} coin={ctx.coin} />}
+            {tab.id === 'call_tree' ? <CallTreeTab tx={tx} trace={list} frames={frames} names={selectorNames} coin={ctx.coin} base={base} /> : <TabBody tab={tab} list={list} coin={ctx.coin} />}
             {tab.id === 'raw_trace' || tab.id === 'call_tree' ? null : (
               <Pager
                 base={base}
@@ -293,7 +294,26 @@ async function internalFrames(ctx: PageCtx, hash: string): Promise<any[]> {
   return out;
 }
 
-function CallTreeTab({ tx, trace, frames, coin, base }: { tx: any; trace: any; frames: any[]; coin: string; base: string }) {
+/** Distinct selectors named at most, for one call tree. */
+const TREE_NAMED_SELECTORS = 25;
+
+/**
+ * Names of the inner calls' selectors, where the API knows one (/advanced-filters/methods?q=: the
+ * standard interfaces and the signature catalogue; a name only when a single function has it).
+ */
+async function namesOfSelectors(ctx: PageCtx, trace: any[]): Promise<Map<string, string>> {
+  const selectors = [...new Set(trace.slice(1).map((it) => String(it?.action?.input ?? '').slice(0, 10).toLowerCase()).filter((x) => /^0x[0-9a-f]{8}$/.test(x)))];
+  const named = await Promise.all(
+    selectors.slice(0, TREE_NAMED_SELECTORS).map(async (sel) => {
+      const r = await ctx.api.get<{ method_id: string; name: string }[]>(`/api/v2/advanced-filters/methods?q=${sel}`);
+      const name = r.status === 200 && Array.isArray(r.body) ? r.body.find((m) => m.method_id === sel)?.name : null;
+      return [sel, name] as const;
+    }),
+  );
+  return new Map(named.filter((x): x is readonly [string, string] => !!x[1]));
+}
+
+function CallTreeTab({ tx, trace, frames, names, coin, base }: { tx: any; trace: any; frames: any[]; names: Map<string, string>; coin: string; base: string }) {
   if (!Array.isArray(trace) || !trace.length) return <Empty>No trace is stored for this transaction (traces were not indexed).</Empty>;
   const byIndex = new Map<number, any>(frames.map((f) => [f.index, f]));
   const tree = buildCallTree(
@@ -303,8 +323,8 @@ function CallTreeTab({ tx, trace, frames, coin, base }: { tx: any; trace: any; f
       const f = byIndex.get(i);
       return f ? { from: f.from, to: f.to, created: f.created_contract } : undefined;
     },
-    // The top frame is the transaction's own call, which the API names; inner frames show their selector.
-    (i) => (i === 0 ? (tx.decoded_input?.method_call ?? tx.method ?? null) : null),
+    // The top frame is the transaction's own call, decoded by the API; inner ones by their selector's name where it has one.
+    (i) => (i === 0 ? (tx.decoded_input?.method_call ?? tx.method ?? null) : (names.get(String(trace[i]?.action?.input ?? '').slice(0, 10).toLowerCase()) ?? null)),
   );
   return (
     <>
