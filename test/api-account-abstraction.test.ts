@@ -181,6 +181,10 @@ t.test('user operations of EntryPoint v0.6, v0.7 and v0.8: indexed, answered, se
     conforms('/v2/proxy/account-abstraction/operations/{operation_hash_param}/summary', summary.body, 'the summary');
   }
 
+  // A contract that is not an EntryPoint but emits its events for handleOps calldata: not read.
+  t.equal((await get(`${AA}/operations?transaction_hash=${scenario.lookAlikeTx}`)).body.items.length, 0, 'a look-alike whose hash is not the version\'s: no user operation');
+  t.equal((await get(`${AA}/operations?entry_point=${scenario.lookAlike}`)).body.items.length, 0, 'and none at its address');
+
   // Lists and their filters.
   const all = (await get(`${AA}/operations`)).body;
   conforms('/v2/proxy/account-abstraction/operations', all, 'the operations list');

@@ -40,6 +40,15 @@ contract PaymasterV06 {
 contract PaymasterPacked {
   function validatePaymasterUserOp(PackedUserOperation calldata, bytes32, uint256) external pure returns (bytes memory context, uint256 validationData) { return ("", 0); }
 }
+/// Not an EntryPoint: takes handleOps calldata and emits the EntryPoint's events, with a made-up hash.
+contract LookAlike {
+  event BeforeExecution();
+  event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed);
+  function handleOps(PackedUserOperation[] calldata ops, address payable) external {
+    emit BeforeExecution();
+    for (uint256 i = 0; i < ops.length; i++) emit UserOperationEvent(keccak256(abi.encode(i)), ops[i].sender, address(0), ops[i].nonce, true, 1, 1);
+  }
+}
 contract Reverter {
   fallback() external payable { revert("user operation reverted on purpose"); }
 }
@@ -87,6 +96,9 @@ export interface UserOpsScenario {
   reverter: string;
   versions: VersionSetup[];
   ops: SentOp[];
+  /** A contract emitting the EntryPoint's events with a made-up hash, and its handleOps transaction. */
+  lookAlike: string;
+  lookAlikeTx: string;
 }
 
 const GWEI = 1_000_000_000n;
@@ -179,5 +191,10 @@ export async function sendUserOperations(node: string, bundler: string): Promise
     };
     ops.push(...(await setup.bundle(['deploy'])), ...(await setup.bundle(['plain', 'paymaster', 'revert'])));
   }
-  return { bundler: bundler.toLowerCase(), owner: OWNER.address.toLowerCase(), reverter, versions, ops };
+  // A look-alike: handleOps calldata of a v0.8 operation sent to a contract that is not an EntryPoint.
+  const lookAlike = (await send({ data: compiled.LookAlike! })).address;
+  const v08 = versions.find((v) => v.version === 'v0.8')!;
+  const fake = { sender: v08.account, nonce: 99n, initCode: '0x', callData: '0x', accountGasLimits: pad('0x01'), preVerificationGas: 1n, gasFees: pad('0x01'), paymasterAndData: '0x', signature: '0x' };
+  const lookAlikeTx = (await send({ to: lookAlike, data: encodeFunctionData({ abi: artifact('v0.8', 'EntryPoint').abi, functionName: 'handleOps', args: [[fake], bundler] }) })).hash;
+  return { bundler: bundler.toLowerCase(), owner: OWNER.address.toLowerCase(), reverter, versions, ops, lookAlike, lookAlikeTx };
 }
