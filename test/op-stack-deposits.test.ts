@@ -5,11 +5,28 @@
 // charged (0), no signature fields; both read paths (the point row of /transactions/{hash} and
 // ClickHouse's rows of a block's list); and the coin a deposit mints credited to its sender's
 // balance as eth_getBalance says. A user transaction beside them carries none of the fields.
+// The lists from the L2 side: /optimism/deposits (every 0x7e transaction of the node's blocks) and
+// /optimism/withdrawals (the MessagePassed logs of the real L2ToL1MessagePasser from
+// @eth-optimism/contracts-bedrock, placed at its predeploy address with anvil_setCode), with their
+// counts, checked against the node's blocks and eth_getLogs; the chain family found from the
+// deposits (anvil has neither the L1Block predeploy nor the optimism_ namespace); the paths of
+// what is not built say so.
 import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { indexNode } from './helpers/indexed-node.js';
 import { PointWriter } from '../src/chain/point-codec.js';
+import { createRequire } from 'node:module';
+import { decodeAbiParameters, encodeFunctionData, type Hex } from 'viem';
+import { getFact } from '../src/storage/postgres/indexer.js';
+import { loadOpenApi, validate } from './helpers/openapi.js';
+
+const require = createRequire(import.meta.url);
+const PASSER = '0x4200000000000000000000000000000000000016';
+const passer = require('@eth-optimism/contracts-bedrock/forge-artifacts/L2ToL1MessagePasser.sol/L2ToL1MessagePasser.json') as {
+  abi: unknown[];
+  deployedBytecode: { object: string };
+};
 
 const FUNDED = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 /** The depositor whose deposit mints (anvil's sixth account: an impersonated one's deposit gets a receipt under another hash on anvil 1.7). */
@@ -39,6 +56,19 @@ t.test('deposits are stored and answered field by field as the node gives them',
   const plain = await deposit(FUNDED, 'b2', 0n, 1n, true);
   const user = await rpc<string>(node, 'eth_sendTransaction', [{ from: USER, to: TO, value: '0x2' }]);
   await minedIn(node, user);
+
+  // Withdrawals started on L2: the real message passer at its predeploy address, called by two users.
+  await rpc(node, 'anvil_setCode', [PASSER, passer.deployedBytecode.object]);
+  const withdraw = async (from: string, target: string, gasLimit: bigint, data: string, value: bigint) => {
+    const input = encodeFunctionData({ abi: passer.abi as any, functionName: 'initiateWithdrawal', args: [target, gasLimit, data] });
+    const h = await rpc<string>(node, 'eth_sendTransaction', [{ from, to: PASSER, value: hex(value), data: input }]);
+    await minedIn(node, h);
+    return h;
+  };
+  const withdrawals = [
+    await withdraw(USER, '0x00000000000000000000000000000000000000aa', 100_000n, '0x', ETH / 10n),
+    await withdraw(FUNDED, '0x00000000000000000000000000000000000000bb', 250_000n, '0xdeadbeef', 3n),
+  ];
 
   const ix = await indexNode(t, node, { variant: 'anvil' });
   await ix.catchUp();
@@ -111,4 +141,78 @@ t.test('deposits are stored and answered field by field as the node gives them',
   const addr = await ix.get(`/api/v2/addresses/${MINTER}`);
   t.equal(addr.status, 200);
   t.equal(addr.body.coin_balance, onChain.toString(), 'the address page shows the minted balance');
+
+  // The chain family, found from the deposits.
+  t.same(await getFact(ix.stores.pg, 'chain_family'), { family: 'optimism', source: 'deposit transaction' }, 'an OP Stack chain, found by its deposits');
+
+  // /optimism/deposits: every 0x7e transaction of the node's blocks, newest first.
+  const head = Number(await rpc<string>(node, 'eth_blockNumber'));
+  const want: { hash: string; gas: string; block: number }[] = [];
+  for (let n = head; n >= 0; n--) {
+    const b = await rpc<any>(node, 'eth_getBlockByNumber', [hex(BigInt(n)), true]);
+    for (const x of [...b.transactions].reverse()) if (Number(x.type) === 126) want.push({ hash: x.hash, gas: dec(x.gas)!, block: n });
+  }
+  t.ok(want.length >= 2, `${want.length} deposits on the node`);
+  const deps = await ix.get('/api/v2/optimism/deposits');
+  t.equal(deps.status, 200);
+  t.same(
+    deps.body.items.map((d: any) => [d.l2_transaction_hash, d.l2_transaction_gas_limit, d.l2_block_number]),
+    want.map((d) => [d.hash, d.gas, d.block]),
+    'the deposits list is the node\'s deposits, newest first',
+  );
+  t.match(deps.body.items[0], { l1_block_number: null, l1_transaction_hash: null, l1_transaction_origin: null, l1_block_timestamp: null }, 'the L1 side is not built: null');
+  t.equal((await ix.get('/api/v2/optimism/deposits/count')).body, want.length, 'deposits/count');
+  const page1 = await ix.get('/api/v2/optimism/deposits?items_count=1');
+  t.equal(page1.body.items.length, 1);
+  t.ok(page1.body.next_page_params, 'a next page');
+  const q = new URLSearchParams(Object.entries(page1.body.next_page_params).map(([k, v]) => [k, String(v)]));
+  const page2 = await ix.get(`/api/v2/optimism/deposits?${q}`);
+  t.equal(page2.body.items[0].l2_transaction_hash, want[1]!.hash, 'the next page goes on after it');
+
+  // /optimism/withdrawals: the predeploy's MessagePassed logs, as eth_getLogs gives them.
+  const logs = await rpc<any[]>(node, 'eth_getLogs', [{ address: PASSER, fromBlock: '0x0', toBlock: 'latest', topics: ['0x02a52367d10742d8032712c1bb8e0144ff1ec5ffda1ed7d70bb05a2744955054'] }]);
+  t.equal(logs.length, withdrawals.length, 'the node has a MessagePassed log per withdrawal');
+  const wd = await ix.get('/api/v2/optimism/withdrawals');
+  t.equal(wd.status, 200);
+  const items = wd.body.items;
+  t.equal(items.length, logs.length);
+  for (const log of logs) {
+    const item = items.find((i: any) => i.l2_transaction_hash === log.transactionHash);
+    const tx = await rpc<any>(node, 'eth_getTransactionByHash', [log.transactionHash]);
+    const [value, gasLimit, data] = decodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes32' }], log.data as Hex);
+    const nonce = BigInt(log.topics[1]);
+    t.match(
+      item,
+      {
+        msg_nonce_raw: nonce.toString(),
+        msg_nonce: Number(nonce & ((1n << 240n) - 1n)),
+        msg_nonce_version: Number(nonce >> 240n),
+        msg_sender_address_hash: `0x${log.topics[2].slice(26)}`,
+        msg_target_address_hash: `0x${log.topics[3].slice(26)}`,
+        msg_value: value.toString(),
+        msg_gas_limit: gasLimit.toString(),
+        msg_data: data,
+        status: null,
+        l1_transaction_hash: null,
+      },
+      `withdrawal ${log.transactionHash} as its log says`,
+    );
+    t.equal(item.from.hash.toLowerCase(), tx.from.toLowerCase(), 'from: the L2 transaction\'s sender');
+  }
+  t.same(items.map((i: any) => i.l2_transaction_hash), [...withdrawals].reverse(), 'newest first');
+  t.equal((await ix.get('/api/v2/optimism/withdrawals/count')).body, logs.length, 'withdrawals/count');
+  // The withdrawal transaction itself, as Blockscout's optimism view shows it.
+  const doc = loadOpenApi();
+  if (doc) {
+    const s = doc.components.schemas;
+    t.same(validate(doc, { type: 'array', items: s.OptimismWithdrawal }, items), [], 'withdrawals conform (L1 fields null: not built)');
+    t.same(validate(doc, { type: 'array', items: s.OptimismDeposit }, deps.body.items), [], 'deposits conform');
+  }
+
+  // What is not built says so, never an empty answer.
+  for (const p of ['/optimism/batches', '/optimism/output-roots', '/optimism/games', '/optimism/txn-batches']) {
+    const r = await ix.get(`/api/v2${p}`);
+    t.equal(r.status, 404, `${p}: 404`);
+    t.match(r.body.message, /Not built/, `${p}: says it is not built`);
+  }
 });

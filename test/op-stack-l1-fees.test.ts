@@ -17,6 +17,7 @@ import { indexNode } from './helpers/indexed-node.js';
 import { tmpDir } from './helpers/tmp.js';
 import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
 import { freePort } from '../src/net/local.js';
+import { getFact } from '../src/storage/postgres/indexer.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = path.join(ROOT, 'test/hardhat-project');
@@ -84,6 +85,7 @@ t.test('L1 fees of an OP chain (Hardhat EDR, chainType op) stored, answered and 
 
   const ix = await indexNode(t, url);
   await ix.catchUp();
+  t.same(await getFact(ix.stores.pg, 'chain_family'), { family: 'optimism', source: 'L1Block predeploy' }, 'an OP Stack chain, found by its L1Block predeploy');
   const doc = loadOpenApi();
 
   for (const hash of hashes) {

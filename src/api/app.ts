@@ -13,6 +13,7 @@ import type { PriceSnapshot } from './prices.js';
 import { blockRoutes } from './routes/blocks.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { blobRoutes } from './routes/blobs.js';
+import { optimismRoutes } from './routes/optimism.js';
 import { accountAbstractionRoutes } from './routes/account-abstraction.js';
 import { txSummaryRoutes } from './routes/tx-summary.js';
 import { addressRoutes } from './routes/addresses.js';
@@ -44,6 +45,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...transactionRoutes,
   ...txSummaryRoutes,
   ...blobRoutes,
+  ...optimismRoutes,
   ...accountAbstractionRoutes,
   ...addressRoutes,
   ...listRoutes,

@@ -77,6 +77,7 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     batchBlocks: cfg.batchBlocks,
     workers: cfg.workers,
     claimRanges: cfg.claimRanges,
+    chainFamily: cfg.chainFamily,
     // Test-only fault injection (see IndexerOptions.crashAfterInsert, claimPauseMs); not settings.
     crashAfterInsert: Number(process.env.EXPLORER_TEST_CRASH_AFTER_INSERT) || undefined,
     claimPauseMs: Number(process.env.EXPLORER_TEST_CLAIM_PAUSE_MS) || undefined,

@@ -13,6 +13,7 @@ import { ROOT_INPUT_FROM_TX, TABLE_NAMES } from './clickhouse-rows.js';
 import { decodeTokenTransfers, isTokenTopic, type LogContext } from './tokens.js';
 import { flattenCallFrame, flattenParityTraces, type InternalTransaction, type TxContext } from './traces.js';
 import { decodeTransaction, methodId, type BlockContext } from './transactions.js';
+import { DEPOSIT_TX_TYPE } from './op-stack.js';
 import { decodeUserOperations, hasBundle, txChainId } from './user-operations.js';
 import type { BlockTraces, RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './wire.js';
 
@@ -74,6 +75,8 @@ export interface IngestSummary {
   tokenTransfers: number;
   /** Internal transactions proper: frames with trace_index > 0. */
   internalTxs: number;
+  /** OP Stack deposit transactions (type 0x7e): the chain family shows in its blocks (src/indexer/chain-family.ts); absent in summaries stored before it and in re-emitted events. */
+  deposits?: number;
   /** Rows per table. */
   rows: Record<TableName, number>;
   /** Addresses whose balances may have changed (coin or token); lower-case, distinct. */
@@ -88,6 +91,7 @@ export class SummaryBuilder {
   logs = 0;
   tokenTransfers = 0;
   internalTxs = 0;
+  deposits = 0;
   readonly rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   readonly touched = new Set<string>();
   readonly tokens = new Map<string, { address: string; type: TokenType }>();
@@ -103,6 +107,7 @@ export class SummaryBuilder {
       logs: this.logs,
       tokenTransfers: this.tokenTransfers,
       internalTxs: this.internalTxs,
+      deposits: this.deposits,
       rows: { ...this.rows },
       touchedAddresses: [...this.touched],
       tokenContracts: [...this.tokens.values()],
@@ -524,6 +529,7 @@ function addTransaction(
     });
   }
   summary.txs++;
+  if (row.type === DEPOSIT_TX_TYPE) summary.deposits++;
   summary.touch(from);
   summary.touch(to);
   const succeeded = row.status !== 0 && !topError;

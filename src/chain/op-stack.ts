@@ -106,3 +106,16 @@ export function parseOp(text: string | null | undefined): OpFields | null {
     return null;
   }
 }
+
+/** The chain families this explorer models (README.md, "OP Stack"). */
+export type ChainFamily = 'ethereum' | 'optimism';
+/** CHAIN_FAMILY: a family, or `auto` (found from the node and the chain). */
+export type ChainFamilySetting = ChainFamily | 'auto';
+export const CHAIN_FAMILY_SETTINGS = ['auto', 'ethereum', 'optimism'] as const;
+/** The indexer fact naming the family and how it was found. */
+export const CHAIN_FAMILY_FACT = 'chain_family';
+export interface ChainFamilyFact {
+  family: ChainFamily;
+  /** CHAIN_FAMILY, 'L1Block predeploy', 'optimism_ namespace', 'deposit transaction' or 'node' (none of them). */
+  source: string;
+}

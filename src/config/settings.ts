@@ -25,6 +25,8 @@ export const VARIANTS = ['geth', 'erigon', 'nethermind', 'besu', 'anvil'] as con
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export const LOG_FORMATS = ['text', 'json'] as const;
 export const SIGNATURE_LOOKUP_FORMATS = ['openchain', '4byte'] as const;
+/** The chain families (src/chain/op-stack.ts ChainFamilySetting: config imports nothing of ours). */
+export const CHAIN_FAMILIES = ['auto', 'ethereum', 'optimism'] as const;
 
 export const ConfigSchema = Type.Object({
   rpcUrl: Type.Optional(HttpUrl),
@@ -60,6 +62,7 @@ export const ConfigSchema = Type.Object({
   ipfsGateway: HttpUrl,
   signatureLookupUrl: Type.Optional(HttpUrl),
   signatureLookupFormat: Type.Union(SIGNATURE_LOOKUP_FORMATS.map((v) => Type.Literal(v))),
+  chainFamily: Type.Union(CHAIN_FAMILIES.map((v) => Type.Literal(v))),
   beaconNodeUrl: Type.Optional(HttpUrl),
   exchangeRatesUrl: Type.Optional(HttpUrl),
   exchangeRatesCoinId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' })),
@@ -107,6 +110,8 @@ export const SETTINGS: readonly SettingDef[] = [
     'Node kind: geth = debug_trace* with callTracer; erigon/nethermind/besu = trace_*; anvil answers both.', 'geth'),
   def('CHAIN_ID', 'chainId', 'int', 'a positive integer',
     'Chain id. Default: read from the node (eth_chainId); `explorer ui` on its own reads no node, so its contract forms check the wallet\'s chain only when it is set.'),
+  def('CHAIN_FAMILY', 'chainFamily', 'enum', `one of ${CHAIN_FAMILIES.join(', ')}`,
+    'The chain family (README.md, "OP Stack"): optimism = an OP Stack rollup (deposits, L1 fees, /optimism/deposits and /withdrawals); ethereum = none of that. auto: OP Stack when the node has the L1Block predeploy or the optimism_ namespace, or once a deposit transaction (type 0x7e) is indexed.', 'auto'),
   def('COIN', 'coin', 'string', '1 to 16 letters or digits',
     'Symbol of the native coin.', 'ETH'),
   def('DATABASE_URL', 'databaseUrl', 'url', 'a postgres:// or postgresql:// URL',

@@ -37,6 +37,8 @@ import { PendingFollower } from './pending.js';
 import { backoffMs, Sleeper } from '../retry.js';
 import { ALONE_CHUNK_RANGES, SharedCatchup, isChain } from './shared-catchup.js';
 import { StallReport } from './stall.js';
+import { detectChainFamily, sawDeposits } from './chain-family.js';
+import type { ChainFamilyFact, ChainFamilySetting } from '../chain/op-stack.js';
 
 
 export interface IndexerOptions {
@@ -78,6 +80,8 @@ export interface IndexerOptions {
   claimRanges?: number;
   /** Test hook of the shared catch-up: wait this long between a claim's insert and its store. */
   claimPauseMs?: number;
+  /** CHAIN_FAMILY: the chain family, or `auto` (found from the node and the chain: chain-family.ts). */
+  chainFamily?: ChainFamilySetting;
   log?: Logger;
 }
 
@@ -158,6 +162,8 @@ export class Indexer extends EventEmitter {
   readonly batchBlocks: number;
   readonly pollMs: number;
   caps: Capabilities | undefined;
+  /** The chain family as found at the start and by the ranges since (chain-family.ts). */
+  family: ChainFamilyFact | undefined;
   readonly stats: IndexerStats = { head: null, committed: null, blocks: 0, txs: 0, reorgs: 0, startedAt: Date.now() };
   private readonly opts: IndexerOptions;
   private readonly log: Logger;
@@ -324,6 +330,8 @@ export class Indexer extends EventEmitter {
       notes: this.caps.notes,
       firstBlock: this.firstBlock,
     });
+    this.family = await detectChainFamily(this.pg, this.rpc, this.opts.chainFamily ?? 'auto');
+    this.log.info('chain family', { ...this.family });
     this.cp = await getCheckpoint(this.pg, CHAIN_LANE);
     // Whatever lies above the checkpoint was never committed: remove it before resuming. With a
     // shared catch-up, stored ranges above it are kept: the leader removes the rest when it
@@ -717,7 +725,18 @@ export class Indexer extends EventEmitter {
     this.stats.txs += result.summary.txs;
     this.stall.progressed();
     this.log.debug('committed', { from: first.number, to: last.number, txs: result.summary.txs });
+    if ((result.summary.deposits ?? 0) > 0 && this.family && this.family.family !== 'optimism') this.foundDeposits(this.family);
     this.emit('block', { from: first.number, to: last.number, blocks, summary: result.summary } satisfies BlockEvent);
+  }
+
+  /** A range held deposit transactions: the chain is an OP Stack chain (said once; a failed write is tried again at the next deposit). */
+  private foundDeposits(before: ChainFamilyFact): void {
+    sawDeposits(this.pg, before, this.opts.chainFamily ?? 'auto')
+      .then((f) => {
+        if (f !== before) this.log.info('chain family', { ...f });
+        this.family = f;
+      })
+      .catch((e) => this.log.warn('chain family not stored', { error: String(e) }));
   }
 
   private async blockHash(n: number): Promise<string | null> {

@@ -224,6 +224,67 @@ function optimismBuild(doc: OpenApiDoc): void {
       op_withdrawals: { type: 'array', items: withdrawal },
     });
   }
+  // /optimism/deposits and /optimism/withdrawals items (schemas/api/v2/optimism/deposit.ex and
+  // withdrawal.ex). What only the L1 side knows is null here (not built: README.md, "OP Stack"),
+  // where Blockscout's schema says non-null; l2_block_number and l2_timestamp of a deposit are
+  // this explorer's additions.
+  const nullable = (x: Schema) => ({ ...x, nullable: true });
+  s.OptimismDeposit = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['l1_block_number', 'l1_block_timestamp', 'l1_transaction_hash', 'l1_transaction_origin', 'l2_transaction_gas_limit', 'l2_transaction_hash', 'l2_block_number', 'l2_timestamp'],
+    properties: {
+      l1_block_number: { type: 'integer', nullable: true },
+      l1_block_timestamp: { type: 'string', format: 'date-time', nullable: true },
+      l1_transaction_hash: nullable(ref('FullHash')),
+      l1_transaction_origin: { type: 'string', nullable: true },
+      l2_transaction_gas_limit: ref('IntegerString'),
+      l2_transaction_hash: ref('FullHash'),
+      l2_block_number: { type: 'integer', minimum: 0 },
+      l2_timestamp: { type: 'string', format: 'date-time' },
+    },
+  };
+  const addressHash = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', nullable: true };
+  s.OptimismWithdrawal = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'challenge_period_end', 'from', 'l1_transaction_hash', 'l2_timestamp', 'l2_transaction_hash', 'msg_data', 'msg_gas_limit', 'msg_nonce',
+      'msg_nonce_raw', 'msg_nonce_version', 'msg_sender_address_hash', 'msg_target_address_hash', 'msg_value', 'portal_contract_address_hash', 'status',
+    ],
+    properties: {
+      challenge_period_end: { type: 'string', format: 'date-time', nullable: true },
+      from: { allOf: [ref('Address')], nullable: true },
+      l1_transaction_hash: nullable(ref('FullHash')),
+      l2_timestamp: { type: 'string', format: 'date-time', nullable: true },
+      l2_transaction_hash: ref('FullHash'),
+      msg_data: { type: 'string', pattern: '^0x([A-Fa-f0-9]*)$', nullable: true },
+      msg_gas_limit: ref('IntegerStringNullable'),
+      msg_nonce: { type: 'integer' },
+      msg_nonce_raw: ref('IntegerString'),
+      msg_nonce_version: { type: 'integer' },
+      msg_sender_address_hash: addressHash,
+      msg_target_address_hash: addressHash,
+      msg_value: ref('IntegerStringNullable'),
+      portal_contract_address_hash: addressHash,
+      status: {
+        type: 'string',
+        enum: ['Waiting for state root', 'Ready to prove', 'Waiting a game to resolve', 'In challenge period', 'Ready for relay', 'Proven', 'Relayed'],
+        nullable: true,
+      },
+    },
+  };
+  const json = (schema: Schema) => ({ '200': { description: 'OK', content: { 'application/json': { schema } } } });
+  const page = (item: string) => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['items', 'next_page_params'],
+    properties: { items: { type: 'array', items: ref(item) }, next_page_params: { type: 'object', nullable: true } },
+  });
+  doc.paths['/v2/optimism/deposits'] = { get: { parameters: [], responses: json(page('OptimismDeposit')) } };
+  doc.paths['/v2/optimism/withdrawals'] = { get: { parameters: [], responses: json(page('OptimismWithdrawal')) } };
+  doc.paths['/v2/optimism/deposits/count'] = { get: { parameters: [], responses: json({ type: 'integer', minimum: 0 }) } };
+  doc.paths['/v2/optimism/withdrawals/count'] = { get: { parameters: [], responses: json({ type: 'integer', minimum: 0 }) } };
 }
 
 /**

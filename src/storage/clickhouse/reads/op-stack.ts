@@ -1,0 +1,87 @@
+// OP Stack lists from the L2 side (Blockscout's /optimism/deposits and /optimism/withdrawals):
+// deposits are the transactions of type 0x7e, withdrawals the MessagePassed logs of the
+// L2ToL1MessagePasser predeploy (0x4200…0016), found through address_logs (sorted by address,
+// then block and log index: the predeploy's logs are one key range). Newest first, paged by
+// (block_number, index).
+import type { ClickHouseStore } from '../store.js';
+import { clampIdx, clampU64, type BlockIndexKey } from './common.js';
+
+const DEPOSIT_TYPE = 126;
+
+export interface DepositRead {
+  block_number: string;
+  transaction_index: number;
+  hash: string;
+  gas: string;
+  /** Unix seconds. */
+  ts: number;
+}
+
+export async function listDeposits(ch: ClickHouseStore, o: { before?: BlockIndexKey; limit: number }): Promise<DepositRead[]> {
+  const before = o.before ? 'AND (block_number < {cb:UInt64} OR (block_number = {cb:UInt64} AND transaction_index < {ci:Int64}))' : '';
+  return ch.query<DepositRead>(
+    `SELECT block_number, transaction_index, hash, gas, toUnixTimestamp(timestamp) AS ts FROM transactions
+     WHERE type = {t:UInt8} ${before} ORDER BY block_number DESC, transaction_index DESC LIMIT {limit:UInt32}`,
+    { t: DEPOSIT_TYPE, cb: o.before ? clampU64(o.before.block) : undefined, ci: o.before ? clampIdx(o.before.index) : undefined, limit: o.limit },
+  );
+}
+
+export async function countDeposits(ch: ClickHouseStore): Promise<number> {
+  const [r] = await ch.query<{ n: string }>('SELECT count() AS n FROM transactions WHERE type = {t:UInt8}', { t: DEPOSIT_TYPE });
+  return Number(r?.n ?? 0);
+}
+
+export interface WithdrawalLogRead {
+  block_number: string;
+  log_index: number;
+  transaction_index: number;
+  transaction_hash: string;
+  /** The indexed nonce, sender and target (32-byte words), and the data: value, gasLimit, data, withdrawalHash. */
+  topic1: string;
+  topic2: string;
+  topic3: string;
+  data: string;
+  ts: number;
+  /** The L2 transaction's sender. */
+  tx_from: string;
+}
+
+/** The predeploy's `topic0` logs, newest first, before `before` (block, log index). */
+export async function listWithdrawalLogs(
+  ch: ClickHouseStore,
+  passer: string,
+  topic0: string,
+  o: { before?: BlockIndexKey; limit: number },
+): Promise<WithdrawalLogRead[]> {
+  const before = o.before ? 'AND (block_number < {cb:UInt64} OR (block_number = {cb:UInt64} AND log_index < {ci:Int64}))' : '';
+  return ch.query<WithdrawalLogRead>(
+    `SELECT l.block_number AS block_number, l.log_index AS log_index, l.transaction_index AS transaction_index, l.transaction_hash AS transaction_hash,
+            l.topic1 AS topic1, l.topic2 AS topic2, l.topic3 AS topic3, l.data AS data, toUnixTimestamp(l.timestamp) AS ts, t.from AS tx_from
+     FROM (
+       SELECT block_number, log_index, transaction_index, transaction_hash, topic1, topic2, topic3, data, timestamp FROM logs
+       WHERE (block_number, log_index) IN (SELECT block_number, log_index FROM address_logs WHERE address = {a:String} ${before})
+         AND address = {a:String} AND topic0 = {t0:String}
+       ORDER BY block_number DESC, log_index DESC LIMIT {limit:UInt32}
+     ) AS l
+     LEFT JOIN (
+       SELECT block_number, transaction_index, "from" FROM transactions
+       WHERE (block_number, transaction_index) IN (
+         SELECT block_number, transaction_index FROM logs
+         WHERE (block_number, log_index) IN (SELECT block_number, log_index FROM address_logs WHERE address = {a:String} ${before})
+           AND address = {a:String} AND topic0 = {t0:String}
+         ORDER BY block_number DESC, log_index DESC LIMIT {limit:UInt32})
+     ) AS t ON t.block_number = l.block_number AND t.transaction_index = l.transaction_index
+     ORDER BY block_number DESC, log_index DESC`,
+    { a: passer, t0: topic0, cb: o.before ? clampU64(o.before.block) : undefined, ci: o.before ? clampIdx(o.before.index) : undefined, limit: o.limit },
+  );
+}
+
+export async function countWithdrawalLogs(ch: ClickHouseStore, passer: string, topic0: string): Promise<number> {
+  const [r] = await ch.query<{ n: string }>(
+    `SELECT count() AS n FROM logs
+     WHERE (block_number, log_index) IN (SELECT block_number, log_index FROM address_logs WHERE address = {a:String})
+       AND address = {a:String} AND topic0 = {t0:String}`,
+    { a: passer, t0: topic0 },
+  );
+  return Number(r?.n ?? 0);
+}
