@@ -4,7 +4,6 @@
 // (the transaction's own decoded input for the top frame, else its selector's name where the API
 // knows one, else the selector), gas used and whether
 // it failed. Plain nested <ol>: readable without JavaScript, indentation is the depth.
-import type { ComponentChildren } from 'preact';
 import { AddressLink, Amount, type AddressLike } from './common.js';
 import { groupDigits } from '../format.js';
 
@@ -122,18 +121,17 @@ function Frame({ f, coin }: { f: CallFrame; coin: string }) {
   );
 }
 
-function FrameList({ frames, coin, children }: { frames: CallFrame[]; coin: string; children?: ComponentChildren }) {
+function FrameList({ frames, coin }: { frames: CallFrame[]; coin: string }) {
   return (
     <ol class="ct-list">
       {frames.map((f) => (
         <Frame f={f} coin={coin} />
       ))}
-      {children}
     </ol>
   );
 }
 
-/** The tree, with a note when it is cut (more frames than read). */
+/** The tree, in a region that scrolls sideways when deep (named and reachable by keyboard, as such a region must be). */
 export function CallTree({ frames, coin, label }: { frames: CallFrame[]; coin: string; label: string }) {
   return (
     <div class="call-tree" role="region" aria-label={label} tabindex={0}>

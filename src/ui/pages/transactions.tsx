@@ -328,7 +328,7 @@ function CallTreeTab({ tx, trace, frames, names, coin, base }: { tx: any; trace:
   );
   return (
     <>
-      <CallTree frames={tree} coin={coin} label="Call tree" />
+      <CallTree frames={tree} coin={coin} label="Frames of the call tree" />
       <p class="muted ct-note">
         {trace.length} frame{trace.length === 1 ? '' : 's'}, the transaction's own call first. <a href={`${base}?tab=raw_trace`}>Raw trace (JSON)</a>
       </p>
