@@ -90,63 +90,57 @@ function unpack(word: Hex): [bigint, bigint] {
   return [v >> 128n, v & MASK128];
 }
 
+/** A v0.6 or packed operation as the ABI decodes it (the fields each version has). */
+interface AbiOp {
+  sender: Hex;
+  nonce: bigint;
+  initCode: Hex;
+  callData: Hex;
+  callGasLimit?: bigint;
+  verificationGasLimit?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  accountGasLimits?: Hex;
+  gasFees?: Hex;
+  preVerificationGas: bigint;
+  paymasterAndData: Hex;
+  signature: Hex;
+}
+
+/** One operation's fields, v0.7+'s packed words unpacked beside them (v0.6 has none: ''). */
+function opOf(o: AbiOp, aggregator: string, aggregatorSignature: string | null): DecodedOp {
+  const [verificationGasLimit, callGasLimit] = o.accountGasLimits ? unpack(o.accountGasLimits) : [o.verificationGasLimit!, o.callGasLimit!];
+  const [maxPriorityFeePerGas, maxFeePerGas] = o.gasFees ? unpack(o.gasFees) : [o.maxPriorityFeePerGas!, o.maxFeePerGas!];
+  return {
+    sender: lower(o.sender),
+    nonce: o.nonce,
+    initCode: o.initCode,
+    callData: o.callData,
+    callGasLimit,
+    verificationGasLimit,
+    preVerificationGas: o.preVerificationGas,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+    accountGasLimits: o.accountGasLimits ? lower(o.accountGasLimits) : '',
+    gasFees: o.gasFees ? lower(o.gasFees) : '',
+    paymasterAndData: o.paymasterAndData,
+    signature: o.signature,
+    aggregator,
+    aggregatorSignature,
+  };
+}
+
 function decodeCall(input: string): DecodedCall | null {
   const kind = HANDLER_SELECTORS.get(input.slice(0, 10).toLowerCase());
   if (!kind) return null;
   try {
-    if (kind === 'v0.6') {
-      const d = decodeFunctionData({ abi: V06_HANDLERS, data: input as Hex });
-      const groups = d.functionName === 'handleOps'
-        ? [{ ops: d.args[0], aggregator: '', signature: null as string | null }]
-        : d.args[0].map((g) => ({ ops: g.userOps, aggregator: lower(g.aggregator), signature: g.signature as string | null }));
-      const ops = groups.flatMap((g) =>
-        g.ops.map((o) => ({
-          sender: lower(o.sender),
-          nonce: o.nonce,
-          initCode: o.initCode,
-          callData: o.callData,
-          callGasLimit: o.callGasLimit,
-          verificationGasLimit: o.verificationGasLimit,
-          preVerificationGas: o.preVerificationGas,
-          maxFeePerGas: o.maxFeePerGas,
-          maxPriorityFeePerGas: o.maxPriorityFeePerGas,
-          accountGasLimits: '',
-          gasFees: '',
-          paymasterAndData: o.paymasterAndData,
-          signature: o.signature,
-          aggregator: g.aggregator,
-          aggregatorSignature: g.signature,
-        })),
-      );
-      return { kind, beneficiary: lower(d.args[1]), ops };
-    }
-    const d = decodeFunctionData({ abi: PACKED_HANDLERS, data: input as Hex });
-    const groups = d.functionName === 'handleOps'
-      ? [{ ops: d.args[0], aggregator: '', signature: null as string | null }]
-      : d.args[0].map((g) => ({ ops: g.userOps, aggregator: lower(g.aggregator), signature: g.signature as string | null }));
-    const ops = groups.flatMap((g) =>
-      g.ops.map((o) => {
-        const [verificationGasLimit, callGasLimit] = unpack(o.accountGasLimits);
-        const [maxPriorityFeePerGas, maxFeePerGas] = unpack(o.gasFees);
-        return {
-          sender: lower(o.sender),
-          nonce: o.nonce,
-          initCode: o.initCode,
-          callData: o.callData,
-          callGasLimit,
-          verificationGasLimit,
-          preVerificationGas: o.preVerificationGas,
-          maxFeePerGas,
-          maxPriorityFeePerGas,
-          accountGasLimits: lower(o.accountGasLimits),
-          gasFees: lower(o.gasFees),
-          paymasterAndData: o.paymasterAndData,
-          signature: o.signature,
-          aggregator: g.aggregator,
-          aggregatorSignature: g.signature,
-        };
-      }),
-    );
+    // The two ABIs differ only in the operation's struct: decoded into one shape.
+    const d = decodeFunctionData({ abi: kind === 'v0.6' ? V06_HANDLERS : PACKED_HANDLERS, data: input as Hex }) as unknown as
+      | { functionName: 'handleOps'; args: readonly [readonly AbiOp[], Hex] }
+      | { functionName: 'handleAggregatedOps'; args: readonly [readonly { userOps: readonly AbiOp[]; aggregator: Hex; signature: Hex }[], Hex] };
+    const ops = d.functionName === 'handleOps'
+      ? d.args[0].map((o) => opOf(o, '', null))
+      : d.args[0].flatMap((g) => g.userOps.map((o) => opOf(o, lower(g.aggregator), g.signature.toLowerCase())));
     return { kind, beneficiary: lower(d.args[1]), ops };
   } catch {
     return null; // a selector collision or malformed calldata: not a bundle this can read
