@@ -5,6 +5,7 @@
 // variant's bound, the empty list for unknown and malformed queries, the item shapes (strict, per
 // type, from ../shared/spec/blockscout-api-v2.md §3.9) and the OpenAPI document, and fuzz.
 import t, { type Test } from 'tap';
+import { createHash } from 'node:crypto';
 import { withDevnet } from './helpers/devnet.js';
 import { embeddedStores } from './helpers/stores.js';
 import { rpcCall, request } from './helpers/api.js';
@@ -241,6 +242,56 @@ t.test('search on the devnet scenario', async (t) => {
     t.equal(r.page.items[0].total_supply, BigInt(supply).toString(), 'total supply as the node says');
     r = await search(s.contracts.Reverter);
     t.same(r.page.items.map((i: any) => [i.type, i.is_smart_contract_address]), [['address', true]], 'a contract that is not a token');
+  });
+
+  await t.test('the start of an address: the addresses the chain has seen starting with it, from an index', async (t) => {
+    const token = s.contracts.DevnetToken;
+    // "0x5FbDB2" (issue #33): the token contract's address, any case.
+    for (const text of [token.slice(0, 8), token.slice(0, 8).toLowerCase(), token.slice(0, 20).toUpperCase().replace('0X', '0x')]) {
+      const r = await search(text);
+      const addrs = r.page.items.filter((i: any) => i.type === 'address');
+      t.ok(addrs.length >= 1, `${text}: some address`);
+      t.ok(addrs.every((i: any) => i.address_hash.toLowerCase().startsWith(text.toLowerCase())), `${text}: every address found starts with it`);
+      t.same(addrs.find((i: any) => i.address_hash === token) && [addrs.find((i: any) => i.address_hash === token).is_smart_contract_address], [true], `${text}: the token contract, as a contract`);
+      t.ok(r.quick.some((i: any) => i.type === 'address' && i.address_hash === token), `${text}: quick finds it too`);
+    }
+    const eoa = s.accounts[0]!;
+    const r = await search(eoa.slice(0, 12));
+    t.same(r.page.items.filter((i: any) => i.address_hash === eoa).map((i: any) => [i.type, i.is_smart_contract_address]), [['address', false]], 'an account by the start of its address');
+    // Every address with that start, as the store has them.
+    const [{ n }] = await api.stores.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM addresses WHERE hash LIKE $1`, [`${eoa.slice(0, 6).toLowerCase()}%`]);
+    const all = await search(eoa.slice(0, 6));
+    t.equal(all.page.items.filter((i: any) => i.type === 'address').length, Math.min(n, 10), `${eoa.slice(0, 6)}: the ${n} addresses starting with it (at most 10)`);
+    t.same((await search('0x0000dead')).page.items, [], 'a start no address has: nothing');
+    t.same((await search('0x5fb')).page.items, [], 'three hex digits say too little: nothing');
+
+    // Served by a range of the addresses table's primary key, not a scan: with 50,000 more
+    // addresses the planner walks addresses_pkey and reads only the hits.
+    await api.stores.pg.query(
+      `INSERT INTO addresses (hash, first_seen_block) SELECT '0x' || md5(i::text) || substr(md5((-i)::text), 1, 8), 0 FROM generate_series(1, 50000) i ON CONFLICT DO NOTHING`,
+    );
+    await api.stores.pg.query('ANALYZE addresses');
+    try {
+      const plan = await api.stores.pg.query<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) SELECT a.hash FROM addresses a WHERE a.hash >= $1 AND a.hash < $2 ORDER BY a.hash LIMIT 10`,
+        ['0x5fbdb2', '0x5fbdb2g'],
+      );
+      const text = JSON.stringify(plan[0]!['QUERY PLAN']);
+      t.match(text, /"Index Name":"addresses_pkey"/, 'the primary key index serves the range');
+      t.notMatch(text, /Seq Scan/, 'no scan of the table');
+      const start = performance.now();
+      // The made-up address of i = 1, as the INSERT above wrote it.
+      const one = `0x${createHash('md5').update('1').digest('hex')}${createHash('md5').update('-1').digest('hex').slice(0, 8)}`;
+      const hits = await api.get(quick(one.slice(0, 8)));
+      t.equal(hits.status, 200);
+      const found = hits.body.filter((i: any) => i.type === 'address').map((i: any) => i.address_hash.toLowerCase());
+      t.ok(found.includes(one), `${one.slice(0, 8)}: the address starting with it, among 50,000`);
+      t.ok(found.every((h: string) => h.startsWith(one.slice(0, 8))), 'and only addresses starting with it');
+      t.comment(`quick search by a prefix among ${50000 + n}+ addresses: ${(performance.now() - start).toFixed(1)} ms`);
+    } finally {
+      // The same 50,000 made-up hashes (md5 digits: none is a devnet address).
+      await api.stores.pg.query(`DELETE FROM addresses WHERE hash IN (SELECT '0x' || md5(i::text) || substr(md5((-i)::text), 1, 8) FROM generate_series(1, 50000) i)`);
+    }
   });
 
   await t.test('a token by a piece of its name or symbol, any case; exact matches first, then holders', async (t) => {

@@ -1,6 +1,6 @@
 // The web UI's islands in a browser: a block mined on the devnet appears on the home page without
-// a reload (live updates over /socket/v2); typing part of a token name shows suggestions, arrows
-// and Enter open one, and Enter on a transaction hash opens its page; "/" focuses the search box;
+// a reload (live updates over /socket/v2); typing part of a token name or the start of an address
+// shows suggestions, arrows and Enter open one, and Enter on a transaction hash opens its page; "/" focuses the search box;
 // with JavaScript off the home and block pages still show their data.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
@@ -48,6 +48,16 @@ t.test('live updates and search in a browser', { skip: browserMissing() ?? false
     await w.page.keyboard.press('ArrowDown');
     await Promise.all([w.page.waitForURL(/\/token\/0x[0-9a-fA-F]{40}$/), w.page.keyboard.press('Enter')]);
     t.equal(w.page.url().split('/').pop()!.toLowerCase(), s.contracts.DevnetToken.toLowerCase(), 'Enter on the suggestion opens the token page');
+
+    // The start of an address (issue #33: "0x5FbDB2" found nothing): suggested as you type, and listed by the search page.
+    const token = s.contracts.DevnetToken;
+    await w.page.goto(f.base + '/blocks', { waitUntil: 'networkidle' });
+    await w.page.fill('#q', token.slice(0, 8));
+    await w.page.waitForSelector(`#q-suggest li a[href="/address/${token}"]`, { timeout: 10_000 });
+    t.pass(`typing ${token.slice(0, 8)} suggests ${token}`);
+    await screenshot(w.page, 'search-address-prefix');
+    await w.page.goto(`${f.base}/search?q=${token.slice(0, 8)}`, { waitUntil: 'networkidle' });
+    t.ok(await w.page.isVisible(`.results a[href="/address/${token}"]`), 'the search page lists the address starting with it');
 
     await w.page.goto(f.base + '/blocks', { waitUntil: 'networkidle' });
     await w.page.fill('#q', s.forwardTx.hash);

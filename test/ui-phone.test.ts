@@ -2,7 +2,8 @@
 // and dark: every list shows each row's fields without sideways scrolling (rows stacked as
 // labelled cards), tabs that do not fit wrap instead of being cut, a full address never leaves a
 // character or two alone on a line, and the home page's first screen has one search box. On a
-// desktop the same lists stay tables.
+// desktop the same lists stay tables, and a row's copy button (no inline icon, no repeated hash)
+// copies the full address.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
 import { browserMissing, screenshot, withBrowser } from './helpers/browser.js';
@@ -114,7 +115,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
   }
 
   await t.test('desktop: the lists stay tables', async (t) => {
-    const context = await browser.newContext({ viewport: DESKTOP });
+    const context = await browser.newContext({ viewport: DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
     t.teardown(() => context.close());
     const page = await context.newPage();
     for (const p of ['/txs', `/address/${me}`]) {
@@ -127,6 +128,14 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
       t.same(r, { row: 'table-row', head: 'table-header-group', label: 'none' }, `${p}: a table with its heading, no per-cell labels`);
       await screenshot(page, `desktop-light-${p}`);
     }
+    // A row's copy button holds no copy of the hash (the stylesheet draws its icon, the link beside it
+    // has the value): a click still copies the full address.
+    await page.goto(f.base + '/txs', { waitUntil: 'networkidle' });
+    const from = page.locator('.table-wrap tbody tr td[data-label="From"] .addr').first();
+    const href = await from.locator('a').getAttribute('href');
+    t.equal(await from.locator('button.copy svg').count(), 0, 'no inline icon in the copy button');
+    await from.locator('button.copy').click();
+    t.equal(await page.evaluate(() => navigator.clipboard.readText()), href!.split('/').pop(), 'the copy button copies the full address');
     await page.goto(f.base + '/', { waitUntil: 'networkidle' });
     t.equal(await page.locator('input[type=search]').count(), 1, 'the home page has one search box on a desktop too');
   });

@@ -3,6 +3,7 @@
 // - 0x + 40 hex: the address (known to the chain or not: any well-formed address has a page),
 //   preceded by its token when it is one;
 // - 0x + 64 hex: the stored transaction (or the pending one) and/or block with that hash;
+// - 0x + 4 to 39 hex: the addresses the chain has seen starting with it (a range of an index);
 // - digits: the block at that height; with 3 digits or more, also tokens (a name like "1inch");
 // - anything else: tokens whose name or symbol contains q (3 characters or more) or equals it
 //   (any length), exact matches first, then by holder count (src/storage/postgres/reads/search.ts);
@@ -19,7 +20,7 @@ import { findByHash, blockAt } from '../../storage/clickhouse/reads/search.js';
 import { pendingByHash } from '../../storage/postgres/pending.js';
 import { userOperationExists } from '../../storage/clickhouse/reads/user-operations.js';
 import { checksum } from '../serializers/common.js';
-import { isKnownContract, MIN_SUBSTRING_LENGTH, searchable, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
+import { addressesByPrefix, isKnownContract, MIN_SUBSTRING_LENGTH, searchable, tokenByAddress, type TokenSearchRow } from '../../storage/postgres/reads/search.js';
 import {
   addressItem,
   balance,
@@ -75,6 +76,7 @@ export async function privateTagItems(_ctx: ApiContext, _viewer: Viewer, _q: str
 
 type Parsed =
   | { kind: 'address'; address: string }
+  | { kind: 'prefix'; prefix: string }
   | { kind: 'hash'; hash: string }
   | { kind: 'number'; number: bigint; text: boolean }
   | { kind: 'text' }
@@ -83,10 +85,16 @@ type Parsed =
 function parse(q: string): Parsed {
   if (!searchable(q)) return { kind: 'none' };
   if (ADDRESS_RE.test(q)) return { kind: 'address', address: q.toLowerCase() };
+  if (ADDRESS_PREFIX_RE.test(q)) return { kind: 'prefix', prefix: q.toLowerCase() };
   if (FULL_HASH_RE.test(q)) return { kind: 'hash', hash: q.toLowerCase() };
   if (/^[0-9]+$/.test(q)) return { kind: 'number', number: BigInt(q), text: q.length >= MIN_SUBSTRING_LENGTH };
   return { kind: 'text' };
 }
+
+/** The start of an address ("0x5FbDB2"): 0x and 4 to 39 hex digits (fewer say too little to list). */
+const ADDRESS_PREFIX_RE = /^0x[0-9a-fA-F]{4,39}$/;
+/** Most addresses listed for a prefix of one. */
+const PREFIX_HITS = 10;
 
 /** Whether the address is a contract, from what is stored (a token, a recorded creation, a log). */
 async function isContract(ctx: ApiContext, address: string): Promise<boolean> {
@@ -124,6 +132,12 @@ async function lookups(ctx: ApiContext, p: Parsed, q: string): Promise<Found> {
         return { others: [items], volatileMiss: true };
       }
       return { others: [items], volatileMiss: false };
+    }
+    case 'prefix': {
+      // Addresses the chain has seen starting with it: one range of the addresses table's key (never a scan).
+      const hits = await addressesByPrefix(ctx.pg, p.prefix, PREFIX_HITS);
+      await ctx.refreshPublicNames();
+      return { others: [hits.map((h) => addressItem(h.hash, h.is_contract, ctx.publicName(h.hash)))], volatileMiss: false };
     }
     case 'number': {
       const b = await blockAt(ctx.ch, p.number);

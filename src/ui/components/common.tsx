@@ -1,7 +1,7 @@
 // The small pieces every page is built from: address and hash links with identicons and copy
 // buttons, times, amounts, status badges, tabs, pagers, detail rows, tiles and empty states.
 import { toChildArray, type ComponentChildren } from 'preact';
-import { identiconSvg } from '../identicon.js';
+import { identicon } from '../identicon.js';
 import { formatUnits, groupDigits, hashChunks, readableUnits, relativeTime, shortHash, utcTime } from '../format.js';
 
 /** An address as the API embeds it (Blockscout's AddressParam), or a bare hash. */
@@ -15,25 +15,28 @@ export interface AddressLike {
   watchlist_names?: { label?: string; display_name?: string }[];
 }
 
-/** Two overlapping sheets (no icon font: the system's fonts may lack such glyphs). */
-export const COPY_ICON =
-  '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><rect x="5" y="5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M11 3.5V3a1 1 0 0 0-1-1H3a1 1 0 0 0-1 1v7a1 1 0 0 0 1 1h.5" fill="none" stroke="currentColor" stroke-width="1.5"/></svg>';
-export const DONE_ICON =
-  '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
-
 /**
  * A copy button for `text`, or for the text of the element `from` (an id: a long text such as a
- * source file is not repeated in an attribute); hidden until the copy island shows it (useless
- * without JavaScript).
+ * source file is not repeated in an attribute), or with neither for the last part of the link
+ * beside it (an address or hash link: /address/0x…, not repeated a third time in a row's HTML);
+ * hidden until the copy island shows it (useless without JavaScript).
  */
 export function Copy({ text, from, label }: { text?: string; from?: string; label?: string }) {
   return (
-    <button type="button" class="copy" data-copy={text ?? ''} data-copy-from={from} hidden aria-label={`Copy ${label ?? 'value'}`} title="Copy" dangerouslySetInnerHTML={{ __html: COPY_ICON }} />
+    // Its icon (two sheets; a tick once copied) is drawn by the stylesheet: not repeated in every row's HTML.
+    <button type="button" class="copy" data-copy={text} data-copy-from={from} hidden aria-label={`Copy ${label ?? 'value'}`} title="Copy" />
   );
 }
 
+/** An address's identicon (identicon.ts); 20 px, the stylesheet's size, unless told. */
 export function Identicon({ address, size = 20 }: { address: string; size?: number }) {
-  return <span class="identicon-box" dangerouslySetInnerHTML={{ __html: identiconSvg(address, size) }} />;
+  const { bg, fg, d } = identicon(address);
+  return (
+    <svg class="identicon" width={size === 20 ? undefined : size} height={size === 20 ? undefined : size} viewBox="0 0 5 5" aria-hidden="true">
+      <rect width="5" height="5" fill={bg} />
+      {d ? <path d={d} stroke={fg} /> : null}
+    </svg>
+  );
 }
 
 
@@ -72,7 +75,7 @@ export function AddressLink({ a, full = false, copy = true }: { a: AddressLike |
         {own ? <span class="sr-only"> (your {own.kind})</span> : null}
       </a>
       {own ? <OwnMark kind={own.kind} /> : null}
-      {copy ? <Copy text={addr.hash} label="address" /> : null}
+      {copy ? <Copy label="address" /> : null}
     </span>
   );
 }
@@ -93,7 +96,7 @@ export function HashLink({ hash, href, full = false }: { hash: string; href: str
       <a href={href} class="mono" title={hash}>
         {full ? <FullHash hash={hash} /> : shortHash(hash, 10, 8)}
       </a>
-      <Copy text={hash} label="hash" />
+      <Copy label="hash" />
     </span>
   );
 }
@@ -267,8 +270,9 @@ function labelCells(rows: ComponentChildren, head: Head[]): ComponentChildren {
 /** A table: sideways scrolling on a mid-sized screen, rows stacked as labelled cards on a phone. */
 export function Table({ head, children, caption }: { head: Head[]; children: ComponentChildren; caption?: string }) {
   return (
-    // A region that scrolls sideways must be reachable by keyboard (tabindex) and named.
-    <div class="table-wrap" tabindex={0} role="region" aria-label={caption ?? head.map(headText).join(', ')}>
+    // A region that scrolls sideways must be reachable by keyboard (tabindex) and named; "… table",
+    // as the section around it often bears the caption's name and two landmarks must not share one.
+    <div class="table-wrap" tabindex={0} role="region" aria-label={`${caption ?? head.map(headText).join(', ')} table`}>
       <table>
         {caption ? <caption class="sr-only">{caption}</caption> : null}
         <thead>

@@ -3,20 +3,19 @@
 // without it; it only adds what needs a browser.
 
 function copyButtons(): void {
-  for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy[data-copy]')) {
+  for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy')) {
     if (!b.hidden) continue; // already set up
     b.hidden = false;
     b.addEventListener('click', async () => {
       try {
         const from = b.dataset.copyFrom ? document.getElementById(b.dataset.copyFrom) : null;
-        await navigator.clipboard.writeText(from ? from.textContent ?? '' : b.dataset.copy ?? '');
-        const icon = b.innerHTML;
+        // Neither: the address or hash of the link beside it (/address/0x…, /tx/0x…), the exact value.
+        const link = b.parentElement?.querySelector<HTMLAnchorElement>('a[href]');
+        const text = from ? from.textContent ?? '' : b.dataset.copy ?? decodeURIComponent(link?.pathname.split('/').pop() ?? '');
+        await navigator.clipboard.writeText(text);
+        // The stylesheet draws a tick for .done.
         b.classList.add('done');
-        b.innerHTML = '<svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true"><path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
-        setTimeout(() => {
-          b.classList.remove('done');
-          b.innerHTML = icon;
-        }, 1200);
+        setTimeout(() => b.classList.remove('done'), 1200);
       } catch {
         // No clipboard access (an insecure context): nothing to do.
       }

@@ -590,11 +590,11 @@ async function contractPanel(ctx: PageCtx, h: string, token: TokenUnits | null):
       ) : null}
       <section class="card" aria-labelledby="code-h">
         <h2 id="code-h">Deployed bytecode</h2>
-        {sc.deployed_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Deployed bytecode">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
+        {sc.deployed_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Deployed bytecode, hex">{sc.deployed_bytecode}</pre> : <Empty>No deployed bytecode (the code is empty).</Empty>}
       </section>
       <section class="card" aria-labelledby="init-h">
         <h2 id="init-h">Creation bytecode</h2>
-        {sc.creation_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Creation bytecode">{sc.creation_bytecode}</pre> : <Empty>The creation bytecode is not known.</Empty>}
+        {sc.creation_bytecode ? <pre class="data" tabindex={0} role="region" aria-label="Creation bytecode, hex">{sc.creation_bytecode}</pre> : <Empty>The creation bytecode is not known.</Empty>}
       </section>
     </>
   );

@@ -1,6 +1,6 @@
 // The blocks list and a block's page: its details (base fee, burnt fees, gas, rewards, miner,
 // previous and next), then its transactions or withdrawals, paged through next_page_params.
-import { AddressLink, Amount, Empty, HashLink, Pager, Row, Tabs, Time, unknownReward } from '../components/common.js';
+import { AddressLink, Amount, Empty, HashLink, Pager, Row, Table, Tabs, Time, unknownReward } from '../components/common.js';
 import { BlockTable, TxTable } from '../components/tables.js';
 import { formatUnits, groupDigits, gwei, percent, utcTime } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
@@ -174,31 +174,18 @@ export async function blockPage(ctx: PageCtx): Promise<PageResult> {
 
 function WithdrawalTable({ items, coin }: { items: any[]; coin: string }) {
   return (
-    <div class="table-wrap" tabindex={0} role="region" aria-label="Withdrawals">
-      <table>
-        <caption class="sr-only">Withdrawals</caption>
-        <thead>
-          <tr>
-            <th scope="col">Index</th>
-            <th scope="col">Validator</th>
-            <th scope="col">Receiver</th>
-            <th scope="col">Amount ({coin})</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((w) => (
-            <tr>
-              <td>{groupDigits(String(w.index))}</td>
-              <td>{groupDigits(String(w.validator_index))}</td>
-              <td>
-                <AddressLink a={w.receiver} />
-              </td>
-              <td class="num">{formatUnits(w.amount, 18)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table head={['Index', 'Validator', 'Receiver', `Amount (${coin})`]} caption="Withdrawals">
+      {items.map((w) => (
+        <tr>
+          <td>{groupDigits(String(w.index))}</td>
+          <td>{groupDigits(String(w.validator_index))}</td>
+          <td>
+            <AddressLink a={w.receiver} />
+          </td>
+          <td class="num">{formatUnits(w.amount, 18)}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

@@ -211,3 +211,19 @@ export async function isKnownContract(pg: PgStore, address: string): Promise<boo
   const rows = await pg.query('SELECT 1 FROM contracts WHERE address = $1', [address]);
   return rows.length > 0;
 }
+
+/**
+ * Addresses the chain has seen whose hash starts with `prefix` ("0x" and 1 to 39 lower-case hex
+ * digits), in hash order, at most `limit`, each with whether it is a recorded contract. One range
+ * of the addresses table's primary key (hash >= prefix AND hash < prefix + "g"): it reads
+ * `limit` index entries however many addresses there are (never a scan). Hashes are "0x" and
+ * lower-case hex, which sort the same in every collation.
+ */
+export async function addressesByPrefix(pg: PgStore, prefix: string, limit: number): Promise<{ hash: string; is_contract: boolean }[]> {
+  return pg.query<{ hash: string; is_contract: boolean }>(
+    `SELECT a.hash, EXISTS (SELECT 1 FROM contracts c WHERE c.address = a.hash) AS is_contract
+     FROM addresses a WHERE a.hash >= $1 AND a.hash < $2 ORDER BY a.hash LIMIT $3`,
+    // prefix + 'g' ('g' sorts after every hex digit): above every hash starting with prefix, below every other above it.
+    [prefix, `${prefix}g`, limit],
+  );
+}
