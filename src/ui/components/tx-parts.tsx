@@ -1,10 +1,11 @@
 // The parts of a transaction's page built from the API's own objects: its token transfers (the
 // summary and the tab), internal transactions, logs, state changes, decoded inputs and revert
-// reasons, EIP-7702 authorizations. Amounts are exact (BigInt through format.ts).
+// reasons, EIP-7702 authorizations, an OP Stack transaction's deposit and L1-fee fields. Amounts
+// are exact (BigInt through format.ts).
 import type { ComponentChildren } from 'preact';
-import { AddressLink, Amount, Table } from './common.js';
+import { AddressLink, Amount, Row, Table } from './common.js';
 import { TokenName, type TransferItem } from './tables.js';
-import { formatUnits, groupDigits } from '../format.js';
+import { formatUnits, groupDigits, gwei } from '../format.js';
 
 /** Blockscout's DecodedInput (and DecodedLogInput, whose parameters say `indexed`). */
 export interface Decoded {
@@ -394,5 +395,66 @@ export function AuthorizationTable({ items }: { items: Authorization[] }) {
         </tr>
       ))}
     </Table>
+  );
+}
+
+/** What an OP Stack chain adds to a transaction (README.md, "OP Stack"); the fields absent on other chains. */
+export interface OpStackFields {
+  type?: number | null;
+  l1_fee?: string;
+  l1_gas_price?: string;
+  l1_gas_used?: string;
+  l1_fee_scalar?: string;
+  operator_fee?: string;
+  source_hash?: string | null;
+  mint?: string | null;
+  is_system_tx?: boolean | null;
+  deposit_nonce?: string | null;
+  deposit_receipt_version?: string | null;
+  l1_base_fee_scalar?: string | null;
+  l1_blob_base_fee?: string | null;
+  l1_blob_base_fee_scalar?: string | null;
+  operator_fee_scalar?: string | null;
+  operator_fee_constant?: string | null;
+}
+
+/** A deposit's fields and a rollup transaction's L1 data and operator fees, as rows of its details (nothing on other chains). */
+export function OpStackRows({ tx, coin }: { tx: OpStackFields; coin: string }) {
+  const deposit = tx.type === 126 || (tx.source_hash !== undefined && tx.source_hash !== null);
+  const scalars = [
+    tx.l1_base_fee_scalar != null ? `base fee ${groupDigits(tx.l1_base_fee_scalar)}` : '',
+    tx.l1_blob_base_fee_scalar != null ? `blob base fee ${groupDigits(tx.l1_blob_base_fee_scalar)}` : '',
+    tx.l1_fee_scalar != null ? tx.l1_fee_scalar : '',
+  ].filter(Boolean);
+  return (
+    <>
+      {deposit ? (
+        <>
+          <Row label="Source hash" hint="What identifies the deposit on L1 (its L1 block and log)">
+            <span class="mono">{tx.source_hash ?? '—'}</span>
+          </Row>
+          <Row label="Minted" hint="Coin the deposit created on L2 (paid on L1), credited to its sender">
+            <Amount value={tx.mint ?? '0'} decimals={18} symbol={coin} />
+          </Row>
+          <Row label="System transaction">{tx.is_system_tx ? 'Yes' : 'No'}</Row>
+          {tx.deposit_nonce != null ? <Row label="Deposit nonce">{groupDigits(tx.deposit_nonce)}</Row> : null}
+          {tx.deposit_receipt_version != null ? <Row label="Deposit receipt version">{tx.deposit_receipt_version}</Row> : null}
+        </>
+      ) : null}
+      {tx.l1_fee !== undefined ? (
+        <Row label="L1 data fee" hint="What the sender paid for its data posted to L1: part of the transaction fee">
+          <Amount value={tx.l1_fee} decimals={18} symbol={coin} />
+        </Row>
+      ) : null}
+      {tx.l1_gas_price !== undefined ? <Row label="L1 gas price">{gwei(tx.l1_gas_price)}</Row> : null}
+      {tx.l1_gas_used !== undefined ? <Row label="L1 gas used">{groupDigits(tx.l1_gas_used)}</Row> : null}
+      {tx.l1_blob_base_fee != null ? <Row label="L1 blob base fee">{gwei(tx.l1_blob_base_fee)}</Row> : null}
+      {scalars.length ? <Row label="L1 fee scalars">{scalars.join(', ')}</Row> : null}
+      {tx.operator_fee !== undefined ? (
+        <Row label="Operator fee" hint="The chain operator's fee: part of the transaction fee">
+          <Amount value={tx.operator_fee} decimals={18} symbol={coin} />
+        </Row>
+      ) : null}
+    </>
   );
 }

@@ -9,6 +9,7 @@ import {
   InternalTable,
   Data,
   LogList,
+  OpStackRows,
   RevertReason,
   StateChangeTable,
   TransferSummary,
@@ -160,6 +161,7 @@ const TX_TYPES: Record<number, string> = {
   2: 'Dynamic fee (EIP-1559)',
   3: 'Blob (EIP-4844)',
   4: 'Set code (EIP-7702)',
+  126: 'Deposit (OP Stack)',
 };
 
 const TX_KINDS: Record<string, string> = {
@@ -450,7 +452,10 @@ function TxDetails({ tx, coin, base, toToken }: { tx: any; coin: string; base: s
         <Row label="Value">
           <Amount value={tx.value} decimals={18} symbol={coin} />
         </Row>
-        <Row label={tx.fee?.type === 'maximum' ? 'Transaction fee (at most)' : 'Transaction fee'}>
+        <Row
+          label={tx.fee?.type === 'maximum' ? 'Transaction fee (at most)' : 'Transaction fee'}
+          hint={tx.l1_fee !== undefined ? 'Gas used times the gas price, plus the L1 data fee and the operator fee (below)' : undefined}
+        >
           <Amount value={tx.fee?.value ?? null} decimals={18} symbol={coin} />
         </Row>
         <Row label="Gas price">
@@ -508,6 +513,7 @@ function TxDetails({ tx, coin, base, toToken }: { tx: any; coin: string; base: s
             <Amount value={tx.burnt_blob_fee} decimals={18} symbol={coin} />
           </Row>
         ) : null}
+        <OpStackRows tx={tx} coin={coin} />
         {blobs && blobs.length ? (
           <Row label="Blob versioned hashes">
             <ul class="tx-plain">
