@@ -18,6 +18,8 @@ import { request } from './helpers/api.js';
 import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
 import { artifact, sendUserOperations, type SentOp } from './helpers/user-operations.js';
 import { createIndexer } from '../src/indexer/indexer.js';
+import { getFact, setFact } from '../src/storage/postgres/indexer.js';
+import { USER_OPERATIONS_FROM } from '../src/api/routes/account-abstraction.js';
 import { createApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
 import { createUi } from '../src/ui/ui-server.js';
@@ -244,6 +246,13 @@ t.test('user operations of EntryPoint v0.6, v0.7 and v0.8: indexed, answered, se
   const status = await get(`${AA}/status`);
   t.equal(status.body.finished_past_indexing, true);
   conforms('/v2/proxy/account-abstraction/status', status.body, 'the status');
+  // A store a release before user operations indexed (migration 0022 records where decoding began): its past is not indexed.
+  const began = await getFact<{ block: number }>(stores.pg, USER_OPERATIONS_FROM);
+  t.same(began, { block: 0 }, 'on a new store operations are decoded from block 0');
+  await setFact(stores.pg, USER_OPERATIONS_FROM, { block: 7 });
+  const upgraded = (await get(`${AA}/status`)).body;
+  t.same([upgraded.finished_past_indexing, upgraded.v06.past_db_logs_indexing_finished], [false, false], 'upgraded from blocks indexed without them: the past is not indexed');
+  await setFact(stores.pg, USER_OPERATIONS_FROM, began);
 
   // Errors: unknown hash, bad hash, bad page token, unknown bundler.
   t.equal((await get(`${AA}/operations/0x${'1'.repeat(64)}`)).status, 404, 'an unknown operation is a 404');

@@ -17,6 +17,7 @@ import {
   type UserOperationRead,
 } from '../../storage/clickhouse/reads/user-operations.js';
 import { nameCall } from '../../abi/naming.js';
+import { getFact } from '../../storage/postgres/indexer.js';
 import { ApiError, NotFoundError } from '../errors.js';
 import type { ApiContext } from '../context.js';
 import { COMMON_QUERY, FULL_HASH_RE, type CastValue, type ParamSpec } from '../params.js';
@@ -26,6 +27,8 @@ import { checksum, isoTimestamp } from '../serializers/common.js';
 import type { SummaryVariable, TxSummary } from '../tx-summary.js';
 
 const PREFIX = '/proxy/account-abstraction';
+/** The fact naming the first block whose user operations are decoded (sql/postgres/0022_user_operations.sql). */
+export const USER_OPERATIONS_FROM = 'user_operations_from';
 const DEFAULT_PAGE = 50;
 const ADDRESS: ParamSpec = { kind: 'address' };
 const PAGING: Record<string, ParamSpec> = { ...COMMON_QUERY, page_size: { kind: 'int', min: 1n, max: 50n }, page_token: { kind: 'string' } };
@@ -256,10 +259,14 @@ export const accountAbstractionRoutes: RouteDef[] = [
   {
     pattern: `${PREFIX}/status`,
     query: COMMON_QUERY,
-    async handler() {
-      // Operations are indexed with their blocks by the one indexer: nothing indexes the past separately.
-      const part = { enabled: true, live: true, past_db_logs_indexing_finished: true, past_rpc_logs_indexing_finished: true };
-      return { body: { finished_past_indexing: true, v06: part, v07_v08: part }, policy: 'volatile' };
+    async handler({ ctx }) {
+      // Operations are decoded with their blocks by the indexer, so there is no past to catch up
+      // separately, except for the blocks a release before them indexed (sql/postgres/0022): those
+      // hold none, and the past is then not (and will not be) indexed.
+      const from = await getFact<{ block: number }>(ctx.pg, USER_OPERATIONS_FROM);
+      const past = !from || from.block === 0;
+      const part = { enabled: true, live: true, past_db_logs_indexing_finished: past, past_rpc_logs_indexing_finished: past };
+      return { body: { finished_past_indexing: past, v06: part, v07_v08: part }, policy: 'volatile' };
     },
   },
   {
