@@ -7,21 +7,14 @@
 // creations. A transaction of no known shape answers no summary; every answer is in Blockscout's
 // shape (the conformance helper's schema), and `just_request_body` gives what its interpreter reads.
 import t from 'tap';
-import { createRequire } from 'node:module';
-import { encodeAbiParameters, encodeFunctionData, formatUnits, parseAbi, type Abi, type Hex } from 'viem';
+import { encodeFunctionData, formatUnits, parseAbi, type Hex } from 'viem';
 import { apiWithDerived } from './helpers/api-derived.js';
 import { afPage, afQuery } from '../src/api/advanced-filters.js';
-import { rpc, sendMined } from './helpers/rpc.js';
-import { compileContracts } from '../src/devnet/compile.js';
+import { rpc } from './helpers/rpc.js';
+import { FACTORY, MAX_UINT256, ROUTER, WETH9, e18, uniswapV2 } from './helpers/uniswap-v2.js';
 import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
 
-const require = createRequire(import.meta.url);
-const artifact = (p: string) => require(p) as { abi: Abi; bytecode: string };
-const FACTORY = artifact('@uniswap/v2-core/build/UniswapV2Factory.json');
-const WETH9 = artifact('@uniswap/v2-periphery/build/WETH9.json');
-const ROUTER = artifact('@uniswap/v2-periphery/build/UniswapV2Router02.json');
-const e18 = (n: bigint) => n * 10n ** 18n;
-const MAX = (1n << 256n) - 1n;
+const MAX = MAX_UINT256;
 
 type Summary = { summary_template: string; summary_template_variables: Record<string, { type: string; value: any }> };
 
@@ -42,26 +35,8 @@ t.test('transaction summaries', async (t) => {
   const url = f.devnet.url;
   const s = f.devnet.scenario;
   const [me, other] = [s.accounts[0]!.toLowerCase() as Hex, s.accounts[5]!.toLowerCase() as Hex];
-  const send = async (to: Hex | null, data: Hex, value = 0n) => {
-    const hash = await sendMined(url, { from: me, ...(to ? { to } : {}), data, value: `0x${value.toString(16)}`, gas: '0x1000000' });
-    const r = await rpc<{ status: string; contractAddress: string | null }>(url, 'eth_getTransactionReceipt', [hash]);
-    if (r.status !== '0x1') throw new Error(`${hash} failed`);
-    return { hash, address: r.contractAddress?.toLowerCase() as Hex };
-  };
-  const token = (await compileContracts()).DevnetToken!;
-  const erc20 = (addr: Hex, fn: string, args: unknown[]) => send(addr, encodeFunctionData({ abi: token.abi, functionName: fn, args } as never));
-  const deployToken = async (name: string, symbol: string) =>
-    (await send(null, (token.bytecode + encodeAbiParameters([{ type: 'string' }, { type: 'string' }], [name, symbol]).slice(2)) as Hex)).address;
-  const a = await deployToken('Alpha', 'ALP');
-  const b = await deployToken('Beta', 'BET');
-  await erc20(a, 'mint', [me, e18(1000n)]);
-  await erc20(b, 'mint', [me, e18(1000n)]);
-  const factory = (await send(null, (`0x${FACTORY.bytecode.replace(/^0x/, '')}` + encodeAbiParameters([{ type: 'address' }], [me]).slice(2)) as Hex)).address;
-  const weth = (await send(null, `0x${WETH9.bytecode.replace(/^0x/, '')}` as Hex)).address;
-  // The router as deployed on mainnet (its pair init-code hash is the npm pair's), so each step is one transaction.
-  const router = (await send(null, (`0x${ROUTER.bytecode.replace(/^0x/, '')}` + encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [factory, weth]).slice(2)) as Hex)).address;
-  await erc20(a, 'approve', [router, MAX]);
-  await erc20(b, 'approve', [router, MAX]);
+  // Alpha and Beta, the factory, WETH9 and the router (test/helpers/uniswap-v2.ts).
+  const { send, erc20, a, b, factory, weth, router } = await uniswapV2(url, me);
   const deadline = 2n ** 40n;
   const mint = await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'addLiquidity', args: [a, b, e18(100n), e18(100n), 0n, 0n, me, deadline] }));
   // A swap of 10 ALP for BET at the pair's price (x*y=k with the 0.3% fee), as the router computes it.

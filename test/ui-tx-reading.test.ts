@@ -5,23 +5,14 @@
 // failed frames marked; names from its internal transactions, methods by the API's selector names), the "To" token shows its token
 // name, in the four looks and with JavaScript off, passing axe with no console error.
 import t from 'tap';
-import { createRequire } from 'node:module';
-import { encodeAbiParameters, encodeFunctionData, parseAbi, toFunctionSelector, type Abi, type Hex } from 'viem';
+import { encodeAbiParameters, encodeFunctionData, parseAbi, toFunctionSelector, type Hex } from 'viem';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
-import { rpc, sendMined } from './helpers/rpc.js';
-import { compileContracts } from '../src/devnet/compile.js';
+import { ROUTER, e18, uniswapV2 } from './helpers/uniswap-v2.js';
 import { BROKEN_TEXT, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits, shortHash } from '../src/ui/format.js';
 import { sentenceAmount } from '../src/ui/components/tx-summary.js';
 
-const require = createRequire(import.meta.url);
-const artifact = (p: string) => require(p) as { abi: Abi; bytecode: string };
-const FACTORY = artifact('@uniswap/v2-core/build/UniswapV2Factory.json');
-const ROUTER = artifact('@uniswap/v2-periphery/build/UniswapV2Router02.json');
-const WETH9 = artifact('@uniswap/v2-periphery/build/WETH9.json');
-const e18 = (n: bigint) => n * 10n ** 18n;
-const MAX = (1n << 256n) - 1n;
 
 /**
  * A contract whose every call makes a call that fails (Reverter.fail() at the first word of the
@@ -88,25 +79,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
     before: async (devnet) => {
       const url = devnet.url;
       const me = devnet.scenario.accounts[0]!.toLowerCase() as Hex;
-      const send = async (to: Hex | null, data: Hex) => {
-        const hash = (await sendMined(url, { from: me, ...(to ? { to } : {}), data, gas: '0x1000000' })) as Hex;
-        const r = await rpc<{ status: string; contractAddress: string | null }>(url, 'eth_getTransactionReceipt', [hash]);
-        if (r.status !== '0x1') throw new Error(`${hash} failed`);
-        return { hash, address: r.contractAddress?.toLowerCase() as Hex };
-      };
-      const token = (await compileContracts()).DevnetToken!;
-      const erc20 = (addr: Hex, fn: string, args: unknown[]) => send(addr, encodeFunctionData({ abi: token.abi, functionName: fn, args } as never));
-      const deployToken = async (name: string, symbol: string) =>
-        (await send(null, (token.bytecode + encodeAbiParameters([{ type: 'string' }, { type: 'string' }], [name, symbol]).slice(2)) as Hex)).address;
-      const a = await deployToken('Alpha', 'ALP');
-      const b = await deployToken('Beta', 'BET');
-      await erc20(a, 'mint', [me, e18(1000n)]);
-      await erc20(b, 'mint', [me, e18(1000n)]);
-      const factory = (await send(null, (`0x${FACTORY.bytecode.replace(/^0x/, '')}` + encodeAbiParameters([{ type: 'address' }], [me]).slice(2)) as Hex)).address;
-      const weth = (await send(null, `0x${WETH9.bytecode.replace(/^0x/, '')}` as Hex)).address;
-      const router = (await send(null, (`0x${ROUTER.bytecode.replace(/^0x/, '')}` + encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [factory, weth]).slice(2)) as Hex)).address;
-      await erc20(a, 'approve', [router, MAX]);
-      await erc20(b, 'approve', [router, MAX]);
+      const { send, a, b, router } = await uniswapV2(url, me);
       await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'addLiquidity', args: [a, b, e18(100n), e18(100n), 0n, 0n, me, 2n ** 40n] }));
       made.swap = (await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'swapExactTokensForTokens', args: [e18(10n), 0n, [a, b], me, 2n ** 40n] }))).hash;
       made.nothing = (await send(a, encodeFunctionData({ abi: parseAbi(['function name()']), functionName: 'name' }))).hash;
