@@ -79,12 +79,12 @@ function tabOf(ctx: PageCtx): TabId | null {
 /** The tabs Blockscout's frontend shows: the first five always; withdrawals, validated blocks and logs when there are some; the contract for a contract. */
 function visibleTabs(c: TabsCounters | null, isContract: boolean, active: TabId, exact: { counters: Counters | null; holdings: number | null }, userOps = false): TabDef[] {
   const n = (v: number | undefined) => (v === undefined ? null : v);
-  const all: (TabDef & { show: boolean })[] = [
   // /tabs-counters stops at 51 ("more than 50"); the address's counters and its full list of holdings know the exact number.
   const known = (v: string | undefined) => (v !== undefined && /^\d{1,15}$/.test(v) ? { count: Number(v), exact: true } : null);
   const txs = known(exact.counters?.transactions_count) ?? { count: n(c?.transactions_count) };
   const transfers = known(exact.counters?.token_transfers_count) ?? { count: n(c?.token_transfers_count) };
   const holdings = exact.holdings !== null ? { count: exact.holdings, exact: true } : { count: n(c?.token_balances_count) };
+  const all: (TabDef & { show: boolean })[] = [
     { id: 'txs', label: 'Transactions', ...txs, show: true },
     { id: 'withdrawals', label: 'Withdrawals', count: n(c?.withdrawals_count), show: !!c?.withdrawals_count },
     { id: 'token_transfers', label: 'Token transfers', ...transfers, show: true },
