@@ -68,7 +68,6 @@ function withDrops(tables: Map<string, [string, string][]>): Map<string, [string
       if (cols && !cols.some((c) => c[0] === m[2])) cols.push([m[2]!, type]);
     }
   }
-  }
   return tables;
 }
 
