@@ -201,12 +201,29 @@ t.test('deposits are stored and answered field by field as the node gives them',
   }
   t.same(items.map((i: any) => i.l2_transaction_hash), [...withdrawals].reverse(), 'newest first');
   t.equal((await ix.get('/api/v2/optimism/withdrawals/count')).body, logs.length, 'withdrawals/count');
+  // Each withdrawal's transaction lists it (Blockscout's op_withdrawals); another transaction lists none.
+  for (const log of logs) {
+    const tx = (await ix.get(`/api/v2/transactions/${log.transactionHash}`)).body;
+    const item = items.find((i: any) => i.l2_transaction_hash === log.transactionHash);
+    t.same(
+      tx.op_withdrawals,
+      [{
+        nonce: item.msg_nonce, status: null, l1_transaction_hash: null, portal_contract_address_hash: null, msg_nonce_raw: item.msg_nonce_raw,
+        msg_sender_address_hash: item.msg_sender_address_hash, msg_target_address_hash: item.msg_target_address_hash,
+        msg_value: item.msg_value, msg_gas_limit: item.msg_gas_limit, msg_data: item.msg_data,
+      }],
+      `${log.transactionHash}: op_withdrawals`,
+    );
+  }
+  t.same((await ix.get(`/api/v2/transactions/${user}`)).body.op_withdrawals, [], 'a transaction that started none: op_withdrawals []');
   // The withdrawal transaction itself, as Blockscout's optimism view shows it.
   const doc = loadOpenApi();
   if (doc) {
     const s = doc.components.schemas;
     t.same(validate(doc, { type: 'array', items: s.OptimismWithdrawal }, items), [], 'withdrawals conform (L1 fields null: not built)');
     t.same(validate(doc, { type: 'array', items: s.OptimismDeposit }, deps.body.items), [], 'deposits conform');
+    const wtx = (await ix.get(`/api/v2/transactions/${withdrawals[0]}`)).body;
+    t.same(validate(doc, doc.paths['/v2/transactions/{transaction_hash_param}'].get.responses['200'].content['application/json'].schema, wtx), [], 'a withdrawal transaction conforms');
   }
 
   // What is not built says so, never an empty answer.

@@ -202,7 +202,8 @@ function optimismBuild(doc: OpenApiDoc): void {
     required: ['nonce', 'status', 'l1_transaction_hash'],
     properties: {
       nonce: { type: 'integer' },
-      status: { type: 'string' },
+      // Null here: the L1 side is not built.
+      status: { type: 'string', nullable: true },
       l1_transaction_hash: { ...ref('FullHash'), nullable: true },
       portal_contract_address_hash: { type: 'string', nullable: true },
       msg_nonce_raw: ref('IntegerString'),

@@ -8,7 +8,8 @@
 // built: their paths say so with a 404 rather than answer empty. On other chains every
 // /optimism path is Blockscout's 404, as a build without the optimism chain type answers.
 import { decodeAbiParameters, type Hex } from 'viem';
-import { countDeposits, countWithdrawalLogs, listDeposits, listWithdrawalLogs, type WithdrawalLogRead } from '../../storage/clickhouse/reads/op-stack.js';
+import { countDeposits, countWithdrawalLogs, listDeposits, listWithdrawalLogs, transactionWithdrawalLogs, type WithdrawalLogRead } from '../../storage/clickhouse/reads/op-stack.js';
+import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import { getFact } from '../../storage/postgres/indexer.js';
 import type { PgStore } from '../../storage/postgres/store.js';
 import { CHAIN_FAMILY_FACT, L2_TO_L1_MESSAGE_PASSER, MESSAGE_PASSED_TOPIC, type ChainFamilyFact } from '../../chain/op-stack.js';
@@ -73,6 +74,32 @@ function withdrawalJson(w: WithdrawalLogRead, facts: Parameters<typeof addressOb
     msg_gas_limit: gasLimit,
     msg_data: data,
   };
+}
+
+/**
+ * Blockscout's `op_withdrawals` of a transaction on an OP Stack chain (OptimismView
+ * add_optimism_fields): the withdrawals it started, from its MessagePassed logs; undefined on
+ * other chains (the field is absent there). The L1 side's fields are null (not built).
+ */
+export async function opWithdrawalsOf(ctx: ApiContext, tx: TransactionRead): Promise<Record<string, unknown>[] | undefined> {
+  if (!(await isOptimism(ctx.pg))) return undefined;
+  if (tx.log_count === 0) return [];
+  const logs = await transactionWithdrawalLogs(ctx.ch, L2_TO_L1_MESSAGE_PASSER, MESSAGE_PASSED_TOPIC, BigInt(tx.block_number), tx.transaction_index);
+  return logs.map((l) => {
+    const w = withdrawalJson({ ...l, tx_from: '' }, new Map());
+    return {
+      nonce: w.msg_nonce,
+      status: null,
+      l1_transaction_hash: null,
+      portal_contract_address_hash: null,
+      msg_nonce_raw: w.msg_nonce_raw,
+      msg_sender_address_hash: w.msg_sender_address_hash,
+      msg_target_address_hash: w.msg_target_address_hash,
+      msg_value: w.msg_value,
+      msg_gas_limit: w.msg_gas_limit,
+      msg_data: w.msg_data,
+    };
+  });
 }
 
 /** Paths of Blockscout's optimism build whose data lives on L1 or in the batcher's frames: not built. */

@@ -84,6 +84,8 @@ export interface TransactionJson {
   l1_gas_used?: string;
   da_footprint_gas_scalar?: string;
   operator_fee?: string;
+  /** Set by the route of a single transaction on an OP Stack chain (src/api/routes/optimism.ts opWithdrawalsOf). */
+  op_withdrawals?: Record<string, unknown>[];
   // This explorer's additions on a transaction of an OP Stack chain (null where the node gave none):
   // a deposit's fields, and the L1-fee and operator-fee parameters Blockscout stores but does not answer.
   source_hash?: string | null;

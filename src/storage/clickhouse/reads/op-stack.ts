@@ -85,3 +85,12 @@ export async function countWithdrawalLogs(ch: ClickHouseStore, passer: string, t
   );
   return Number(r?.n ?? 0);
 }
+
+/** One transaction's `topic0` logs of the predeploy, in log order (its withdrawals). */
+export async function transactionWithdrawalLogs(ch: ClickHouseStore, passer: string, topic0: string, block: bigint, index: number): Promise<Omit<WithdrawalLogRead, 'tx_from'>[]> {
+  return ch.query<Omit<WithdrawalLogRead, 'tx_from'>>(
+    `SELECT block_number, log_index, transaction_index, transaction_hash, topic1, topic2, topic3, data, toUnixTimestamp(timestamp) AS ts FROM logs
+     WHERE block_number = {b:UInt64} AND transaction_index = {i:UInt32} AND address = {a:String} AND topic0 = {t0:String} ORDER BY log_index`,
+    { b: clampU64(block), i: index, a: passer, t0: topic0 },
+  );
+}
