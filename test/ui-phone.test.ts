@@ -6,13 +6,24 @@
 // copies the full address.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
+import { minedIn, rpc } from './helpers/rpc.js';
+import { devAccount } from './helpers/devnet.js';
 import { browserMissing, screenshot, withBrowser } from './helpers/browser.js';
 
 const PHONE = { width: 390, height: 844 };
+/** An account that sends more transactions than /tabs-counters counts (it stops at 51: "more than 50"). */
+const BUSY = devAccount(7).address;
+const BUSY_TXS = 55;
 const DESKTOP = { width: 1366, height: 900 };
 
 t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() ?? false }, async (t) => {
-  const f = await uiOnDevnet(t);
+  const f = await uiOnDevnet(t, {
+    before: async (devnet) => {
+      let last = '';
+      for (let i = 0; i < BUSY_TXS; i++) last = await rpc<string>(devnet.url, 'eth_sendTransaction', [{ from: BUSY, to: devAccount(8).address, value: '0x1' }]);
+      await minedIn(devnet.url, last);
+    },
+  });
   const browser = await withBrowser(t);
   const s = f.devnet.scenario;
   const token = s.contracts.DevnetToken;
@@ -128,6 +139,13 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
       t.same(r, { row: 'table-row', head: 'table-header-group', label: 'none' }, `${p}: a table with its heading, no per-cell labels`);
       await screenshot(page, `desktop-light-${p}`);
     }
+    // A tab's badge says the exact count where the address's counters know it, not "50+".
+    const counters = (await f.get(`/api/v2/addresses/${BUSY}/counters`)).body;
+    const capped = (await f.get(`/api/v2/addresses/${BUSY}/tabs-counters`)).body;
+    t.ok(Number(counters.transactions_count) >= BUSY_TXS && capped.transactions_count <= 51, `the API: ${counters.transactions_count} transactions, tabs-counters ${capped.transactions_count}`);
+    await page.goto(`${f.base}/address/${BUSY}`, { waitUntil: 'networkidle' });
+    t.equal(await page.innerText('.tabs a[aria-current="page"] .count'), counters.transactions_count, 'the Transactions tab shows the exact count');
+
     // A row's copy button holds no copy of the hash (the stylesheet draws its icon, the link beside it
     // has the value): a click still copies the full address.
     await page.goto(f.base + '/txs', { waitUntil: 'networkidle' });
