@@ -2,8 +2,8 @@
 // (/transactions/{h}/raw-trace, depth-first with traceAddress) as nested lists, each with its type,
 // from → to (named from the API's internal transactions where it has them), value, the method
 // (the transaction's own decoded input for the top frame, else its selector's name where the API
-// knows one, else the selector), gas used and whether
-// it failed. Plain nested <ol>: readable without JavaScript, indentation is the depth.
+// knows one, else the selector), gas used and whether it failed; public tags beside the names
+// where the API gives them. Plain nested <ol>: readable without JavaScript; indentation is depth.
 import { AddressLink, Amount, type AddressLike } from './common.js';
 import { groupDigits } from '../format.js';
 
@@ -86,6 +86,17 @@ export function buildCallTree(
   return roots;
 }
 
+/** An address of a frame, with its first public tag (an approved public name's) when the API gives one. */
+function Party({ a }: { a: AddressLike | string | null }) {
+  const tag = a && typeof a === 'object' ? (a as { public_tags?: { display_name?: string }[] }).public_tags?.[0]?.display_name : undefined;
+  return (
+    <>
+      <AddressLink a={a} copy={false} />
+      {tag ? <span class="tag ct-public-tag">{tag}</span> : null}
+    </>
+  );
+}
+
 function Frame({ f, coin }: { f: CallFrame; coin: string }) {
   return (
     <li class={f.error ? 'ct-frame ct-failed' : 'ct-frame'} data-depth={f.depth}>
@@ -93,13 +104,13 @@ function Frame({ f, coin }: { f: CallFrame; coin: string }) {
         <span class={`tag ct-type ct-${f.type.toLowerCase()}`}>{f.type}</span>
         {f.error ? <span class="status err ct-error">Failed: {f.error}</span> : null}
         <span class="ct-from">
-          <AddressLink a={f.from} copy={false} />
+          <Party a={f.from} />
         </span>
         <span aria-hidden="true"> → </span>
         <span class="sr-only"> to </span>
         <span class="ct-to">
           {f.to ? (
-            <AddressLink a={f.to} copy={false} />
+            <Party a={f.to} />
           ) : f.created ? (
             <span class="create">
               Created <AddressLink a={f.created} copy={false} />

@@ -399,7 +399,7 @@ function TxDetails({ tx, coin, base, toToken }: { tx: any; coin: string; base: s
         ) : null}
         {tx.has_error_in_internal_transactions ? (
           <Row label="Internal errors">
-            <span class="status err">An internal transaction failed</span> <a href={`${base}?tab=internal`}>See internal transactions</a>
+            <span class="status err">An internal transaction failed</span> <a href={`${base}?tab=call_tree`}>See the call tree</a>
           </Row>
         ) : null}
         <Row label="Block">
