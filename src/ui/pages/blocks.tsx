@@ -149,8 +149,8 @@ export async function blockPage(ctx: PageCtx): Promise<PageResult> {
           base={base}
           active={tab}
           tabs={[
-            { id: 'txs', label: 'Transactions', count: b.transactions_count },
-            { id: 'withdrawals', label: 'Withdrawals', count: b.withdrawals_count ?? null },
+            { id: 'txs', label: 'Transactions', count: b.transactions_count, exact: true },
+            { id: 'withdrawals', label: 'Withdrawals', count: b.withdrawals_count ?? null, exact: true },
           ]}
         />
         <section class="card">
