@@ -4,7 +4,9 @@
 // above them. The chain is anvil's OP mode (the deposit as anvil makes it); anvil's receipts carry
 // no L1 fee, so the replay server in front of it adds the fields Hardhat's EDR (chainType op)
 // reports to the user transaction's receipt: this test checks what the page shows of what the API
-// answers (test/op-stack-l1-fees.test.ts checks those answers against EDR itself).
+// answers (test/op-stack-l1-fees.test.ts checks those answers against EDR itself). The
+// /deposits and /withdrawals pages list what /optimism/deposits and /withdrawals answer (a
+// withdrawal through the real L2ToL1MessagePasser placed at its predeploy address).
 import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
@@ -17,6 +19,12 @@ import { startServer } from '../src/api/server.js';
 import type { Front } from '../src/api/front.js';
 import { createLogger } from '../src/log.js';
 import { formatUnits } from '../src/ui/format.js';
+import { createRequire } from 'node:module';
+import { encodeFunctionData } from 'viem';
+
+const require = createRequire(import.meta.url);
+const PASSER = '0x4200000000000000000000000000000000000016';
+const passer = require('@eth-optimism/contracts-bedrock/forge-artifacts/L2ToL1MessagePasser.sol/L2ToL1MessagePasser.json') as { abi: unknown[]; deployedBytecode: { object: string } };
 
 const FROM = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc';
 const USER = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';
@@ -34,6 +42,12 @@ t.test('a deposit and a transaction with its L1 fee on the transaction page', { 
   await minedIn(node, deposit);
   const user = await rpc<string>(node, 'eth_sendTransaction', [{ from: USER, to: TO, value: '0x2', data: '0x1234' }]);
   await minedIn(node, user);
+
+  await rpc(node, 'anvil_setCode', [PASSER, passer.deployedBytecode.object]);
+  const withdrawal = await rpc<string>(node, 'eth_sendTransaction', [
+    { from: USER, to: PASSER, value: '0x2386f26fc10000', data: encodeFunctionData({ abi: passer.abi as any, functionName: 'initiateWithdrawal', args: ['0x00000000000000000000000000000000000000aa', 100000n, '0x'] }) },
+  ]);
+  await minedIn(node, withdrawal);
 
   const withL1 = (r: any) => (r && r.transactionHash === user ? { ...r, ...L1 } : r);
   const proxy = await startReplayRpc();
@@ -91,5 +105,21 @@ t.test('a deposit and a transaction with its L1 fee on the transaction page', { 
     t.notOk('Source hash' in u, 'no deposit fields on a user transaction');
     t.notMatch(await page.innerText('main'), BROKEN_TEXT);
     await screenshot(page, `op-stack-l1-fee-${look.vp}-${look.scheme}`);
+
+    const r3 = await page.goto(`${base}/deposits`, { waitUntil: 'networkidle' });
+    t.equal(r3?.status(), 200, `${look.vp} ${look.scheme}: the deposits page`);
+    const listed = await page.$$eval('main table tbody tr td:first-child a[href^="/tx/"]', (as) => as.map((a) => a.getAttribute('href')));
+    t.ok(listed.includes(`/tx/${deposit}`), 'the deposit is listed');
+    t.match(await page.innerText('main'), /not indexed by this explorer/, 'the page says the L1 side is not built');
+    t.notMatch(await page.innerText('main'), BROKEN_TEXT);
+    await screenshot(page, `op-stack-deposits-${look.vp}-${look.scheme}`);
+
+    const r4 = await page.goto(`${base}/withdrawals`, { waitUntil: 'networkidle' });
+    t.equal(r4?.status(), 200, `${look.vp} ${look.scheme}: the withdrawals page`);
+    const wl = await page.$$eval('main table tbody tr a[href^="/tx/"]', (as) => as.map((a) => a.getAttribute('href')));
+    t.same(wl, [`/tx/${withdrawal}`], 'the withdrawal is listed');
+    t.match(await page.innerText('main table'), /0\.01/, 'with its value (0.01 ETH)');
+    t.notMatch(await page.innerText('main'), BROKEN_TEXT);
+    await screenshot(page, `op-stack-withdrawals-${look.vp}-${look.scheme}`);
   });
 });

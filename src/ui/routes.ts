@@ -10,6 +10,7 @@ import { searchPage } from './pages/search.js';
 import { txsPage, txPage } from './pages/transactions.js';
 import { addressPage } from './pages/address.js';
 import { userOpPage, userOpsPage } from './pages/user-operations.js';
+import { depositsPage, withdrawalsPage } from './pages/op-stack.js';
 import { tokensPage, tokenPage } from './pages/tokens.js';
 import { tokenInstancePage } from './pages/token-instance.js';
 import { statsPage } from './pages/stats.js';
@@ -36,6 +37,8 @@ export const PAGES: PageDef[] = [
   { pattern: '/tx/:hash', render: txPage },
   { pattern: '/ops', render: userOpsPage },
   { pattern: '/op/:hash', render: userOpPage },
+  { pattern: '/deposits', render: depositsPage },
+  { pattern: '/withdrawals', render: withdrawalsPage },
   { pattern: '/address/:hash', render: addressPage },
   { pattern: '/address/:hash/verify', render: verifyPage },
   { pattern: '/tokens', render: tokensPage },

@@ -1,0 +1,130 @@
+// An OP Stack chain's lists in the web UI, at Blockscout's frontend URLs: /deposits (the deposit
+// transactions, L1 to L2) and /withdrawals (the withdrawals started on L2), read from
+// /api/v2/optimism/deposits and /withdrawals. What only the L1 side knows is not built (README.md,
+// "OP Stack"): the pages say so instead of showing empty columns. On other chains the API answers
+// 404 and so do the pages.
+import { AddressLink, Amount, BlockLink, Empty, Pager, Table, Time, TxLink } from '../components/common.js';
+import { groupDigits, shortHash } from '../format.js';
+import type { PageCtx, PageResult } from '../page.js';
+import { passOn } from './blocks.js';
+import { apiGet, apiGetOptional } from './errors.js';
+
+const OP = '/api/v2/optimism';
+const DEPOSITS_L1 = 'Their L1 side (the L1 transaction, block and sender) is not indexed by this explorer.';
+const WITHDRAWALS_L1 = 'Their L1 side (proof, finalization, status) is not indexed by this explorer.';
+/** "1 deposit transaction", "2 deposit transactions". */
+const counted = (n: number, one: string, many: string) => `${groupDigits(String(n))} ${n === 1 ? one : many}. `;
+
+interface Page<T> {
+  items: T[];
+  next_page_params: Record<string, unknown> | null;
+}
+
+interface DepositItem {
+  l2_transaction_hash: string;
+  l2_transaction_gas_limit: string;
+  l2_block_number: number;
+  l2_timestamp: string;
+}
+
+interface WithdrawalItem {
+  msg_nonce: number;
+  msg_nonce_version: number;
+  from: any;
+  l2_transaction_hash: string;
+  l2_timestamp: string | null;
+  msg_sender_address_hash: string | null;
+  msg_target_address_hash: string | null;
+  msg_value: string | null;
+}
+
+const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
+
+export async function depositsPage(ctx: PageCtx): Promise<PageResult> {
+  const q = passOn(ctx);
+  const [page, count] = await Promise.all([apiGet<Page<DepositItem>>(ctx, withQuery(`${OP}/deposits`, q), 'Deposits'), apiGetOptional<number>(ctx, `${OP}/deposits/count`)]);
+  return {
+    title: 'Deposits (L1 → L2) · Explorer',
+    description: 'Deposit transactions of this OP Stack chain, newest first.',
+    section: 'txs',
+    body: (
+      <>
+        <h1>Deposits (L1 → L2)</h1>
+        <p class="muted">
+          {count === null ? '' : counted(count, 'deposit transaction', 'deposit transactions')}
+          {DEPOSITS_L1}
+        </p>
+        <section class="card">
+          {page.items.length ? (
+            <Table head={['L2 transaction', 'L2 block', 'Age', 'Gas limit']} caption="Deposits">
+              {page.items.map((d) => (
+                <tr>
+                  <td>
+                    <TxLink hash={d.l2_transaction_hash} />
+                  </td>
+                  <td>
+                    <BlockLink n={d.l2_block_number} />
+                  </td>
+                  <td>
+                    <Time iso={d.l2_timestamp} />
+                  </td>
+                  <td class="num">{groupDigits(d.l2_transaction_gas_limit)}</td>
+                </tr>
+              ))}
+            </Table>
+          ) : (
+            <Empty>No deposit transaction has been indexed on this chain.</Empty>
+          )}
+          <Pager base="/deposits" next={page.next_page_params} hasPrev={ctx.url.searchParams.size > 0} />
+        </section>
+      </>
+    ),
+  };
+}
+
+export async function withdrawalsPage(ctx: PageCtx): Promise<PageResult> {
+  const q = passOn(ctx);
+  const [page, count] = await Promise.all([
+    apiGet<Page<WithdrawalItem>>(ctx, withQuery(`${OP}/withdrawals`, q), 'Withdrawals'),
+    apiGetOptional<number>(ctx, `${OP}/withdrawals/count`),
+  ]);
+  return {
+    title: 'Withdrawals (L2 → L1) · Explorer',
+    description: 'Withdrawals started on this OP Stack chain, newest first.',
+    section: 'txs',
+    body: (
+      <>
+        <h1>Withdrawals (L2 → L1)</h1>
+        <p class="muted">
+          {count === null ? '' : counted(count, 'withdrawal started on L2', 'withdrawals started on L2')}
+          {WITHDRAWALS_L1}
+        </p>
+        <section class="card">
+          {page.items.length ? (
+            <Table head={['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`]} caption="Withdrawals">
+              {page.items.map((w) => (
+                <tr>
+                  <td class="num">{groupDigits(String(w.msg_nonce))}</td>
+                  <td>{w.from ? <AddressLink a={w.from} /> : <span class="muted">—</span>}</td>
+                  <td class="mono" title={w.msg_target_address_hash ?? undefined}>
+                    {w.msg_target_address_hash ? shortHash(w.msg_target_address_hash) : '—'}
+                  </td>
+                  <td>
+                    <TxLink hash={w.l2_transaction_hash} />
+                  </td>
+                  <td>
+                    <Time iso={w.l2_timestamp} />
+                  </td>
+                  <td class="num">{w.msg_value === null ? <span class="muted">—</span> : <Amount value={w.msg_value} decimals={18} max={6} />}</td>
+                </tr>
+              ))}
+            </Table>
+          ) : (
+            <Empty>No withdrawal has been started on this chain.</Empty>
+          )}
+          <Pager base="/withdrawals" next={page.next_page_params} hasPrev={ctx.url.searchParams.size > 0} />
+        </section>
+      </>
+    ),
+  };
+}
