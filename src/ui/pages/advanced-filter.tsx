@@ -18,18 +18,21 @@ const KINDS = [
   { id: 'ERC-404', label: 'ERC-404' },
 ] as const;
 
-/** Text fields of the form, each passed to the API under its own name (comma-separated lists). */
-const TEXT_FIELDS = [
+/**
+ * Text fields of the form, each passed to the API under its own name (comma-separated lists);
+ * `more`: under "More filters", folded until one of them is set (a phone's first screen stays short).
+ */
+const TEXT_FIELDS: readonly { name: string; label: string; more?: boolean }[] = [
   { name: 'from_address_hashes_to_include', label: 'From (addresses, comma-separated)' },
-  { name: 'from_address_hashes_to_exclude', label: 'Not from' },
+  { name: 'from_address_hashes_to_exclude', label: 'Not from', more: true },
   { name: 'to_address_hashes_to_include', label: 'To (addresses, comma-separated)' },
-  { name: 'to_address_hashes_to_exclude', label: 'Not to' },
-  { name: 'methods', label: 'Method selectors (0x12345678, …)' },
+  { name: 'to_address_hashes_to_exclude', label: 'Not to', more: true },
+  { name: 'methods', label: 'Method selectors (0x12345678, …)', more: true },
   { name: 'amount_from', label: 'Amount at least' },
   { name: 'amount_to', label: 'Amount below' },
   { name: 'token_contract_address_hashes_to_include', label: 'Tokens (contract addresses, or "native")' },
-  { name: 'token_contract_address_hashes_to_exclude', label: 'Not these tokens' },
-] as const;
+  { name: 'token_contract_address_hashes_to_exclude', label: 'Not these tokens', more: true },
+];
 
 /** The API's cursor keys: present, the page is not the first. */
 const CURSOR = ['block_number', 'transaction_index', 'internal_transaction_index', 'token_transfer_index', 'token_transfer_batch_index', 'items_count'];
@@ -109,6 +112,15 @@ function Row({ it, coin }: { it: any; coin: string }) {
   );
 }
 
+function TextField({ f, value }: { f: { name: string; label: string }; value: string }) {
+  return (
+    <label class="af-field">
+      <span>{f.label}</span>
+      <input type="text" name={f.name} value={value} autocomplete="off" spellcheck={false} inputMode={f.name.startsWith('amount') ? 'decimal' : undefined} />
+    </label>
+  );
+}
+
 export async function advancedFilterPage(ctx: PageCtx): Promise<PageResult> {
   const q = afApiQuery(ctx.url, true);
   const [page, methods] = await Promise.all([
@@ -146,36 +158,41 @@ export async function advancedFilterPage(ctx: PageCtx): Promise<PageResult> {
               <span>To date (UTC)</span>
               <input type="date" name="age_to" value={DATE.test(v('age_to')) ? v('age_to') : ''} />
             </label>
-            {TEXT_FIELDS.map((f) => (
-              <label class="af-field">
-                <span>{f.label}</span>
-                <input type="text" name={f.name} value={v(f.name)} autocomplete="off" spellcheck={false} inputMode={f.name.startsWith('amount') ? 'decimal' : undefined} />
-              </label>
+            {TEXT_FIELDS.filter((f) => !f.more).map((f) => (
+              <TextField f={f} value={v(f.name)} />
             ))}
-            <label class="af-field">
-              <span>From and To</span>
-              <select name="address_relation">
-                <option value="or" selected={v('address_relation') !== 'and'}>
-                  either matches
-                </option>
-                <option value="and" selected={v('address_relation') === 'and'}>
-                  both match
-                </option>
-              </select>
-            </label>
-            {methods.length ? (
+          </div>
+          <details class="af-more" open={TEXT_FIELDS.some((f) => f.more && v(f.name)) || names.size > 0 || v('address_relation') === 'and'}>
+            <summary>More filters</summary>
+            <div class="af-fields">
+              {TEXT_FIELDS.filter((f) => f.more).map((f) => (
+                <TextField f={f} value={v(f.name)} />
+              ))}
               <label class="af-field">
-                <span>Methods by name</span>
-                <select name="methods_names" multiple size={4}>
-                  {methods.map((m) => (
-                    <option value={m.name} selected={names.has(m.name)}>
-                      {m.name} ({m.method_id})
-                    </option>
-                  ))}
+                <span>From and To</span>
+                <select name="address_relation">
+                  <option value="or" selected={v('address_relation') !== 'and'}>
+                    either matches
+                  </option>
+                  <option value="and" selected={v('address_relation') === 'and'}>
+                    both match
+                  </option>
                 </select>
               </label>
-            ) : null}
-          </div>
+              {methods.length ? (
+                <label class="af-field">
+                  <span>Methods by name</span>
+                  <select name="methods_names" multiple size={4}>
+                    {methods.map((m) => (
+                      <option value={m.name} selected={names.has(m.name)}>
+                        {m.name} ({m.method_id})
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              ) : null}
+            </div>
+          </details>
           <div class="af-actions">
             <button type="submit">Filter</button> <a href="/advanced-filter">Clear</a>
           </div>
