@@ -8,12 +8,18 @@ import type { PgStore } from '../storage/postgres/store.js';
 import { getFact, setFact } from '../storage/postgres/indexer.js';
 import { CHAIN_FAMILY_FACT, L1_BLOCK_PREDEPLOY, type ChainFamily, type ChainFamilyFact, type ChainFamilySetting } from '../chain/op-stack.js';
 
-/** What the node says of itself; a method it refuses says nothing. */
-async function fromNode(rpc: RpcClient): Promise<string | null> {
+/**
+ * What the node says of itself, or null: the L1Block predeploy's code (op-geth, op-reth, EDR), an
+ * `optimism` module in rpc_modules, or an answer to optimism_syncStatus (op-node's namespace). A
+ * method the node refuses or fails says nothing.
+ */
+export async function opStackFromNode(rpc: Pick<RpcClient, 'request'>): Promise<string | null> {
   const code = await rpc.request<string>('eth_getCode', [L1_BLOCK_PREDEPLOY, 'latest']).catch(() => '0x');
   if (code && code !== '0x') return 'L1Block predeploy';
   const modules = await rpc.request<Record<string, string> | null>('rpc_modules', []).catch(() => null);
   if (modules && typeof modules === 'object' && 'optimism' in modules) return 'optimism_ namespace';
+  const sync = await rpc.request<unknown>('optimism_syncStatus', []).catch(() => null);
+  if (sync && typeof sync === 'object') return 'optimism_ namespace';
   return null;
 }
 
@@ -22,7 +28,7 @@ export async function detectChainFamily(pg: PgStore, rpc: RpcClient, setting: Ch
   let fact: ChainFamilyFact;
   if (setting !== 'auto') fact = { family: setting, source: 'CHAIN_FAMILY' };
   else {
-    const source = await fromNode(rpc);
+    const source = await opStackFromNode(rpc);
     const before = await getFact<ChainFamilyFact>(pg, CHAIN_FAMILY_FACT);
     if (source) fact = { family: 'optimism', source };
     else if (before?.family === 'optimism' && before.source === 'deposit transaction') fact = before;
