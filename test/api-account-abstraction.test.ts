@@ -243,6 +243,12 @@ t.test('user operations of EntryPoint v0.6, v0.7 and v0.8: indexed, answered, se
   const bundles = (await get(`${AA}/bundles`)).body.items;
   t.same(bundles.map((x: { transaction_hash: string }) => x.transaction_hash).sort(), scenario.versions.flatMap((v) => v.transactions).sort(), 'bundles: the handleOps transactions');
   t.same(bundles.map((x: { total_ops: number }) => x.total_ops).sort(), [1, 1, 1, 3, 3, 3], 'bundles: their operation counts');
+  // Filtered by bundler and by entry point (the filters are columns the select also aggregates).
+  t.equal((await get(`${AA}/bundles?bundler=${BUNDLER}`)).body.items.length, 6, 'bundles of the bundler');
+  t.equal((await get(`${AA}/bundles?bundler=0x${'12'.repeat(20)}`)).body.items.length, 0, 'bundles of another address: none');
+  const ep = scenario.versions[0]!.entryPoint;
+  const ofEp = (await get(`${AA}/bundles?entry_point=${ep}`)).body.items;
+  t.same(ofEp.map((x: { transaction_hash: string }) => x.transaction_hash).sort(), [...scenario.versions[0]!.transactions].sort(), 'bundles of one entry point');
   const status = await get(`${AA}/status`);
   t.equal(status.body.finished_past_indexing, true);
   conforms('/v2/proxy/account-abstraction/status', status.body, 'the status');

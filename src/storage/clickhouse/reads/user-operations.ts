@@ -157,12 +157,14 @@ export async function listBundles(
   limit: number,
 ): Promise<BundleRead[]> {
   const where: string[] = [];
-  if (f.bundler !== undefined) where.push('bundler = {bundler:String}');
-  if (f.entry_point !== undefined) where.push('entry_point = {entry_point:String}');
-  if (from) where.push('(block_number, transaction_hash, bundle_index) <= ({fb:UInt64}, {fh:String}, {fi:UInt32})');
+  // The table's alias names the columns: `bundler` alone would be the select's any(bundler), an
+  // aggregate in WHERE (the filter answered 500).
+  if (f.bundler !== undefined) where.push('u.bundler = {bundler:String}');
+  if (f.entry_point !== undefined) where.push('u.entry_point = {entry_point:String}');
+  if (from) where.push('(u.block_number, u.transaction_hash, u.bundle_index) <= ({fb:UInt64}, {fh:String}, {fi:UInt32})');
   return ch.query<BundleRead>(
-    `SELECT transaction_hash, bundle_index, block_number, any(bundler) AS bundler, toUnixTimestamp(any(timestamp)) AS ts, toString(count()) AS total_ops
-     FROM user_operations FINAL ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    `SELECT transaction_hash, bundle_index, block_number, any(u.bundler) AS bundler, toUnixTimestamp(any(u.timestamp)) AS ts, toString(count()) AS total_ops
+     FROM user_operations AS u FINAL ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      GROUP BY block_number, transaction_hash, bundle_index
      ORDER BY block_number DESC, transaction_hash DESC, bundle_index DESC LIMIT {limit:UInt32}`,
     defined({ bundler: f.bundler, entry_point: f.entry_point, fb: from?.block.toString(), fh: from?.hash, fi: from?.index, limit }),
