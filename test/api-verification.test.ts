@@ -160,6 +160,9 @@ t.test('verification via standard JSON input', async (t) => {
     t.match(list.items[0], { compiler_version: version, language: 'solidity', has_constructor_args: true, optimization_enabled: true });
     t.equal(list.items[0].address.hash.toLowerCase(), token);
     t.same((await f.get('/api/v2/smart-contracts?q=devnettok')).body.items.length, 1, 'found by a piece of its name');
+    // A NUL cannot be a PostgreSQL text parameter, and no name holds one (this answered 500).
+    const nul = await f.get('/api/v2/smart-contracts?q=devnet%00tok');
+    t.same([nul.status, nul.body.items], [200, []], 'a query with a NUL finds nothing');
     t.same((await f.get('/api/v2/smart-contracts?filter=vyper')).body.items, [], 'not among Vyper contracts');
     const counters = (await f.get('/api/v2/smart-contracts/counters')).body;
     t.equal(counters.verified_smart_contracts, '1');

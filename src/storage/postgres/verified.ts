@@ -122,6 +122,8 @@ export interface VerifiedListQuery {
 
 /** A page of the verified list. */
 export async function verifiedList(pg: PgStore, o: VerifiedListQuery): Promise<VerifiedListRow[]> {
+  // PostgreSQL refuses a NUL in a text parameter, and no stored name holds one: nothing matches.
+  if (o.q?.includes('\u0000')) return [];
   const where: string[] = [];
   const args: unknown[] = [];
   const arg = (v: unknown) => {
