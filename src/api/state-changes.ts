@@ -3,7 +3,8 @@
 // Coin: the net wei each account gained or lost in this transaction. Where the node answers a
 // prestateTracer diff of the transaction (src/api/state-balances.ts), its balances before and after
 // are the source: exact, whatever moved the value. Otherwise they come from stored data, the fee
-// (the sender pays gas_used * effective price (+ blob gas), the miner receives the part above the
+// (the sender pays gas_used * effective price (+ blob gas; on an OP Stack chain the fee holds the
+// L1 and operator fees, and a deposit's mint credits its sender), the miner receives the part above the
 // base fee; the base fee is burnt) and every value-moving frame that took effect (a call, a
 // creation, a self-destruct, with no failed frame on its path), with balances unknown (null). That
 // needs the transaction's traces: when internal transactions are not indexed and the node gives no
@@ -16,6 +17,7 @@ import type { TransactionRead } from '../storage/clickhouse/reads/transactions.j
 import type { InternalTransactionRead } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { requiredAddress, tokenObject, type AddressJson, type FactsLookup, type TokenJson } from './serializers/address.js';
+import { parseOp } from '../chain/op-stack.js';
 
 export interface StateChangeJson {
   address: AddressJson;
@@ -72,6 +74,9 @@ export function coinChanges(i: StateChangeInput): Map<string, bigint> | null {
   const egp = BigInt(tx.effective_gas_price);
   const blobFee = tx.blob_gas_used && tx.blob_gas_price ? BigInt(tx.blob_gas_used) * BigInt(tx.blob_gas_price) : 0n;
   add(tx.from, -(BigInt(tx.fee) + blobFee));
+  // An OP Stack deposit's mint: coin created on L2 for its sender before its value moves.
+  const mint = parseOp(tx.op)?.mint;
+  if (mint) add(tx.from, BigInt(mint));
   const tip = i.baseFee === null ? egp * gasUsed : egp > i.baseFee ? (egp - i.baseFee) * gasUsed : 0n;
   if (i.miner) add(i.miner, tip);
   const failed = frames.filter((f) => f.error).map((f) => f.trace_address);
