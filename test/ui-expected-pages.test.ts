@@ -7,9 +7,10 @@
 // loaded only where a line is drawn. Four looks, axe, no console error, nothing wider than the screen.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
+import { checkLooks } from './helpers/looks.js';
 import { walk } from './helpers/api-derived.js';
 import { rpcCall } from './helpers/api.js';
-import { BROKEN_TEXT, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, browserMissing, watchedPage, withBrowser } from './helpers/browser.js';
 import { gwei, percent, shortHash } from '../src/ui/format.js';
 import { fullness } from '../src/ui/pages/gas-tracker.js';
 import { xLabel } from '../src/ui/components/chart.js';
@@ -147,7 +148,7 @@ t.test('gas tracker, advanced filter, address activity, young-chain charts', { s
   });
 
   await t.test('four looks, JavaScript off, axe', async (t) => {
-    const pages = [
+    const pages: [string, string][] = [
       ['gas-tracker', '/gas-tracker'],
       ['advanced-filter', '/advanced-filter'],
       ['advanced-filter-erc20', '/advanced-filter?transaction_types=ERC-20&amount_from=1'],
@@ -155,25 +156,7 @@ t.test('gas tracker, advanced filter, address activity, young-chain charts', { s
       ['home-hourly', '/'],
       ['stats-hourly', '/stats'],
     ];
-    await eachLook(
-      browser,
-      async (ctx, { vp, scheme }) => {
-        const w2 = await watchedPage(ctx);
-        for (const [name, p] of pages) {
-          await w2.page.goto(f.base + p, { waitUntil: 'networkidle' });
-          t.notMatch(await w2.page.innerText('main'), BROKEN_TEXT, `${name} ${vp} ${scheme}: no broken text`);
-          const wide = await w2.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-          // What sticks out, when something does (the failure names it).
-          const out = wide > 0 ? await w2.page.evaluate(() => Array.from(document.querySelectorAll('main *')).filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(-3).map((e) => `${e.tagName.toLowerCase()}.${e.className}`)) : [];
-          t.ok(wide <= 0, `${name} ${vp} ${scheme}: nothing wider than the screen (${wide}px ${out.join(', ')})`);
-          t.same(await axeViolations(w2.page), [], `${name} ${vp} ${scheme}: axe`);
-          await screenshot(w2.page, `expected-${name}-${vp}-${scheme}`);
-        }
-        t.same(w2.errors, [], `${vp} ${scheme}: no console error`);
-        t.same(w2.failed, [], `${vp} ${scheme}: no failed request`);
-      },
-      { bypassCSP: true },
-    );
+    await checkLooks(t, browser, f.base, pages, 'expected');
     const noJs = await browser.newContext({ javaScriptEnabled: false });
     t.teardown(() => noJs.close());
     const p = await noJs.newPage();

@@ -8,8 +8,9 @@ import t from 'tap';
 import { encodeAbiParameters, encodeFunctionData, parseAbi, toFunctionSelector, type Hex } from 'viem';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
+import { checkLooks } from './helpers/looks.js';
 import { ROUTER, e18, uniswapV2 } from './helpers/uniswap-v2.js';
-import { BROKEN_TEXT, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { browserMissing, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits, shortHash } from '../src/ui/format.js';
 import { sentenceAmount } from '../src/ui/components/tx-summary.js';
 
@@ -189,28 +190,12 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
   });
 
   await t.test('four looks, JavaScript off, axe', async (t) => {
-    const pages = [
+    const pages: [string, string][] = [
       ['summary', `/tx/${made.swap}`],
       ['call-tree', `/tx/${made.probe}?tab=call_tree`],
       ['call-tree-forward', `/tx/${s.forwardTx.hash}?tab=call_tree`],
     ];
-    await eachLook(
-      browser,
-      async (context, { vp, scheme }) => {
-        const w = await watchedPage(context);
-        for (const [name, p] of pages) {
-          await w.page.goto(f.base + p, { waitUntil: 'networkidle' });
-          t.notMatch(await w.page.innerText('main'), BROKEN_TEXT, `${name} ${vp} ${scheme}: no broken text`);
-          const wide = await w.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-          t.ok(wide <= 0, `${name} ${vp} ${scheme}: nothing wider than the screen (${wide}px)`);
-          t.same(await axeViolations(w.page), [], `${name} ${vp} ${scheme}: axe`);
-          await screenshot(w.page, `tx-reading-${name}-${vp}-${scheme}`);
-        }
-        t.same(w.errors, [], `${vp} ${scheme}: no console error`);
-        t.same(w.failed, [], `${vp} ${scheme}: no failed request`);
-      },
-      { bypassCSP: true },
-    );
+    await checkLooks(t, browser, f.base, pages, 'tx-reading');
     const context = await browser.newContext({ javaScriptEnabled: false });
     t.teardown(() => context.close());
     const page = await context.newPage();
