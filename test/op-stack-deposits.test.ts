@@ -10,7 +10,7 @@
 // @eth-optimism/contracts-bedrock, placed at its predeploy address with anvil_setCode), with their
 // counts, checked against the node's blocks and eth_getLogs; the chain family found from the
 // deposits (anvil has neither the L1Block predeploy nor the optimism_ namespace); the paths of
-// what is not built say so.
+// what is not built say so; a reorg takes a deposit away from all of them.
 import t from 'tap';
 import { withAnvil } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
@@ -225,6 +225,20 @@ t.test('deposits are stored and answered field by field as the node gives them',
     const wtx = (await ix.get(`/api/v2/transactions/${withdrawals[0]}`)).body;
     t.same(validate(doc, doc.paths['/v2/transactions/{transaction_hash_param}'].get.responses['200'].content['application/json'].schema, wtx), [], 'a withdrawal transaction conforms');
   }
+
+  // A reorg takes a deposit away with its block: the rewind deletes its row (and its OP fields with
+  // it) and its point row; the list, the count and the transaction say so.
+  const snap = await rpc<string>(node, 'evm_snapshot', []);
+  const doomed = await deposit(FUNDED, 'd4', 5n, 0n, false);
+  await ix.catchUp();
+  t.equal((await ix.get('/api/v2/optimism/deposits/count')).body, want.length + 1, 'the new deposit is counted');
+  t.equal((await ix.get(`/api/v2/transactions/${doomed}`)).body.source_hash, `0x${'d4'.repeat(32)}`);
+  await rpc(node, 'evm_revert', [snap]);
+  for (let i = 0; i < 2; i++) await minedIn(node, await rpc<string>(node, 'eth_sendTransaction', [{ from: USER, to: TO, value: hex(BigInt(10 + i)) }]));
+  await ix.catchUp();
+  t.equal((await ix.get('/api/v2/optimism/deposits/count')).body, want.length, 'after the reorg it is not counted');
+  t.notOk((await ix.get('/api/v2/optimism/deposits')).body.items.some((d: any) => d.l2_transaction_hash === doomed), 'nor listed');
+  t.equal((await ix.get(`/api/v2/transactions/${doomed}`)).status, 404, 'nor found');
 
   // What is not built says so, never an empty answer.
   for (const p of ['/optimism/batches', '/optimism/output-roots', '/optimism/games', '/optimism/txn-batches']) {
