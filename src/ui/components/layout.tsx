@@ -111,8 +111,7 @@ export function Layout(p: LayoutProps) {
         <footer class="foot">
           <span>
             An open-source explorer. Native coin: {p.coin}. <a href="/stats">Stats</a> · <a href="/gas-tracker">Gas tracker</a> ·{' '}
-            <a href="/advanced-filter">Advanced filter</a> · <a href="/gas-tracker">Gas tracker</a> ·{' '}
-            <a href="/advanced-filter">Advanced filter</a>
+            <a href="/advanced-filter">Advanced filter</a> · <a href="/ops">User operations</a>
           </span>
         </footer>
       </body>
