@@ -107,12 +107,14 @@ function answer(store: ResponseStore, c: Call, head: number): { result: Buffer }
     }
     // For the derived-data lanes (BENCH_DERIVED=1): every balance is 1 wei, every call returns
     // one zero word, every contract has a tiny code. Constant answers keep the server cheap.
+    // No code at OP Stack predeploys (0x4200…00xx): the synthetic chain is an Ethereum chain,
+    // and the indexer's chain-family probe asks for the L1Block predeploy's code.
     case 'eth_getBalance':
       return { result: Buffer.from('"0x1"') };
     case 'eth_call':
       return { result: Buffer.from('"0x' + '0'.repeat(64) + '"') };
     case 'eth_getCode':
-      return { result: Buffer.from('"0x6080604052"') };
+      return { result: Buffer.from(/^0x4200{36}[0-9a-f]{2}$/i.test(String(params[0])) ? '"0x"' : '"0x6080604052"') };
     default:
       return { error: { code: -32601, message: `the method ${String(method)} does not exist/is not available` } };
   }

@@ -38,6 +38,8 @@ export interface OpFields {
   operator_fee_constant?: string;
   da_footprint_gas_scalar?: string;
   operator_fee?: string;
+  /** How many withdrawals it started (MessagePassed logs of the L2ToL1MessagePasser), when any: a read of its page looks them up only then. */
+  message_passed?: number;
 }
 
 const dec = (h: string | null | undefined): string | undefined => (h == null ? undefined : hexToBigInt(h).toString());
@@ -76,6 +78,9 @@ export function opFields(tx: RpcTransaction, receipt: RpcReceipt | null): OpFiel
       const fee = operatorFee(hexToBigInt(r.gasUsed), hexToBigInt(r.operatorFeeScalar), hexToBigInt(r.operatorFeeConstant), r.daFootprintGasScalar != null);
       o.operator_fee = fee.toString();
     }
+    let passed = 0;
+    for (const l of r.logs) if (l.topics[0] === MESSAGE_PASSED_TOPIC && l.address.toLowerCase() === L2_TO_L1_MESSAGE_PASSER) passed++;
+    if (passed) o.message_passed = passed;
   }
   let any = false;
   for (const k in o) {

@@ -12,7 +12,7 @@ import { countDeposits, countWithdrawalLogs, listDeposits, listWithdrawalLogs, t
 import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
 import { getFact } from '../../storage/postgres/indexer.js';
 import type { PgStore } from '../../storage/postgres/store.js';
-import { CHAIN_FAMILY_FACT, L2_TO_L1_MESSAGE_PASSER, MESSAGE_PASSED_TOPIC, type ChainFamilyFact } from '../../chain/op-stack.js';
+import { CHAIN_FAMILY_FACT, L2_TO_L1_MESSAGE_PASSER, MESSAGE_PASSED_TOPIC, parseOp, type ChainFamilyFact } from '../../chain/op-stack.js';
 import { ApiError, NotFoundError } from '../errors.js';
 import type { ApiContext } from '../context.js';
 import type { RouteDef } from '../router.js';
@@ -83,7 +83,8 @@ function withdrawalJson(w: WithdrawalLogRead, facts: Parameters<typeof addressOb
  */
 export async function opWithdrawalsOf(ctx: ApiContext, tx: TransactionRead): Promise<Record<string, unknown>[] | undefined> {
   if (!(await isOptimism(ctx.pg))) return undefined;
-  if (tx.log_count === 0) return [];
+  // The ingest counted them: a transaction that started none reads nothing more (the point row answers alone).
+  if (!parseOp(tx.op)?.message_passed) return [];
   const logs = await transactionWithdrawalLogs(ctx.ch, L2_TO_L1_MESSAGE_PASSER, MESSAGE_PASSED_TOPIC, BigInt(tx.block_number), tx.transaction_index);
   return logs.map((l) => {
     const w = withdrawalJson({ ...l, tx_from: '' }, new Map());
