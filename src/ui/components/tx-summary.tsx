@@ -1,8 +1,8 @@
 // A transaction's one-line summary ("Swap 10 ALP for 9.07 BET"): the API's summaries
 // (/transactions/{h}/summary, Blockscout's template shape) with their variables filled in: tokens
-// and addresses as links, amounts with thousands separators and the exact figure on hover.
+// and addresses as links, amounts with the digits that matter and the exact figure on hover.
 import { AddressLink } from './common.js';
-import { groupDigits } from '../format.js';
+import { groupDigits, readableDecimal } from '../format.js';
 
 export interface SummaryVariable {
   type: string;
@@ -14,18 +14,16 @@ export interface TxSummary {
   summary_template_variables: Record<string, SummaryVariable>;
 }
 
-/** Fraction digits shown of an amount in a sentence; the exact figure is in its title. */
-const FRACTION_SHOWN = 6;
+/** Significant digits shown of an amount in a sentence; the exact figure is in its title. */
+const DIGITS_SHOWN = 6;
 
-/** A decimal text ("3012.4000001") as read in a sentence: "3,012.400000…" cut, never rounded, with the exact one. */
+/** A decimal text ("3012.4000001") as read in a sentence: the digits that matter, rounded, never "…" (readableDecimal), with the exact one. */
 export function sentenceAmount(v: string): { shown: string; exact: string } {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(v);
   if (!m) return { shown: v, exact: v };
   const frac = m[3] ?? '';
   const exact = m[1] + groupDigits(m[2]) + (frac ? `.${frac}` : '');
-  if (frac.length <= FRACTION_SHOWN) return { shown: exact, exact };
-  const kept = frac.slice(0, FRACTION_SHOWN).replace(/0+$/, '');
-  return { shown: `${m[1]}${groupDigits(m[2])}${kept ? `.${kept}` : ''}…`, exact };
+  return { shown: readableDecimal(v, DIGITS_SHOWN), exact };
 }
 
 function Variable({ v }: { v: SummaryVariable | undefined }) {
