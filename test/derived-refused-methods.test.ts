@@ -28,12 +28,14 @@ t.test('methods the node refuses: asked once, said once, shown as unknown', asyn
   const run = await indexThrough(t, node, devnet.url, { warnings });
   const stores = run.stores;
 
-  t.same(calls(), { eth_getBalance: 1, eth_getCode: 1, eth_getStorageAt: 0 }, 'the lanes asked each refused method they need once');
+  // eth_getCode twice: the indexer's chain-family probe asks the L1Block predeploy's code once at
+  // its start (src/indexer/chain-family.ts; a refusal there says "not OP Stack"), the lanes once.
+  t.same(calls(), { eth_getBalance: 1, eth_getCode: 2, eth_getStorageAt: 0 }, 'the lanes asked each refused method they need once (and the family probe its one call)');
   for (const m of ['eth_getBalance', 'eth_getCode']) {
     t.equal(warnings.filter((w) => w.includes(`refuses ${m}`)).length, 1, `one log line for ${m}`);
   }
   await new Promise((r) => setTimeout(r, 2000));
-  t.same(calls(), { eth_getBalance: 1, eth_getCode: 1, eth_getStorageAt: 0 }, 'nothing asked while idle');
+  t.same(calls(), { eth_getBalance: 1, eth_getCode: 2, eth_getStorageAt: 0 }, 'nothing asked while idle');
 
   // What they would have told is unknown, not 0 and not "no code".
   const [unread] = await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM addresses WHERE coin_balance IS NOT NULL');
