@@ -90,6 +90,17 @@ const jsonError = (status: number, message: string, headers: Record<string, stri
   body: JSON.stringify({ message }),
 });
 
+/**
+ * A reply's status line and headers, inside the caller's cork. for-in rather than
+ * Object.entries: entries allocates an array per header and costs several times more on the
+ * ~11 headers of every answer (measured 0.1-0.9 µs against 0.06-0.15 µs).
+ */
+function writeHead(res: uWS.HttpResponse, r: ApiReply): void {
+  res.writeStatus(statusLine(r.status));
+  const headers = r.headers;
+  for (const k in headers) res.writeHeader(k, headers[k]!);
+}
+
 /** The front of a plain handler: bodies up to maxBody on the methods that carry one. */
 function handlerFront(handle: (req: ApiRequest) => Promise<ApiReply>, maxBody: number): Front {
   return {
@@ -195,8 +206,7 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
       }
       if (!sending) return;
       res.cork(() => {
-        res.writeStatus(statusLine(r.status));
-        for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
+        writeHead(res, r);
         res.end(r.body, close || closing);
       });
       release();
@@ -218,10 +228,7 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
         w?.();
         return true;
       });
-      res.cork(() => {
-        res.writeStatus(statusLine(r.status));
-        for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
-      });
+      res.cork(() => writeHead(res, r));
       try {
         for (;;) {
           const next = await it.next();
@@ -436,8 +443,7 @@ function serveSocket(app: uWS.TemplatedApp, endpoint: SocketEndpoint, openSocket
         if (aborted) return;
         aborted = true;
         res.cork(() => {
-          res.writeStatus(statusLine(r.status));
-          for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
+          writeHead(res, r);
           res.end(r.body, true);
         });
       };
