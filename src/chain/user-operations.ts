@@ -140,7 +140,11 @@ function decodeCall(input: string): DecodedCall | null {
       | { functionName: 'handleAggregatedOps'; args: readonly [readonly { userOps: readonly AbiOp[]; aggregator: Hex; signature: Hex }[], Hex] };
     const ops = d.functionName === 'handleOps'
       ? d.args[0].map((o) => opOf(o, '', null))
-      : d.args[0].flatMap((g) => g.userOps.map((o) => opOf(o, lower(g.aggregator), g.signature.toLowerCase())));
+      : d.args[0].flatMap((g) => {
+          // A group under address 0 is validated by no aggregator (the EntryPoint skips it): none stored.
+          const aggregator = BigInt(g.aggregator) === 0n ? '' : lower(g.aggregator);
+          return g.userOps.map((o) => opOf(o, aggregator, aggregator ? g.signature.toLowerCase() : null));
+        });
     return { kind, beneficiary: lower(d.args[1]), ops };
   } catch {
     return null; // a selector collision or malformed calldata: not a bundle this can read
