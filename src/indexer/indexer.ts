@@ -16,6 +16,7 @@ import { deleteChainRowsFrom, insertChainRanges, storedBlockHashes } from '../st
 import { deletePointsFrom, insertPoints } from '../storage/postgres/points.js';
 import { EMPTY_POINTS } from '../chain/point-rows.js';
 import { PointBackfill, type PointBackfillState } from './point-backfill.js';
+import { UserOperationsBackfill, type UserOperationsBackfillState } from './user-operations-backfill.js';
 import {
   CHAIN_LANE,
   CheckpointMoved,
@@ -82,6 +83,8 @@ export interface IndexerOptions {
   claimPauseMs?: number;
   /** CHAIN_FAMILY: the chain family, or `auto` (found from the node and the chain: chain-family.ts). */
   chainFamily?: ChainFamilySetting;
+  /** Blocks per chunk of the user operations' upgrade backfill (default USER_OPERATIONS_BACKFILL_CHUNK); tests set it small. */
+  userOpsBackfillChunk?: number;
   log?: Logger;
 }
 
@@ -184,6 +187,7 @@ export class Indexer extends EventEmitter {
   private pendingFollower: PendingFollower | undefined;
   /** Point rows of blocks indexed before them (init: the upgrade's backfill). */
   private pointBackfill: PointBackfill | undefined;
+  private userOpsBackfill: UserOperationsBackfill | undefined;
   private readonly rewindHooks: ((c: PgTx, ancestor: Checkpoint | null) => Promise<void>)[] = [];
   private readonly commitHooks: ((c: PgTx, result: IngestResult) => Promise<void>)[] = [];
   /** The catch-up shared with other processes (undefined: this process indexes alone). */
@@ -344,6 +348,8 @@ export class Indexer extends EventEmitter {
     this.stats.committed = this.committed;
     this.pointBackfill = new PointBackfill({ ch: this.ch, pg: this.pg, log: this.log, firstBlock: this.firstBlock });
     await this.pointBackfill.begin(this.committed);
+    this.userOpsBackfill = new UserOperationsBackfill({ ch: this.ch, pg: this.pg, log: this.log, firstBlock: this.firstBlock, chunk: this.opts.userOpsBackfillChunk });
+    await this.userOpsBackfill.begin();
     if (!this.pool) this.pool = createIngestPool(this.opts.workers ?? 0);
     if (this.opts.pending !== false) this.pendingFollower = new PendingFollower(this.rpc, this.pg, this.log);
     this.log.info('indexer ready', {
@@ -378,6 +384,8 @@ export class Indexer extends EventEmitter {
         }
         // Blocks indexed before point rows existed get theirs, a chunk per step.
         if (!this.pointBackfill!.done) await this.pointBackfill!.step();
+        // And their user operations (issue #32), decoded from what is stored.
+        if (!this.userOpsBackfill!.done) await this.userOpsBackfill!.step();
         const head = Number(await this.rpc.request<string>('eth_blockNumber'));
         this.stats.head = head;
         await setFact(this.pg, 'head', { number: head, at: new Date().toISOString() });
@@ -774,6 +782,7 @@ export class Indexer extends EventEmitter {
       depth: orphanedTo - (ancestor?.blockNumber ?? this.firstBlock - 1),
     });
     let backfill: PointBackfillState | undefined;
+    let opsBackfill: UserOperationsBackfillState | undefined;
     const rewind = async () => {
       await rewindTo(
         this.pg,
@@ -782,6 +791,7 @@ export class Indexer extends EventEmitter {
         async (c) => {
           await deletePointsFrom(c, ancestor ? ancestor.blockNumber + 1 : this.firstBlock);
           backfill = await this.pointBackfill?.rewind(c, ancestor?.blockNumber ?? null);
+          opsBackfill = await this.userOpsBackfill?.rewind(c, ancestor?.blockNumber ?? null);
           for (const h of this.rewindHooks) await h(c, ancestor);
         },
         this.shared ? this.cp : undefined,
@@ -793,6 +803,7 @@ export class Indexer extends EventEmitter {
     if (this.shared) await this.shared.invalidateAll(rewind);
     else await rewind();
     this.pointBackfill?.adopt(backfill);
+    this.userOpsBackfill?.adopt(opsBackfill);
     this.stats.committed = this.committed;
     this.stats.reorgs++;
     this.emit('reorg', { ancestor: ancestor?.blockNumber ?? null, orphanedTo } satisfies ReorgEvent);

@@ -18,6 +18,7 @@ import {
 } from '../../storage/clickhouse/reads/user-operations.js';
 import { nameCall } from '../../abi/naming.js';
 import { getFact } from '../../storage/postgres/indexer.js';
+import { USER_OPERATIONS_FROM } from '../../storage/postgres/user-operations.js';
 import { ApiError, NotFoundError } from '../errors.js';
 import type { ApiContext } from '../context.js';
 import { COMMON_QUERY, FULL_HASH_RE, type CastValue, type ParamSpec } from '../params.js';
@@ -27,8 +28,8 @@ import { checksum, isoTimestamp } from '../serializers/common.js';
 import type { SummaryVariable, TxSummary } from '../tx-summary.js';
 
 const PREFIX = '/proxy/account-abstraction';
-/** The fact naming the first block whose user operations are decoded (sql/postgres/0022_user_operations.sql). */
-export const USER_OPERATIONS_FROM = 'user_operations_from';
+/** The fact naming the first block whose user operations are stored (sql/postgres/0022; 0 once the upgrade's backfill filled the rest). */
+export { USER_OPERATIONS_FROM };
 const DEFAULT_PAGE = 50;
 const ADDRESS: ParamSpec = { kind: 'address' };
 const PAGING: Record<string, ParamSpec> = { ...COMMON_QUERY, page_size: { kind: 'int', min: 1n, max: 50n }, page_token: { kind: 'string' } };
@@ -261,8 +262,8 @@ export const accountAbstractionRoutes: RouteDef[] = [
     query: COMMON_QUERY,
     async handler({ ctx }) {
       // Operations are decoded with their blocks by the indexer, so there is no past to catch up
-      // separately, except for the blocks a release before them indexed (sql/postgres/0022): those
-      // hold none, and the past is then not (and will not be) indexed.
+      // separately, except for the blocks a release before them indexed (sql/postgres/0022): the
+      // indexer's upgrade backfill decodes theirs from the stored blocks, then sets the fact to 0.
       const from = await getFact<{ block: number }>(ctx.pg, USER_OPERATIONS_FROM);
       const past = !from || from.block === 0;
       const part = { enabled: true, live: true, past_db_logs_indexing_finished: past, past_rpc_logs_indexing_finished: past };
