@@ -43,7 +43,8 @@ import { createApiApp, type ApiApp } from '../src/api/app.js';
 import { startServer, type RunningServer } from '../src/api/server.js';
 import { createGateway } from '../src/api/gateway.js';
 import { RateLimiter } from '../src/ratelimit/rate-limiter.js';
-import type { ApiRequest } from '../src/api/http.js';
+import type { ApiReply, ApiRequest } from '../src/api/http.js';
+import type { Front } from '../src/api/front.js';
 import { setLogLevel, type Logger } from '../src/log.js';
 import { generateApiChain, searchQueries, tokenCatalogue, rng, type ApiChain, type TokenRowSpec } from './api-chain.js';
 import { forkBareServer, type BareServer } from './api-bare.js';
@@ -401,27 +402,28 @@ export async function main(): Promise<number> {
     const uncachedApp = createApiApp({ ...wrapped, log, cacheMaxMb: 0, threads });
     cachedApp.attach(events);
     uncachedApp.attach(events);
-    const serve = async (app: ApiApp) => {
-      const handle = async (req: ApiRequest) => {
-        tally.requests++;
-        inflight++;
-        try {
-          return await app.handle(req);
-        } finally {
-          inflight--;
-        }
-      };
-      const s = await startServer({ handle, host: '127.0.0.1', port: 0, log });
+    /** The app's handler, counting the requests it answers and those in flight. */
+    const tallied = (app: Pick<ApiApp, 'handle'>) => async (req: ApiRequest) => {
+      tally.requests++;
+      inflight++;
+      try {
+        return await app.handle(req);
+      } finally {
+        inflight--;
+      }
+    };
+    const serve = async (opts: { handle: (req: ApiRequest) => Promise<ApiReply> } | { front: Front }) => {
+      const s = await startServer({ ...opts, host: '127.0.0.1', port: 0, log });
       servers.push(s);
       return s.port;
     };
-    // The cached app behind the rate limiter (limits high enough never to refuse): what the
-    // limiter costs per request.
-    const limitedGateway = createGateway({ api: cachedApp, limiter: new RateLimiter({ anonymousPerSecond: 1e9, keyPerSecond: 1e9 }) });
+    // The cached app behind the rate limiter (limits high enough never to refuse), as the server's
+    // front the way src/api/start-api.ts serves it: what the limiter costs per request.
+    const limitedGateway = createGateway({ api: { handle: tallied(cachedApp) }, limiter: new RateLimiter({ anonymousPerSecond: 1e9, keyPerSecond: 1e9 }) });
     const ports = {
-      cached: await serve(cachedApp),
-      uncached: await serve(uncachedApp),
-      limited: await serve({ handle: limitedGateway } as unknown as ApiApp),
+      cached: await serve({ handle: tallied(cachedApp) }),
+      uncached: await serve({ handle: tallied(uncachedApp) }),
+      limited: await serve({ front: limitedGateway }),
       bare: 0,
     };
     const CACHED_PATH = '/api/v2/main-page/blocks';
@@ -610,6 +612,16 @@ export async function main(): Promise<number> {
       }
       results.push(await measure(sc));
     }
+    // The rate limiter's cost is a few percent of a rate that moves by as much between two windows
+    // on a shared machine: two more pairs of the cached endpoint without and with the limiter,
+    // the first of them in the other order (ABBA), and the cost is the median of the three pairs'.
+    const limiterPairs: [LoadResult, LoadResult][] = [[results[1]!.res, results[2]!.res]];
+    for (const [i, limitedFirst] of [[2, true], [3, false]] as const) {
+      const [a, b] = limitedFirst ? [expanded[2]!, expanded[1]!] : [expanded[1]!, expanded[2]!];
+      const first = await measure(a, `${a.name} (limiter pair ${i})`);
+      const second = await measure(b, `${b.name} (limiter pair ${i})`);
+      limiterPairs.push(limitedFirst ? [second.res, first.res] : [first.res, second.res]);
+    }
     // The point store's own lookup rate, the uncached reads' ceiling: the API's primary-key read
     // of a transaction with its block, from one process at the uncached scenarios' concurrency,
     // over the transaction scenario's hashes.
@@ -703,9 +715,13 @@ export async function main(): Promise<number> {
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
     const searchAt = (c: number) => results.find((x) => x.sc.search && x.sc.connections === c)!.res.p99ms;
     out(`cached / ceiling: ${ratio.toFixed(2)} (${fmt(cached.rps)} / ${fmt(ceiling.rps)} req/s)`);
-    const limited = results[2]!.res;
-    const limiterCost = 1 - limited.rps / cached.rps;
-    out(`rate limiter cost on the cached endpoint: ${(limiterCost * 100).toFixed(1)}% (${fmt(limited.rps)} vs ${fmt(cached.rps)} req/s; target < 5%: ${limiterCost < 0.05 ? 'MET' : 'NOT MET'})`);
+    const pairCosts = limiterPairs.map(([plain, limited]) => 1 - limited.rps / plain.rps);
+    const limiterCost = [...pairCosts].sort((a, b) => a - b)[1]!;
+    out(
+      `rate limiter cost on the cached endpoint: ${(limiterCost * 100).toFixed(1)}%, the median of three pairs ` +
+        `(${limiterPairs.map(([plain, limited], i) => `${(pairCosts[i]! * 100).toFixed(1)}%: ${fmt(limited.rps)} vs ${fmt(plain.rps)} req/s`).join('; ')}); ` +
+        `target < 5%: ${limiterCost < 0.05 ? 'MET' : 'NOT MET'}`,
+    );
     out(
       `targets: cached >= 0.5 x ceiling: ${verdict(ratio >= 0.5)} (${ratio.toFixed(2)}); ` +
         `/search/quick p99 < ${TARGETS.searchP99Ms} ms: ${uncachedLevels.map((c) => `${verdict(searchAt(c) < TARGETS.searchP99Ms)} at ${c} (${ms(searchAt(c))} ms)`).join(', ')}`,
