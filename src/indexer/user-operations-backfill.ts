@@ -119,8 +119,12 @@ export class UserOperationsBackfill {
 
   /** Fills one chunk; true when one was filled (false: nothing left). */
   async step(): Promise<boolean> {
-    const s = this.state;
-    if (!s || s.done) return false;
+    if (!this.state || this.state.done) return false;
+    // The stored progress, not this process's memory of it: with a shared catch-up another
+    // process may have led, and filled, since this one began.
+    const s = (await getFact<UserOperationsBackfillState>(this.o.pg, USER_OPERATIONS_BACKFILL)) ?? this.state;
+    this.state = s;
+    if (s.done) return false;
     if (s.next > s.to) {
       await this.finish();
       return false;
@@ -131,6 +135,8 @@ export class UserOperationsBackfill {
     }
     const to = Math.min(s.to, s.next + (this.o.chunk ?? USER_OPERATIONS_BACKFILL_CHUNK) - 1);
     const { bundles, rows } = await this.decodeRange(s.next, to);
+    // Whatever a process killed in this chunk left goes first, so no row is stored twice.
+    await deleteUserOperationsIn(this.o.ch, s.next, to);
     await insertUserOperations(this.o.ch, rows);
     const next: UserOperationsBackfillState = { ...s, next: to + 1, bundles: s.bundles + bundles, ops: s.ops + rows.length };
     await setFact(this.o.pg, USER_OPERATIONS_BACKFILL, next);
