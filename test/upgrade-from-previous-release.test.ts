@@ -170,6 +170,12 @@ t.test(`an upgrade from the previous release (${PREVIOUS_RELEASE}) keeps the dat
   t.match(cur.log(), new RegExp(`point rows complete: every stored block has its PostgreSQL row blocks=${oldHead + 1} txs=${oldTxs.size}\\b`), "every block and transaction of the release's");
   const status = await getJson(api, '/api/v2/main-page/indexing-status');
   t.same(status.details.point_rows, { done: true, next: oldHead + 1, to: oldHead }, 'the indexing status shows the backfill done');
+  // Their user operations (issue #32; migration 0022 records where decoding began) are decoded
+  // from the stored blocks too; only then does the account-abstraction status say the past is indexed.
+  const opsDone = await waitFor('the user operations complete', async () => cur.log().includes('user operations complete'), 60_000).then(() => true, () => false);
+  t.ok(opsDone, "the log says the release's blocks' user operations are decoded");
+  t.match(cur.log(), new RegExp(`decoding the user operations of blocks indexed before them, from what is stored from=0 to=${oldHead}\\b`), "from the release's first block to its last");
+  t.equal((await getJson(api, '/api/v2/proxy/account-abstraction/status')).finished_past_indexing, true, 'the account-abstraction status: the past is indexed');
 
   // Every block and transaction, old and new, as the node has it; the old ones as the release answered.
   let txCount = 0;
