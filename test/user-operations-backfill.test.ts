@@ -1,11 +1,12 @@
 // The upgrade's backfill of ERC-4337 user operations (src/indexer/user-operations-backfill.ts): a
 // chain with user operations of EntryPoint v0.6, v0.7 and v0.8 (the real contracts, test/helpers/
-// user-operations.ts) is indexed; then the store is put as a release before user operations left
-// it (no user_operations rows, `user_operations_from` past them, as migration 0022 writes it), the
-// backfill runs in small chunks, is stopped mid-way with a chunk's rows inserted but its progress
-// not written (a kill between the two), and a new indexer goes on. Its rows must equal the fresh
-// index's byte for byte (no row twice, none missing) and so must every API answer about them; the
-// status says the past is indexed only once it is.
+// user-operations.ts; one bundle sent through another contract, read from the traces) is indexed;
+// then the store is put as a release before user operations left it (no user_operations rows,
+// `user_operations_from` past them, as migration 0022 writes it), the backfill runs in small chunks,
+// is stopped mid-way with a chunk's rows inserted but its progress not written (a kill between the
+// two), and a new indexer goes on. Its rows must equal the fresh index's byte for byte (no row
+// twice, none missing) and so must every API answer about them; the status says the past is
+// indexed only once it is.
 import t from 'tap';
 import { EventEmitter } from 'node:events';
 import { withAnvil } from './helpers/devnet.js';
@@ -28,6 +29,9 @@ const AA = '/api/v2/proxy/account-abstraction';
 t.test('user operations of blocks indexed before them: decoded from the store, resumable, equal to a fresh index', { timeout: 600_000 }, async (t) => {
   const anvil = await withAnvil(t);
   const scenario = await sendUserOperations(anvil.url, BUNDLER);
+  // One more bundle sent through another contract: its calldata is an inner call, read from the traces.
+  const forwarded = await scenario.versions.find((v) => v.version === 'v0.7')!.bundle(['plain'], { forwarded: true });
+  scenario.ops.push(...forwarded);
   const stores = await embeddedStores(t);
   const { ch, pg } = stores;
   const head = Number(await rpc<string>(anvil.url, 'eth_blockNumber'));
@@ -68,7 +72,8 @@ t.test('user operations of blocks indexed before them: decoded from the store, r
 
   const fresh = await rows();
   const freshAnswers = await answers();
-  t.equal(JSON.parse(fresh).length, 12, 'the fresh index holds the twelve operations');
+  t.equal(JSON.parse(fresh).length, 13, 'the fresh index holds the thirteen operations');
+  t.ok(JSON.parse(fresh).some((r: { hash: string }) => r.hash === forwarded[0]!.hash), 'the forwarded one among them (decoded from the traces)');
   t.equal(JSON.parse((await get(`${AA}/status`)).body).finished_past_indexing, true, 'a fresh index: the past is indexed');
   const opBlocks = JSON.parse(fresh).map((r: { block_number: string }) => Number(r.block_number)) as number[];
 
@@ -111,7 +116,7 @@ t.test('user operations of blocks indexed before them: decoded from the store, r
   const deadline = Date.now() + 120_000;
   while (!(await getFact<UserOperationsBackfillState>(pg, USER_OPERATIONS_BACKFILL))?.done && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const end = (await getFact<UserOperationsBackfillState>(pg, USER_OPERATIONS_BACKFILL))!;
-  t.same({ done: end.done, next: end.next, to: end.to, ops: end.ops }, { done: true, next: cp + 1, to: cp, ops: 12 }, 'the backfill finished: every block up to the checkpoint, twelve operations');
+  t.same({ done: end.done, next: end.next, to: end.to, ops: end.ops }, { done: true, next: cp + 1, to: cp, ops: 13 }, 'the backfill finished: every block up to the checkpoint, thirteen operations');
   t.same(await getFact(pg, USER_OPERATIONS_FROM), { block: 0 }, 'every stored block\'s operations are stored');
   t.equal(await rows(), fresh, 'the rows equal the fresh index\'s, byte for byte (none twice)');
   t.same(await answers(), freshAnswers, 'and so does every answer about them');

@@ -1,6 +1,7 @@
 // ERC-4337 on a devnet, with the real contracts: EntryPoint v0.6, v0.7 and v0.8 and their
 // SimpleAccountFactory from @account-abstraction/contracts (bytecode from the npm artifacts), a
-// minimal paymaster and a reverting target compiled here with npm solc. For each version a
+// minimal paymaster, a reverting target and a forwarder (for a bundle sent through another
+// contract, on request) compiled here with npm solc. For each version a
 // bundler (an unlocked devnet account) sends two handleOps transactions: the first deploys the
 // account through its first operation (initCode), the second holds a plain operation, one paid by
 // the paymaster, and one whose call reverts. Each operation is signed by the account's owner over
@@ -49,6 +50,13 @@ contract LookAlike {
     for (uint256 i = 0; i < ops.length; i++) emit UserOperationEvent(keccak256(abi.encode(i)), ops[i].sender, address(0), ops[i].nonce, true, 1, 1);
   }
 }
+/// A contract between the bundler and the EntryPoint: the bundle is an inner call, found only in the traces.
+contract Forwarder {
+  function forward(address to, bytes calldata data) external {
+    (bool ok, bytes memory r) = to.call(data);
+    if (!ok) assembly { revert(add(r, 32), mload(r)) }
+  }
+}
 contract Reverter {
   fallback() external payable { revert("user operation reverted on purpose"); }
 }
@@ -62,6 +70,10 @@ function compile(): Record<string, Hex> {
   if (errors.length) throw new Error(`the test contracts do not compile: ${JSON.stringify(errors)}`);
   return Object.fromEntries(Object.entries(out.contracts['Aa.sol'] as Record<string, { evm: { bytecode: { object: string } } }>).map(([n, c]) => [n, `0x${c.evm.bytecode.object}` as Hex]));
 }
+
+const FORWARDER_ABI = [
+  { type: 'function', name: 'forward', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'data', type: 'bytes' }], outputs: [] },
+] as const;
 
 export type OpKind = 'deploy' | 'plain' | 'paymaster' | 'revert';
 
@@ -86,8 +98,11 @@ export interface VersionSetup {
   paymaster: string;
   account: string;
   transactions: string[];
-  /** Sends one more handleOps transaction of these operations (the account's next nonces). */
-  bundle(kinds: readonly OpKind[]): Promise<SentOp[]>;
+  /**
+   * Sends one more handleOps transaction of these operations (the account's next nonces);
+   * `forwarded`: through a Forwarder contract (deployed at the first such call), not to the EntryPoint.
+   */
+  bundle(kinds: readonly OpKind[], opts?: { forwarded?: boolean }): Promise<SentOp[]>;
 }
 
 export interface UserOpsScenario {
@@ -115,6 +130,7 @@ export async function sendUserOperations(node: string, bundler: string): Promise
   };
   const call = async (to: string, data: Hex) => rpc<Hex>(node, 'eth_call', [{ to, data }, 'latest']);
   const reverter = (await send({ data: compiled.Reverter! })).address;
+  let forwarder = '';
   const versions: VersionSetup[] = [];
   const ops: SentOp[] = [];
   for (const version of VERSIONS) {
@@ -178,14 +194,18 @@ export async function sendUserOperations(node: string, bundler: string): Promise
       return hash;
     };
     let nonce = 0n;
-    setup.bundle = async (kinds: readonly OpKind[]) => {
+    setup.bundle = async (kinds: readonly OpKind[], opts: { forwarded?: boolean } = {}) => {
       const built: { kind: OpKind; op: Record<string, unknown>; hash: string }[] = [];
       for (const kind of kinds) {
         const op = build(nonce++, kind);
         built.push({ kind, op, hash: await sign(op) });
       }
       const data = encodeFunctionData({ abi: ep.abi, functionName: 'handleOps', args: [built.map((b) => b.op), bundler] });
-      const { hash: txHash } = await send({ to: entryPoint, data, maxFeePerGas: numberToHex(10n * GWEI), maxPriorityFeePerGas: numberToHex(GWEI) });
+      if (opts.forwarded && !forwarder) forwarder = (await send({ data: compiled.Forwarder! })).address;
+      const target = opts.forwarded
+        ? { to: forwarder, data: encodeFunctionData({ abi: FORWARDER_ABI, functionName: 'forward', args: [entryPoint as Hex, data] }) }
+        : { to: entryPoint, data };
+      const { hash: txHash } = await send({ ...target, maxFeePerGas: numberToHex(10n * GWEI), maxPriorityFeePerGas: numberToHex(GWEI) });
       setup.transactions.push(txHash);
       return built.map((b, i) => ({ version, kind: b.kind, hash: b.hash, sender: account, nonce: b.op.nonce as bigint, transactionHash: txHash, bundleIndex: 0, index: i, op: b.op }));
     };
