@@ -78,6 +78,9 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     workers: cfg.workers,
     claimRanges: cfg.claimRanges,
     chainFamily: cfg.chainFamily,
+    opL1: cfg.opL1RpcUrl && cfg.opPortalAddress
+      ? { url: cfg.opL1RpcUrl, portal: cfg.opPortalAddress, startBlock: cfg.opL1StartBlock, confirmations: cfg.opL1Confirmations, timeoutMs: cfg.rpcTimeoutMs, maxRetries: cfg.rpcMaxRetries }
+      : undefined,
     // Test-only fault injection (see IndexerOptions.crashAfterInsert, claimPauseMs); not settings.
     crashAfterInsert: Number(process.env.EXPLORER_TEST_CRASH_AFTER_INSERT) || undefined,
     claimPauseMs: Number(process.env.EXPLORER_TEST_CLAIM_PAUSE_MS) || undefined,

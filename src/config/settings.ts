@@ -63,6 +63,10 @@ export const ConfigSchema = Type.Object({
   signatureLookupUrl: Type.Optional(HttpUrl),
   signatureLookupFormat: Type.Union(SIGNATURE_LOOKUP_FORMATS.map((v) => Type.Literal(v))),
   chainFamily: Type.Union(CHAIN_FAMILIES.map((v) => Type.Literal(v))),
+  opL1RpcUrl: Type.Optional(HttpUrl),
+  opPortalAddress: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+  opL1StartBlock: NonNegInt,
+  opL1Confirmations: Type.Optional(NonNegInt),
   beaconNodeUrl: Type.Optional(HttpUrl),
   exchangeRatesUrl: Type.Optional(HttpUrl),
   exchangeRatesCoinId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' })),
@@ -112,6 +116,14 @@ export const SETTINGS: readonly SettingDef[] = [
     'Chain id. Default: read from the node (eth_chainId); `explorer ui` on its own reads no node, so its contract forms check the wallet\'s chain only when it is set.'),
   def('CHAIN_FAMILY', 'chainFamily', 'enum', `one of ${CHAIN_FAMILIES.join(', ')}`,
     'The chain family (README.md, "OP Stack"): optimism = an OP Stack rollup (deposits, L1 fees, /optimism/deposits and /withdrawals); ethereum = none of that. auto: OP Stack when the node has the L1Block predeploy or the optimism_ namespace, or once a deposit transaction (type 0x7e) is indexed.', 'auto'),
+  def('OP_L1_RPC_URL', 'opL1RpcUrl', 'url', 'an http(s) URL',
+    'OP Stack: the L1 node (JSON-RPC) the indexer reads the OptimismPortal\'s logs from, for the L1 side of deposits and withdrawals (README.md, "OP Stack"). Needs OP_PORTAL_ADDRESS. Unset: off, those fields are null.'),
+  def('OP_PORTAL_ADDRESS', 'opPortalAddress', 'string', 'a 0x-prefixed 20-byte hex address',
+    'OP Stack: the OptimismPortal (proxy) on L1 whose TransactionDeposited, WithdrawalProven and WithdrawalFinalized logs are read. Needs OP_L1_RPC_URL.'),
+  def('OP_L1_START_BLOCK', 'opL1StartBlock', 'int', 'a non-negative integer',
+    'OP Stack: the first L1 block whose portal logs are read (the portal\'s deployment block saves reading the ones before).', 0),
+  def('OP_L1_CONFIRMATIONS', 'opL1Confirmations', 'int', 'a non-negative integer (blocks)',
+    'OP Stack: read L1 logs only this many blocks below the L1 head. Unset: only up to the L1 node\'s `finalized` block, so an L1 reorg cannot leave a wrong row.'),
   def('COIN', 'coin', 'string', '1 to 16 letters or digits',
     'Symbol of the native coin.', 'ETH'),
   def('DATABASE_URL', 'databaseUrl', 'url', 'a postgres:// or postgresql:// URL',
@@ -261,6 +273,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A cluster is a set of servers: the embedded engine is one.
   if (out.clickhouseCluster !== undefined && out.clickhouseUrl === undefined && !problems.some((p) => p.startsWith('CLICKHOUSE_URL='))) {
     problems.push(`CLICKHOUSE_CLUSTER=${JSON.stringify(out.clickhouseCluster)} needs CLICKHOUSE_URL: the embedded engine (chDB) is one server, not a cluster`);
+  }
+  // The L1 side of an OP Stack chain needs both the L1 node and the portal it reads.
+  if ((out.opL1RpcUrl === undefined) !== (out.opPortalAddress === undefined) && !problems.some((p) => /^OP_(L1_RPC_URL|PORTAL_ADDRESS)=/.test(p))) {
+    problems.push(out.opL1RpcUrl === undefined ? 'OP_PORTAL_ADDRESS needs OP_L1_RPC_URL: the L1 node whose portal logs are read' : 'OP_L1_RPC_URL needs OP_PORTAL_ADDRESS: the OptimismPortal on L1 whose logs are read');
   }
   if (problems.length) throw new ConfigError(problems);
   if (!Value.Check(ConfigSchema, out)) {

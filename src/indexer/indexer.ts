@@ -40,6 +40,7 @@ import { ALONE_CHUNK_RANGES, SharedCatchup, isChain } from './shared-catchup.js'
 import { StallReport } from './stall.js';
 import { detectChainFamily, sawDeposits } from './chain-family.js';
 import type { ChainFamilyFact, ChainFamilySetting } from '../chain/op-stack.js';
+import { OpL1Follower, type OpL1Options } from './op-l1-follower.js';
 
 
 export interface IndexerOptions {
@@ -83,6 +84,8 @@ export interface IndexerOptions {
   claimPauseMs?: number;
   /** CHAIN_FAMILY: the chain family, or `auto` (found from the node and the chain: chain-family.ts). */
   chainFamily?: ChainFamilySetting;
+  /** OP Stack: the L1 node and OptimismPortal whose logs the L1 follower reads (OP_L1_RPC_URL, OP_PORTAL_ADDRESS); unset: off. */
+  opL1?: OpL1Options;
   /** Blocks per chunk of the user operations' upgrade backfill (default USER_OPERATIONS_BACKFILL_CHUNK); tests set it small. */
   userOpsBackfillChunk?: number;
   log?: Logger;
@@ -185,6 +188,7 @@ export class Indexer extends EventEmitter {
   /** Indexing steps failed in a row (run()). */
   private stepFailures = 0;
   private pendingFollower: PendingFollower | undefined;
+  private opL1: OpL1Follower | undefined;
   /** Point rows of blocks indexed before them (init: the upgrade's backfill). */
   private pointBackfill: PointBackfill | undefined;
   private userOpsBackfill: UserOperationsBackfill | undefined;
@@ -284,6 +288,10 @@ export class Indexer extends EventEmitter {
   /** Prepares (capabilities, clean-up of uncommitted rows) and starts the loop in the background. */
   async start(): Promise<void> {
     await this.init();
+    if (this.opts.opL1) {
+      this.opL1 = new OpL1Follower(this.ch, this.pg, this.opts.opL1, this.log.child('op-l1'));
+      this.opL1.start();
+    }
     this.loop = this.run().catch((e: Error) => {
       this.log.error('indexer stopped on an error', { error: e.message });
       this.emit('error', e);
@@ -294,6 +302,7 @@ export class Indexer extends EventEmitter {
     this.stopped = true;
     this.sleeper.wake();
     await this.loop;
+    await this.opL1?.stop();
     await this.stall.flush();
     await this.pendingFollower?.stop();
     await this.shared?.close();

@@ -6,7 +6,7 @@ import type { Test } from 'tap';
 import { embeddedStores } from './stores.js';
 import { request } from './api.js';
 import { rpc } from './rpc.js';
-import { createIndexer, type Indexer } from '../../src/indexer/indexer.js';
+import { createIndexer, type Indexer, type IndexerOptions } from '../../src/indexer/indexer.js';
 import { createDerived } from '../../src/derived/scheduler.js';
 import { createApiApp, type ApiApp } from '../../src/api/app.js';
 import { createLogger } from '../../src/log.js';
@@ -23,7 +23,7 @@ export interface IndexedNode {
   get(path: string): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }>;
 }
 
-export async function indexNode(t: Test, url: string, opts: { variant?: RpcVariant } = {}): Promise<IndexedNode> {
+export async function indexNode(t: Test, url: string, opts: { variant?: RpcVariant; indexer?: Partial<IndexerOptions> } = {}): Promise<IndexedNode> {
   const stores = await embeddedStores(t);
   const indexer = createIndexer({
     ch: stores.ch,
@@ -34,6 +34,7 @@ export async function indexNode(t: Test, url: string, opts: { variant?: RpcVaria
     pollMs: 50,
     pending: false,
     log: createLogger('indexer').child('test'),
+    ...opts.indexer,
   });
   const derived = createDerived({ pg: stores.pg, ch: stores.ch, rpc: indexer.rpc, pollMs: 50, rangeBlocks: 16, log: createLogger('derived').child('test') });
   derived.attach(indexer);

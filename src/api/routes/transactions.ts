@@ -22,7 +22,7 @@ import { pendingSince } from '../../storage/postgres/reads/counts.js';
 import { rawTraceJson } from '../serializers/raw-trace.js';
 import type { ParamSpec } from '../params.js';
 import { clock } from './clock.js';
-import { opWithdrawalsOf } from './optimism.js';
+import { opDepositOf, opWithdrawalsOf } from './optimism.js';
 import {
   BLOCK_NUMBER,
   FULL_HASH,
@@ -165,12 +165,19 @@ export const transactionRoutes: RouteDef[] = [
         const [facts] = await Promise.all([ctx.addressFacts(transfers.flatMap((t) => [t.from, t.to])), ctx.withTokenRecords(transfers)]);
         return { transfers, facts };
       };
-      const [{ transfers, facts: more }, lookups, opWithdrawals] = await Promise.all([withFacts(), ctx.txLookups([tx], [], found.known), opWithdrawalsOf(ctx, tx)]);
+      const [{ transfers, facts: more }, lookups, opWithdrawals, opDeposit] = await Promise.all([
+        withFacts(),
+        ctx.txLookups([tx], [], found.known),
+        opWithdrawalsOf(ctx, tx),
+        opDepositOf(ctx, tx),
+      ]);
       const facts = more.size ? new Map([...more, ...lookups.facts]) : lookups.facts;
       const tokenTransfers = transfers.map((t) => tokenTransferJson(t, facts));
       const body = transactionJson(tx, { ...lookups, facts }, { tokenTransfers });
       // An OP Stack chain's transaction: the withdrawals it started (Blockscout's optimism view).
       if (opWithdrawals) body.op_withdrawals = opWithdrawals;
+      // A deposit's L1 side (this explorer's addition).
+      if (opDeposit) body.op_deposit = opDeposit;
       // `confirmations` grows with every block: volatile.
       return { body, policy: 'volatile' };
     },

@@ -86,6 +86,8 @@ export interface TransactionJson {
   operator_fee?: string;
   /** Set by the route of a single transaction on an OP Stack chain (src/api/routes/optimism.ts opWithdrawalsOf). */
   op_withdrawals?: Record<string, unknown>[];
+  /** This explorer's: a deposit's L1 side (routes/optimism.ts opDepositOf), in Blockscout's deposit-list names. */
+  op_deposit?: { l1_block_number: number | null; l1_block_timestamp: string | null; l1_transaction_hash: string | null; l1_transaction_origin: string | null };
   // This explorer's additions on a transaction of an OP Stack chain (null where the node gave none):
   // a deposit's fields, and the L1-fee and operator-fee parameters Blockscout stores but does not answer.
   source_hash?: string | null;

@@ -52,6 +52,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   block_rewards: 'block_number',
   transaction_blobs: 'cityHash64(versioned_hash)',
   user_operations: 'block_number',
+  op_l1_deposits: 'cityHash64(source_hash)',
+  op_l1_withdrawal_events: 'cityHash64(withdrawal_hash)',
 };
 
 const REPLICATION_ARGS = "'/clickhouse/tables/{uuid}/{shard}', '{replica}'";

@@ -39,6 +39,10 @@ const BAD: Record<string, string[]> = {
   SIGNATURE_LOOKUP_URL: ['api.openchain.xyz/lookup', 'ftp://x'],
   SIGNATURE_LOOKUP_FORMAT: ['etherface', 'OPENCHAIN'],
   CHAIN_FAMILY: ['op', 'arbitrum', 'OPTIMISM'],
+  OP_L1_RPC_URL: ['localhost:8545', 'ws://l1:8546'],
+  OP_PORTAL_ADDRESS: ['0x1234', 'bedrock', `0x${'g1'.repeat(20)}`],
+  OP_L1_START_BLOCK: ['-1', 'genesis'],
+  OP_L1_CONFIRMATIONS: ['-1', 'safe'],
   BEACON_NODE_URL: ['localhost:5052', 'ftp://beacon'],
   EXCHANGE_RATES_URL: ['api.coingecko.com/api/v3', 'ftp://x'],
   EXCHANGE_RATES_COIN_ID: ['ether eum', 'x/../y', ''.padEnd(101, 'a')],
@@ -98,6 +102,10 @@ const GOOD: Record<string, [string, string, unknown]> = {
   SIGNATURE_LOOKUP_URL: ['signatureLookupUrl', 'https://api.openchain.xyz/signature-database/v1/lookup', 'https://api.openchain.xyz/signature-database/v1/lookup'],
   SIGNATURE_LOOKUP_FORMAT: ['signatureLookupFormat', '4byte', '4byte'],
   CHAIN_FAMILY: ['chainFamily', 'optimism', 'optimism'],
+  OP_L1_RPC_URL: ['opL1RpcUrl', 'http://l1:8545', 'http://l1:8545'],
+  OP_PORTAL_ADDRESS: ['opPortalAddress', '0xbEb5Fc579115071764c7423A4f12eDde41f106Ed', '0xbEb5Fc579115071764c7423A4f12eDde41f106Ed'],
+  OP_L1_START_BLOCK: ['opL1StartBlock', '17365800', 17365800],
+  OP_L1_CONFIRMATIONS: ['opL1Confirmations', '12', 12],
   BEACON_NODE_URL: ['beaconNodeUrl', 'http://127.0.0.1:5052', 'http://127.0.0.1:5052'],
   EXCHANGE_RATES_URL: ['exchangeRatesUrl', 'https://api.coingecko.com/api/v3', 'https://api.coingecko.com/api/v3'],
   EXCHANGE_RATES_COIN_ID: ['exchangeRatesCoinId', 'matic-network', 'matic-network'],
@@ -162,6 +170,8 @@ t.test('each bad value is refused with a message naming setting, value and form'
 // Settings that are only accepted beside another one.
 const NEEDS: Record<string, Record<string, string>> = {
   CLICKHOUSE_CLUSTER: { CLICKHOUSE_URL: 'http://ch:8123' },
+  OP_L1_RPC_URL: { OP_PORTAL_ADDRESS: `0x${'11'.repeat(20)}` },
+  OP_PORTAL_ADDRESS: { OP_L1_RPC_URL: 'http://l1:8545' },
 };
 
 t.test('each good value is accepted and typed', async (t) => {
