@@ -22,6 +22,7 @@ import { deleteRows } from '../src/storage/clickhouse/delete-rows.js';
 import { insertUserOperations } from '../src/storage/clickhouse/user-operations-backfill.js';
 import { createApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
+import { indexingStatus } from '../src/storage/indexing-status.js';
 
 const BUNDLER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const AA = '/api/v2/proxy/account-abstraction';
@@ -103,6 +104,12 @@ t.test('user operations of blocks indexed before them: decoded from the store, r
   t.ok(stray.length > 0, 'the unfinished chunk has operations');
   await insertUserOperations(ch, stray);
   t.equal(JSON.parse((await get(`${AA}/status`)).body).finished_past_indexing, false, 'mid-way: the past is not indexed yet');
+  t.match(
+    JSON.parse((await get('/api/v2/config/db-background-migrations')).body).migrations,
+    [{ migration_name: 'user_operations_backfill', status: 'started', meta: { next_block: 10, to_block: cp } }],
+    'the background migrations show the fill under way',
+  );
+  t.same((await indexingStatus(pg, ch)).details.user_operations, { done: false, next: 10, to: cp }, 'and so does the indexing status');
 
   // The restarted process first removes the unfinished chunk's rows (above its progress)...
   const second = new UserOperationsBackfill({ ch, pg, log, firstBlock: 0, chunk: 5 });
@@ -121,6 +128,8 @@ t.test('user operations of blocks indexed before them: decoded from the store, r
   t.equal(await rows(), fresh, 'the rows equal the fresh index\'s, byte for byte (none twice)');
   t.same(await answers(), freshAnswers, 'and so does every answer about them');
   t.equal(JSON.parse((await get(`${AA}/status`)).body).finished_past_indexing, true, 'the status: the past is indexed');
+  t.same(JSON.parse((await get('/api/v2/config/db-background-migrations')).body).migrations, [], 'no background migration left');
+  t.same((await indexingStatus(pg, ch)).details.user_operations, { done: true, next: cp + 1, to: cp }, 'the indexing status: done');
 
   // Restarted once more, nothing is done again.
   const again = new UserOperationsBackfill({ ch, pg, log, firstBlock: 0, chunk: 5 });

@@ -12,6 +12,7 @@ import type { PgStore } from './postgres/store.js';
 import { storedBlockCounts } from './clickhouse/chain.js';
 import { CHAIN_LANE, getCheckpoint, getFact } from './postgres/indexer.js';
 import { POINT_BACKFILL_FACT } from './postgres/points.js';
+import { USER_OPERATIONS_BACKFILL } from './postgres/user-operations.js';
 import { REFUSED_METHOD_EFFECTS, historyFacts, uncheckedWhy, type HistoryFacts } from './partial-history.js';
 
 /** indexer_facts name of the failure that keeps the index from moving (src/indexer/stall.ts). */
@@ -80,6 +81,11 @@ export interface IndexingStatus {
      */
     point_rows: { done: boolean; next: number; to: number } | null;
     /**
+     * The upgrade's decoding of ERC-4337 user operations for blocks indexed before them (from the
+     * stored blocks): as point_rows; null when there was none to do or it has not begun.
+     */
+    user_operations: { done: boolean; next: number; to: number } | null;
+    /**
      * Derived figures that are partial, and why (history starting after genesis, a node without
      * historical state); empty when they are complete.
      */
@@ -95,13 +101,14 @@ export function ratio(done: number, total: number): string {
 }
 
 export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<IndexingStatus> {
-  const [cp, head, caps, history, stall, points] = await Promise.all([
+  const [cp, head, caps, history, stall, points, ops] = await Promise.all([
     getCheckpoint(pg, CHAIN_LANE),
     getFact<{ number: number; at: string }>(pg, 'head'),
     getFact<{ traces: string; notes: string[]; firstBlock: number }>(pg, 'capabilities'),
     historyFacts(pg),
     indexerStall(pg),
     getFact<{ done: boolean; next: number; to: number }>(pg, POINT_BACKFILL_FACT),
+    getFact<{ done: boolean; next: number; to: number } | null>(pg, USER_OPERATIONS_BACKFILL),
   ]);
   const firstBlock = caps?.firstBlock ?? 0;
   const committed = cp?.blockNumber ?? null;
@@ -130,6 +137,7 @@ export async function indexingStatus(pg: PgStore, ch: ClickHouseStore): Promise<
       notes: caps?.notes ?? [],
       indexer_error: stall,
       point_rows: points ? { done: points.done, next: points.next, to: points.to } : null,
+      user_operations: ops ? { done: ops.done, next: ops.next, to: ops.to } : null,
       partial: partialNotes(history),
     },
   };

@@ -10,6 +10,7 @@ import { projectRoot } from '../../paths.js';
 import type { RouteDef } from '../router.js';
 import { getFactsWithTime } from '../../storage/postgres/indexer.js';
 import { POINT_BACKFILL_FACT } from '../../storage/postgres/points.js';
+import { USER_OPERATIONS_BACKFILL } from '../../storage/postgres/user-operations.js';
 import { isoDate } from '../serializers/common.js';
 
 let version: string | null | undefined;
@@ -86,13 +87,16 @@ export const configRoutes: RouteDef[] = [
   {
     pattern: '/config/db-background-migrations',
     async handler({ ctx }) {
-      // The upgrade's fill of the point rows (src/indexer/point-backfill.ts) while it runs.
-      const f = (await getFactsWithTime(ctx.pg, [POINT_BACKFILL_FACT])).get(POINT_BACKFILL_FACT);
-      const state = f?.value as { done?: boolean; next?: number; to?: number } | undefined;
-      const migrations =
-        f && state && state.done !== true
-          ? [{ migration_name: 'point_rows_backfill', status: 'started', updated_at: isoDate(f.updatedAt), meta: { next_block: state.next ?? null, to_block: state.to ?? null } }]
+      // The upgrade's fills while they run: the point rows (src/indexer/point-backfill.ts) and
+      // the user operations (src/indexer/user-operations-backfill.ts) of blocks indexed before them.
+      const facts = await getFactsWithTime(ctx.pg, [POINT_BACKFILL_FACT, USER_OPERATIONS_BACKFILL]);
+      const migrations = [POINT_BACKFILL_FACT, USER_OPERATIONS_BACKFILL].flatMap((name) => {
+        const f = facts.get(name);
+        const state = f?.value as { done?: boolean; next?: number; to?: number } | null | undefined;
+        return f && state && state.done !== true
+          ? [{ migration_name: name, status: 'started', updated_at: isoDate(f.updatedAt), meta: { next_block: state.next ?? null, to_block: state.to ?? null } }]
           : [];
+      });
       return { body: { migrations }, policy: 'volatile' };
     },
   },
