@@ -3,25 +3,42 @@
 // labelled cards), tabs that do not fit wrap instead of being cut, a full address never leaves a
 // character or two alone on a line, and the home page's first screen has one search box. On a
 // desktop the same lists stay tables, and a row's copy button (no inline icon, no repeated hash)
-// copies the full address.
+// copies the full address. A shortened amount's exact value is a tap (phone), a focus or a hover
+// (desktop) away, with JavaScript off too, and its copy button copies the exact digits.
 import t from 'tap';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
-import { browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { SCREENSHOTS, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
 
 const PHONE = { width: 390, height: 844 };
 /** An account that sends more transactions than /tabs-counters counts (it stops at 51: "more than 50"). */
 const BUSY = devAccount(7).address;
 const BUSY_TXS = 55;
 const DESKTOP = { width: 1366, height: 900 };
+/** A transfer whose value the lists shorten ("1.23457"): its exact value, in wei and as shown exactly. */
+const LONG_VALUE = 1_234_567_891_000_000_000n;
+const LONG_EXACT = '1.234567891';
+/** What the visitor sees (the screen, not the whole page), the amount in it: a shortened amount opened. */
+async function screenShot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() ?? false }, async (t) => {
+  let long = '';
   const f = await uiOnDevnet(t, {
     before: async (devnet) => {
       let last = '';
       for (let i = 0; i < BUSY_TXS; i++) last = await rpc<string>(devnet.url, 'eth_sendTransaction', [{ from: BUSY, to: devAccount(8).address, value: '0x1' }]);
       await minedIn(devnet.url, last);
+      long = await rpc<string>(devnet.url, 'eth_sendTransaction', [{ from: devAccount(9).address, to: devAccount(6).address, value: `0x${LONG_VALUE.toString(16)}` }]);
+      await minedIn(devnet.url, long);
     },
   });
   const browser = await withBrowser(t);
@@ -156,5 +173,78 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), href!.split('/').pop(), 'the copy button copies the full address');
     await page.goto(f.base + '/', { waitUntil: 'networkidle' });
     t.equal(await page.locator('input[type=search]').count(), 1, 'the home page has one search box on a desktop too');
+  });
+  await t.test("a shortened amount's exact value: a tap, a focus or a hover away, and in its copy button", async (t) => {
+    const tx = (await f.get(`/api/v2/transactions/${long}`)).body;
+    t.equal(tx.value, LONG_VALUE.toString(), 'the API has the long value');
+    const row = (page: Page) => page.locator(`.table-wrap tbody tr:has(a[href="/tx/${long}"]) td[data-label^="Value"] .short`);
+    for (const [vp, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const context = await browser.newContext({ viewport: size, colorScheme: scheme, hasTouch: vp === 'phone', permissions: ['clipboard-read', 'clipboard-write'], bypassCSP: true });
+        t.teardown(() => context.close());
+        const page = await context.newPage();
+        await page.goto(`${f.base}/txs`, { waitUntil: 'networkidle' });
+        const amount = row(page);
+        t.equal(await amount.count(), 1, `${vp} ${scheme}: the value is shortened`);
+        t.equal((await amount.innerText()).trim(), '1.23457', `${vp} ${scheme}: to the digits that matter, no "…"`);
+        t.equal(await amount.getAttribute('title'), null, `${vp} ${scheme}: no title (a phone cannot show one)`);
+        const exact = amount.locator('.exact');
+        t.notOk(await exact.isVisible(), `${vp} ${scheme}: the exact value is not shown at first`);
+        if (vp === 'phone') await amount.tap();
+        else await amount.hover();
+        t.ok(await exact.isVisible(), `${vp} ${scheme}: a ${vp === 'phone' ? 'tap' : 'hover'} shows the exact value`);
+        t.equal((await exact.innerText()).trim(), LONG_EXACT, `${vp} ${scheme}: the exact value, in full`);
+        const box = (await exact.boundingBox())!;
+        t.ok(box.x >= 0 && box.x + box.width <= size.width, `${vp} ${scheme}: within the screen (${Math.round(box.x)}..${Math.round(box.x + box.width)} of ${size.width})`);
+        await screenShot(page, `amount-exact-${vp}-${scheme}`);
+        const copy = exact.locator('button.copy');
+        t.equal(await copy.count(), 1, `${vp} ${scheme}: with a copy button`);
+        if (vp === 'phone') await copy.tap();
+        else await copy.click();
+        t.equal(await page.evaluate(() => navigator.clipboard.readText()), LONG_EXACT, `${vp} ${scheme}: the copy button copies the exact digits`);
+        t.equal(await copy.getAttribute('data-copy'), LONG_EXACT, `${vp} ${scheme}: its data is the exact value`);
+        // Keyboard: focus moves to the amount (a tab stop), the exact value shows, and axe finds nothing with it open.
+        await page.mouse.move(0, 0);
+        await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        t.notOk(await exact.isVisible(), `${vp} ${scheme}: hidden again once left`);
+        await amount.focus();
+        t.equal(await page.evaluate(() => document.activeElement?.classList.contains('short')), true, `${vp} ${scheme}: the amount takes keyboard focus`);
+        t.ok(await exact.isVisible(), `${vp} ${scheme}: focused, it shows the exact value`);
+        await page.addScriptTag({ content: AXE });
+        const bad = (await page.evaluate(async () => {
+          const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run({ resultTypes: ['violations'] });
+          return r.violations.filter((v) => v.impact !== 'minor').map((v) => `${v.id} (${v.impact})`);
+        })) as string[];
+        t.same(bad, [], `${vp} ${scheme}: axe, with the exact value open: no moderate, serious or critical finding`);
+        await screenShot(page, `amount-focused-${vp}-${scheme}`);
+      }
+    }
+    // Without JavaScript: still one focus (a tap) away, no copy button (it needs a script).
+    const context = await browser.newContext({ viewport: PHONE, javaScriptEnabled: false, hasTouch: true });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${f.base}/txs`);
+    const amount = row(page);
+    await amount.tap();
+    t.ok(await amount.locator('.exact').isVisible(), 'JavaScript off: a tap shows the exact value');
+    t.equal((await amount.locator('.exact').innerText()).trim(), LONG_EXACT, 'JavaScript off: in full');
+    t.equal(await amount.locator('button.copy').count(), 0, 'JavaScript off: no copy button');
+    await screenShot(page, 'amount-exact-phone-nojs');
+    // An amount shown exactly has nothing to reveal; the HTML the shortened ones add, per figure and per page.
+    for (const p of [`/address/${me}`, `/token/${token}`, `/token/${token}?tab=holders`, '/txs']) {
+      const r = await fetch(f.base + p);
+      t.equal(r.status, 200, `${p}: answered`);
+      const html = await r.text();
+      const shortened = html.match(/<span class="(?:[^"]* )?short" tabindex="0">/g)?.length ?? 0;
+      // The same figures as they were (the exact value in a title attribute): this page's growth.
+      const before = html.replace(
+        /<span class="(?:([^"]*) )?short" tabindex="0">([^<]*)<span class="exact">([^<]*)<\/span>(<span class="unit"> ([^<]*)<\/span>)?/g,
+        (_m, cls: string | undefined, shown: string, exact: string, unit: string | undefined, sym: string | undefined) =>
+          `<span${cls ? ` class="${cls}"` : ''} title="${exact}${sym ? ` ${sym}` : ''}">${shown}${unit ?? ''}`,
+      );
+      const grew = Buffer.byteLength(html) - Buffer.byteLength(before);
+      t.comment(`${p}: ${Buffer.byteLength(html)} bytes of HTML, ${shortened} shortened figures, ${grew} bytes more than with the exact value in a title`);
+      t.ok(grew <= shortened * 45, `${p}: at most 45 bytes more per shortened figure (${grew} for ${shortened})`);
+    }
   });
 });

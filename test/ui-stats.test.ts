@@ -98,11 +98,11 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
     const counters = (await api('/api/v1/counters')).counters as { id: string; value: string; units?: string }[];
     t.ok(counters.length >= 6, `${counters.length} counters`);
     for (const c of counters) {
-      // The digits that matter (an 18-decimal fee sum used to wrap over three lines), the exact value in its title.
-      const [shown, title] = await page.$eval(`[data-counter="${c.id}"]`, (e) => [(e as HTMLElement).innerText.trim(), e.getAttribute('title')]);
+      // The digits that matter (an 18-decimal fee sum used to wrap over three lines), the exact value a tap away (hidden until then).
+      const [shown, title] = await page.$eval(`[data-counter="${c.id}"]`, (e) => [(e as HTMLElement).innerText.trim(), e.querySelector('.short > .exact')?.textContent ?? null]);
       const units = c.units ? ` ${c.units}` : '';
       t.equal(shown, `${readableDecimal(c.value, 5)}${units}`, `counter ${c.id}`);
-      t.equal(title ?? shown, `${decimalText(c.value)}${units}`, `counter ${c.id}: the exact value, shown or in its title`);
+      t.equal(title ?? shown, `${decimalText(c.value)}${units}`, `counter ${c.id}: the exact value, shown or a tap away`);
     }
     const stats = await api(`${V2}/stats`);
     const text = await page.innerText('body');

@@ -30,13 +30,13 @@ function detail(page: Page, label: string): Promise<string | null> {
 
 /**
  * The rows of the page's first table: each cell's text, its exact value (a shortened amount or share
- * carries it in its title), and the full hashes its links carry (title).
+ * carries it in its `.exact` part, shown on a tap, focus or hover), and the full hashes its links carry (title).
  */
 function rows(page: Page): Promise<{ cells: string[]; exact: string[]; titles: string[]; hrefs: string[] }[]> {
   return page.$$eval('table tbody tr', (trs) =>
     trs.map((tr) => ({
       cells: Array.from((tr as HTMLTableRowElement).cells).map((c) => c.innerText.trim()),
-      exact: Array.from((tr as HTMLTableRowElement).cells).map((c) => c.querySelector('span[title]')?.getAttribute('title') ?? c.innerText.trim()),
+      exact: Array.from((tr as HTMLTableRowElement).cells).map((c) => c.querySelector('.short > .exact')?.textContent ?? c.innerText.trim()),
       titles: Array.from(tr.querySelectorAll('a[title]')).map((a) => a.getAttribute('title') ?? ''),
       hrefs: Array.from(tr.querySelectorAll('a[href]')).map((a) => a.getAttribute('href') ?? ''),
     })),

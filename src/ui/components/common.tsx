@@ -121,18 +121,36 @@ export function Time({ iso }: { iso: string | null | undefined }) {
 }
 
 /**
+ * A figure shown short (`shown`: the digits that matter) whose exact value is one tap, focus or
+ * hover away, with no script: the element takes focus (a tap on a phone focuses it) and the
+ * stylesheet shows its `.exact` part while it is hovered or focused ("Shortened figures", app.css);
+ * hidden otherwise, so the row reads as shown and a screen reader hears the exact value once, when
+ * the figure is focused. The app island puts a copy button of the exact digits in it. A figure
+ * shown exactly is plain text: nothing to reveal.
+ */
+export function Shortened({ shown, exact, cls, children }: { shown: string; exact: string; cls?: string; children?: ComponentChildren }) {
+  if (shown === exact) return <span class={cls}>{shown}{children}</span>;
+  return (
+    <span class={cls ? `${cls} short` : 'short'} tabindex={0}>
+      {shown}
+      <span class="exact">{exact}</span>
+      {children}
+    </span>
+  );
+}
+
+/**
  * An amount of base units with its decimals and symbol: exact, or with `max` its digits that matter
- * (about `max` significant ones, format.ts readableUnits) and the exact value in its title.
+ * (about `max` significant ones, format.ts readableUnits) with the exact value a tap away (Shortened).
  */
 export function Amount({ value, decimals, symbol, max }: { value: string | null | undefined; decimals: number | string | null | undefined; symbol?: string | null; max?: number }) {
   if (value === null || value === undefined) return <span class="muted">—</span>;
   const exact = formatUnits(value, decimals);
   const shown = max === undefined ? exact : readableUnits(value, decimals, max);
   return (
-    <span class="amount" title={shown !== exact ? `${exact}${symbol ? ` ${symbol}` : ''}` : undefined}>
-      {shown}
+    <Shortened shown={shown} exact={exact} cls="amount">
       {symbol ? <span class="unit"> {symbol}</span> : null}
-    </span>
+    </Shortened>
   );
 }
 

@@ -1,6 +1,6 @@
 // The lists most pages share: transactions, blocks, token transfers and internal transactions,
 // each row built from the API's own objects.
-import { AddressLink, Amount, BlockLink, Status, Table, Time, TxLink, UNKNOWN_OUTCOME, unknownReward } from './common.js';
+import { AddressLink, Amount, BlockLink, Shortened, Status, Table, Time, TxLink, UNKNOWN_OUTCOME, unknownReward } from './common.js';
 import { groupDigits, gwei, gweiShort, percent } from '../format.js';
 
 /** A transaction as /api/v2 lists it (the fields the table shows). */
@@ -94,7 +94,7 @@ export function BlockTable({ items, coin }: { items: BlockItem[]; coin: string }
             <td class="num">
               {groupDigits(b.gas_used)} <span class="muted">/ {groupDigits(b.gas_limit)} ({percent(b.gas_used_percentage)})</span>
             </td>
-            <td class="num">{b.base_fee_per_gas === null ? <span class="muted">—</span> : <span title={gwei(b.base_fee_per_gas)}>{gweiShort(b.base_fee_per_gas)}</span>}</td>
+            <td class="num">{b.base_fee_per_gas === null ? <span class="muted">—</span> : <Shortened shown={gweiShort(b.base_fee_per_gas)} exact={gwei(b.base_fee_per_gas)} />}</td>
             <td class="num">
               {unknown ? (
                 <span class="muted" title={unknown}>

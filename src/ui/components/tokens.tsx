@@ -1,7 +1,7 @@
 // The token pages' pieces: the token list's table, a token's transfers (without the token
 // column every row would repeat), its holders with their exact shares, and NFT images from
 // untrusted metadata (only http(s) or data:image URLs, in <img>/<video>, never inline markup).
-import { AddressLink, Amount, BlockLink, Identicon, Table, Time, TxLink } from './common.js';
+import { AddressLink, Amount, BlockLink, Identicon, Shortened, Table, Time, TxLink } from './common.js';
 import { PublicIcon } from './public-icon.js';
 import { groupDigits, readableDecimal, shortHash } from '../format.js';
 import { imageSrc, sharePercent, text, videoSrc } from '../token-values.js';
@@ -173,7 +173,7 @@ export function HolderTable({ items, token, idSupply }: { items: HolderJson[]; t
             <td class="num">
               <Amount value={h.value} decimals={token.decimals ?? 0} symbol={token.symbol ? text(token.symbol, 16) : null} max={6} />
             </td>
-            <td class="num">{share === null ? <span class="muted" title="The supply is not known">—</span> : <span title={shareShown === share ? undefined : share}>{shareShown}</span>}</td>
+            <td class="num">{share === null ? <span class="muted" title="The supply is not known">—</span> : <Shortened shown={shareShown!} exact={share} />}</td>
           </tr>
         );
       })}

@@ -1,7 +1,7 @@
 // A transaction's one-line summary ("Swap 10 ALP for 9.07 BET"): the API's summaries
 // (/transactions/{h}/summary, Blockscout's template shape) with their variables filled in: tokens
 // and addresses as links, amounts with the digits that matter and the exact figure on hover.
-import { AddressLink } from './common.js';
+import { AddressLink, Shortened } from './common.js';
 import { groupDigits, readableDecimal } from '../format.js';
 
 export interface SummaryVariable {
@@ -42,11 +42,7 @@ function Variable({ v }: { v: SummaryVariable | undefined }) {
       return <AddressLink a={v.value} copy={false} />;
     case 'currency': {
       const a = sentenceAmount(String(v.value));
-      return (
-        <span class="sum-amount" title={a.shown !== a.exact ? a.exact : undefined}>
-          {a.shown}
-        </span>
-      );
+      return <Shortened shown={a.shown} exact={a.exact} cls="sum-amount" />;
     }
     default:
       return <span>{String(v.value ?? '')}</span>;

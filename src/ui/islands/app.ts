@@ -2,25 +2,50 @@
 // suggestions as you type ("/" focuses the search box; arrows and Enter choose). The page works
 // without it; it only adds what needs a browser.
 
+/** Shows the copy buttons (hidden without a script); the live island calls it again for new rows. */
 function copyButtons(): void {
-  for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy')) {
-    if (!b.hidden) continue; // already set up
-    b.hidden = false;
-    b.addEventListener('click', async () => {
-      try {
-        const from = b.dataset.copyFrom ? document.getElementById(b.dataset.copyFrom) : null;
-        // Neither: the address or hash of the link beside it (/address/0x…, /tx/0x…), the exact value.
-        const link = b.parentElement?.querySelector<HTMLAnchorElement>('a[href]');
-        const text = from ? from.textContent ?? '' : b.dataset.copy ?? decodeURIComponent(link?.pathname.split('/').pop() ?? '');
-        await navigator.clipboard.writeText(text);
-        // The stylesheet draws a tick for .done.
-        b.classList.add('done');
-        setTimeout(() => b.classList.remove('done'), 1200);
-      } catch {
-        // No clipboard access (an insecure context): nothing to do.
-      }
-    });
-  }
+  for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy[hidden]')) b.hidden = false;
+}
+
+/** What a copy button copies: its data-copy, the text of its data-copy-from element, else the last part of the link beside it (/address/0x…, /tx/0x…). */
+function copyText(b: HTMLButtonElement): string {
+  const from = b.dataset.copyFrom ? document.getElementById(b.dataset.copyFrom) : null;
+  if (from) return from.textContent ?? '';
+  if (b.dataset.copy !== undefined) return b.dataset.copy;
+  const link = b.parentElement?.querySelector<HTMLAnchorElement>('a[href]');
+  return decodeURIComponent(link?.pathname.split('/').pop() ?? '');
+}
+
+/** Every copy button's click, one handler for the page (rows added later included). */
+function copyClicks(): void {
+  document.addEventListener('click', async (e) => {
+    const b = (e.target as Element | null)?.closest?.<HTMLButtonElement>('button.copy');
+    if (!b) return;
+    try {
+      await navigator.clipboard.writeText(copyText(b));
+      // The stylesheet draws a tick for .done.
+      b.classList.add('done');
+      setTimeout(() => b.classList.remove('done'), 1200);
+    } catch {
+      // No clipboard access (an insecure context): nothing to do.
+    }
+  });
+}
+
+/**
+ * A shortened figure's exact value (common.tsx Shortened) gets its copy button when first hovered
+ * or focused, not in every row's HTML: the exact digits, without separators or unit.
+ */
+function exactCopy(e: Event): void {
+  const exact = (e.target as Element | null)?.closest?.('.short')?.querySelector<HTMLElement>(':scope > .exact');
+  if (!exact || exact.querySelector('button.copy')) return;
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'copy';
+  b.title = 'Copy';
+  b.setAttribute('aria-label', 'Copy the exact value');
+  b.dataset.copy = (exact.textContent ?? '').replace(/[^\d.-]/g, '');
+  exact.append(b);
 }
 
 function themeSwitch(): void {
@@ -177,6 +202,9 @@ function slashFocus(): void {
 }
 
 copyButtons();
+copyClicks();
+document.addEventListener('focusin', exactCopy);
+document.addEventListener('mouseover', exactCopy);
 themeSwitch();
 slashFocus();
 for (const f of document.querySelectorAll<HTMLFormElement>('form[data-island=search]')) searchBox(f);

@@ -3,7 +3,7 @@
 // /api/v1/lines/{id} at the chosen resolution (DAY, WEEK, MONTH) over the chosen period (presets
 // or from/to dates), drawn on the server and made interactive by the chart island. Values are
 // the API's, exact where they are shown as text; a chart's points are numbers for drawing only.
-import { Empty, Tile } from '../components/common.js';
+import { Empty, Shortened, Tile } from '../components/common.js';
 import { ENOUGH_DAYS, LineChart, type Point } from '../components/chart.js';
 import { groupDigits, percent, readableDecimal, usd } from '../format.js';
 import { CoinPrice } from '../components/prices.js';
@@ -154,13 +154,13 @@ export async function statsPage(ctx: PageCtx): Promise<PageResult> {
           {counters.counters.map((c) => (
             <div class="tile" title={c.description}>
               <div class="tile-label">{c.title}</div>
-              <div class="tile-value" data-counter={c.id} title={counterValue(c) === counterExact(c) ? undefined : counterExact(c)}>
-                {counterValue(c)}
+              <div class="tile-value" data-counter={c.id}>
+                <Shortened shown={counterValue(c)} exact={counterExact(c)} />
               </div>
             </div>
           ))}
           {stats.coin_price ? <Tile label={`${ctx.coin} price`} value={<CoinPrice stats={stats} />} /> : null}
-          {stats.coin_price && stats.market_cap ? <Tile label={`${ctx.coin} market cap`} value={<span title={usd(stats.market_cap)}>{usd(stats.market_cap, { compact: true })}</span>} /> : null}
+          {stats.coin_price && stats.market_cap ? <Tile label={`${ctx.coin} market cap`} value={<Shortened shown={usd(stats.market_cap, { compact: true })} exact={usd(stats.market_cap)} />} /> : null}
           <Tile label="Total gas used" value={groupDigits(String(stats.total_gas_used))} />
           <Tile label="Transactions today (UTC)" value={groupDigits(String(stats.transactions_today))} />
           <Tile label="Gas used today (UTC)" value={groupDigits(String(stats.gas_used_today))} />
