@@ -3,13 +3,18 @@
 // built from @uniswap/v2-core's own artifacts, an ERC-20 transfer, a coin transfer; none where the
 // API has none), the call tree's frames are the API's raw trace (depth, type, from, to, gas used,
 // failed frames marked; names from its internal transactions, methods by the API's selector names), the "To" token shows its token
-// name, in the four looks and with JavaScript off, passing axe with no console error.
+// name, in the four looks and with JavaScript off, passing axe with no console error. Inner calls
+// show their decoded arguments (the swap's pair calling the token's transfer: `to` and the amount
+// sent), and an input that is not exactly its named call shows raw, folded, never a wrong decoding
+// (/api/v2/utils/decode-calldata names them; its answers and errors are checked here too).
 import t from 'tap';
 import { encodeAbiParameters, encodeFunctionData, parseAbi, toFunctionSelector, type Hex } from 'viem';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { checkLooks } from './helpers/looks.js';
 import { ROUTER, e18, uniswapV2 } from './helpers/uniswap-v2.js';
+import path from 'node:path';
+import { SCREENSHOTS, screenshot } from './helpers/browser.js';
 import { browserMissing, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits, shortHash } from '../src/ui/format.js';
 import { sentenceAmount } from '../src/ui/components/tx-summary.js';
@@ -31,6 +36,17 @@ function proberInitCode(): Hex {
     // staticcall(gas, calldataload(32), 0, 4, 0, 0); pop
     '6000600060046000602035' + '5afa50' +
     '00';
+  const len = (code.length / 2).toString(16).padStart(2, '0');
+  return `0x60${len}600c60003960${len}6000f3${code}` as Hex;
+}
+
+/**
+ * A relay: calls the address in the first word of its calldata with the rest of it (a contract
+ * calling another with any input, for an inner frame of our choosing). Hand-assembled runtime code.
+ */
+function relayInitCode(): Hex {
+  // len = calldatasize - 32; calldatacopy(0, 32, len); call(gas, calldataload(0), 0, 0, len, 0, 0); stop
+  const code = '602036038060206000376000600082600060006000355af1505000';
   const len = (code.length / 2).toString(16).padStart(2, '0');
   return `0x60${len}600c60003960${len}6000f3${code}` as Hex;
 }
@@ -68,6 +84,13 @@ async function shownFrames(page: Page) {
         gas: line.querySelector('.ct-gas')?.textContent ?? null,
         method: line.querySelector('.ct-method')?.textContent ?? null,
         toText: (line.querySelector('.ct-to') as HTMLElement | null)?.innerText ?? '',
+        args: Array.from(li.querySelectorAll(':scope > .ct-args > .ct-arg')).map((a) => ({
+          name: a.querySelector('.ct-arg-name')?.textContent ?? '',
+          type: a.querySelector('.ct-arg-type')?.textContent ?? '',
+          text: (a.lastElementChild as HTMLElement).innerText.trim(),
+          href: a.querySelector('a[href^="/address/"]')?.getAttribute('href') ?? null,
+        })),
+        raw: li.querySelector(':scope > .ct-raw .ct-fold-body')?.textContent ?? null,
       };
     }),
   );
@@ -81,12 +104,20 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       const url = devnet.url;
       const me = devnet.scenario.accounts[0]!.toLowerCase() as Hex;
       const { send, a, b, router } = await uniswapV2(url, me);
+      made.me = me;
+      made.a = a;
+      made.b = b;
       await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'addLiquidity', args: [a, b, e18(100n), e18(100n), 0n, 0n, me, 2n ** 40n] }));
       made.swap = (await send(router, encodeFunctionData({ abi: ROUTER.abi, functionName: 'swapExactTokensForTokens', args: [e18(10n), 0n, [a, b], me, 2n ** 40n] }))).hash;
       made.nothing = (await send(a, encodeFunctionData({ abi: parseAbi(['function name()']), functionName: 'name' }))).hash;
       const prober = (await send(null, proberInitCode())).address;
       const c = devnet.scenario.contracts;
       made.probe = (await send(prober, encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [c.Reverter as Hex, c.Forwarder as Hex]))).hash;
+      // The relay calls token a's transfer(me, 0) with four bytes more than the call has: the
+      // standard table's decoding reads it anyway, but it is not exactly that call.
+      const relay = (await send(null, relayInitCode())).address;
+      made.loose = `${encodeFunctionData({ abi: parseAbi(['function transfer(address to, uint256 value)']), functionName: 'transfer', args: [me, 0n] })}deadbeef` as Hex;
+      made.relayed = (await send(relay, `0x${a.slice(2).padStart(64, '0')}${made.loose.slice(2)}` as Hex)).hash;
     },
   });
   const browser = await withBrowser(t);
@@ -117,9 +148,9 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
     t.match((await w.page.innerText('.tx-summary')).trim(), /^Transfer 0\.5 ETH to /, 'the coin is named by the chain (template {native})');
     await w.page.goto(`${f.base}/tx/${made.swap}`, { waitUntil: 'networkidle' });
     t.match(await w.page.innerText('.tx-summary'), /^Swap 10 ALP for 9\.\d{1,5} BET$/, 'the swap reads as a swap; the long amount rounded to the digits that matter (never "…"), its exact figure on hover');
-    const titles = await w.page.$$eval('.tx-summary .sum-amount', (xs) => xs.map((x) => x.getAttribute('title')));
-    t.equal(titles[0], null, 'a short amount has no exact figure to add');
-    t.match(titles[1], /^9\.\d{7,}$/, 'the long one has its exact figure in the title');
+    const exacts = await w.page.$$eval('.tx-summary .sum-amount', (xs) => xs.map((x) => x.querySelector('.exact')?.textContent ?? null));
+    t.equal(exacts[0], null, 'a short amount has no exact figure to add');
+    t.match(exacts[1], /^9\.\d{7,}$/, 'the long one has its exact figure a tap away');
     t.same((await api(`/api/v2/transactions/${made.nothing}/summary`)).data.summaries, [], 'the API has no summary of a bare name() call');
     await w.page.goto(`${f.base}/tx/${made.nothing}`, { waitUntil: 'networkidle' });
     t.equal(await w.page.$('.tx-summary'), null, 'and the page shows none');
@@ -150,6 +181,12 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       const internal: any[] = (await api(`/api/v2/transactions/${hash}/internal-transactions`)).items;
       const tx = await api(`/api/v2/transactions/${hash}`);
       const names = new Map<string, string>();
+      const decodedBy = new Map<number, string>();
+      for (const [i, it] of trace.entries()) {
+        if (i === 0 || it.type !== 'call' || String(it.action.input ?? '').length < 10) continue;
+        const r = await api(`/api/v2/utils/decode-calldata?calldata=${it.action.input}&address_hash=${it.action.to}`);
+        if (r.result) decodedBy.set(i, r.result.method_call);
+      }
       for (const it of trace.slice(1)) {
         const sel = String(it.action.input ?? '').slice(0, 10);
         if (sel.length === 10 && !names.has(sel)) names.set(sel, ((await api(`/api/v2/advanced-filters/methods?q=${sel}`)) as { method_id: string; name: string }[])[0]?.name ?? '');
@@ -170,12 +207,15 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
         t.equal(fr.gas, it.result?.gasUsed ? `gas ${groupDigits(BigInt(it.result.gasUsed).toString())}` : null, `${name} #${i}: gas used`);
         if (i > 0 && it.action.input?.length >= 10) {
           const sel = it.action.input.slice(0, 10);
-          t.equal(fr.method, names.get(sel) || sel, `${name} #${i}: the method's name where the API has one, else the selector`);
+          // Decoded (not shown raw): named by the signature it decoded with; else by the selector's name, else the selector.
+          const decoded = fr.raw === null ? decodedBy.get(i) : undefined;
+          t.equal(fr.method, decoded ? decoded.split('(')[0] : names.get(sel) || sel, `${name} #${i}: the method's name where the API has one, else the selector`);
+          if (!decoded) t.equal(fr.raw, it.action.input, `${name} #${i}: not decoded, its input shown raw`);
         }
         const named = internal.find((x) => x.index === i);
         if (named?.to?.name) t.match(fr.toText, named.to.name, `${name} #${i}: the callee by its name`);
       });
-      t.equal(frames[0].method, tx.decoded_input?.method_call ?? tx.method ?? null, `${name}: the top frame by the transaction's own method`);
+      t.equal(frames[0].method, tx.method ?? null, `${name}: the top frame by the transaction's own method`);
       // The nesting is the list's: each frame's parent is the nearest frame one level up.
       const nested = await w.page.$$eval('.call-tree li.ct-frame', (lis) => lis.map((li) => li.parentElement!.closest('li.ct-frame')?.getAttribute('data-depth') ?? null));
       t.same(nested, trace.map((it) => (it.traceAddress.length ? String(it.traceAddress.length - 1) : null)), `${name}: frames nested under their callers`);
@@ -189,11 +229,71 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
     t.same(w.failed, [], 'no failed request');
   });
 
+  await t.test("inner calls' decoded arguments", async (t) => {
+    // The API: Blockscout's decode-calldata, its bad input refused with its 422 body.
+    const transfer = encodeFunctionData({ abi: parseAbi(['function transfer(address to, uint256 value)']), functionName: 'transfer', args: [made.me, 5n] });
+    const ok = await f.get(`/api/v2/utils/decode-calldata?calldata=${transfer}&address_hash=${made.a}`);
+    t.equal(ok.status, 200);
+    t.same(ok.body.result.parameters.map((p: any) => [p.name, p.type, String(p.value).toLowerCase()]), [['to', 'address', made.me], ['value', 'uint256', '5']], 'decode-calldata decodes a transfer');
+    t.match(ok.body.result.method_call, /^transfer\(address to, uint256 value\)$/);
+    t.same((await f.get('/api/v2/utils/decode-calldata?calldata=0x')).body, { result: null }, 'no selector: nothing to decode');
+    t.same((await f.get('/api/v2/utils/decode-calldata?calldata=0x12345678')).body, { result: null }, 'an unknown selector: null');
+    for (const q of ['calldata=0xzz', 'calldata=0x123', `calldata=${transfer}&address_hash=0x12`, '']) {
+      const r = await f.get(`/api/v2/utils/decode-calldata?${q}`);
+      t.equal(r.status, 422, `?${q}: 422`);
+    }
+    t.equal((await f.get(`/api/v2/utils/decode-calldata?calldata=${transfer}&bogus=1`)).status, 422, 'an undeclared parameter: 422');
+    t.not((await api(`/api/v2/utils/decode-calldata?calldata=${made.loose}`)).result, null, 'the API decodes the relayed input with four bytes too many (loosely)');
+
+    const transfers: any[] = (await api(`/api/v2/transactions/${made.swap}/token-transfers`)).items;
+    const out = transfers.find((x) => x.token.address_hash.toLowerCase() === made.b && x.to.hash.toLowerCase() === made.me);
+    const paid = transfers.find((x) => x.token.address_hash.toLowerCase() === made.a && x.from.hash.toLowerCase() === made.me);
+    t.ok(out && paid, 'the swap moved token a from me and token b to me');
+    const pair = paid.to.hash.toLowerCase();
+    for (const [vp, viewport] of [['desktop', { width: 1366, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+      const context = await browser.newContext({ viewport });
+      t.teardown(() => context.close());
+      const w = await watchedPage(context);
+      await w.page.goto(`${f.base}/tx/${made.swap}?tab=call_tree`, { waitUntil: 'networkidle' });
+      const frames = await shownFrames(w.page);
+      const inner = frames.find((x) => x.depth === 2 && x.method === 'transfer');
+      t.ok(inner, `${vp}: the pair's call of the token's transfer, two levels down`);
+      t.equal(inner?.to, made.b, `${vp}: to token b`);
+      t.same(inner?.args.map((a) => [a.name, a.type]), [['to', 'address'], ['value', 'uint256']], `${vp}: its arguments by name and type`);
+      t.equal(inner?.args[0].href?.slice('/address/'.length).toLowerCase(), made.me, `${vp}: to, linked: the swapper`);
+      t.equal(inner?.args[1].text.replace(/,/g, ''), out.total.value, `${vp}: the amount, in full: what the swapper received (${out.total.value})`);
+      t.equal(inner?.raw, null, `${vp}: no raw input beside a decoded call`);
+      const from = frames.find((x) => x.depth === 1 && x.method === 'transferFrom');
+      t.same(
+        from?.args.map((a) => [a.name, a.href?.slice('/address/'.length).toLowerCase() ?? a.text.replace(/,/g, '')]),
+        [['from', made.me], ['to', pair], ['value', e18(10n).toString()]],
+        `${vp}: the router's transferFrom: from the swapper to the pair, 10 tokens`,
+      );
+      await screenshot(w.page, `tx-reading-call-args-${vp}`);
+      // The tree alone, as large as it shows: the arguments can be looked at on a phone's width.
+      await w.page.locator('.call-tree').screenshot({ path: path.join(SCREENSHOTS, `tx-reading-call-args-tree-${vp}.png`) });
+      await w.page.goto(`${f.base}/tx/${made.relayed}?tab=call_tree`, { waitUntil: 'networkidle' });
+      const relayed = (await shownFrames(w.page))[1];
+      t.equal(relayed?.method, 'transfer', `${vp}: the relayed call is named by its selector`);
+      t.same(relayed?.args, [], `${vp}: but not exactly a transfer: no arguments shown`);
+      t.equal(relayed?.raw, made.loose, `${vp}: its raw input instead`);
+      t.equal(await w.page.$eval('.ct-raw', (d) => (d as HTMLDetailsElement).open), false, `${vp}: folded`);
+      await w.page.click('.ct-raw summary');
+      t.ok(await w.page.isVisible('.ct-raw .ct-fold-body'), `${vp}: a tap unfolds it`);
+      await screenshot(w.page, `tx-reading-call-raw-${vp}`);
+      await w.page.locator('.call-tree').screenshot({ path: path.join(SCREENSHOTS, `tx-reading-call-raw-tree-${vp}.png`) });
+      t.same(w.errors, [], `${vp}: no console error`);
+      t.same(w.failed, [], `${vp}: no failed request`);
+    }
+  });
+
   await t.test('four looks, JavaScript off, axe', async (t) => {
     const pages: [string, string][] = [
       ['summary', `/tx/${made.swap}`],
       ['call-tree', `/tx/${made.probe}?tab=call_tree`],
       ['call-tree-forward', `/tx/${s.forwardTx.hash}?tab=call_tree`],
+      ['call-tree-swap', `/tx/${made.swap}?tab=call_tree`],
+      ['call-tree-relayed', `/tx/${made.relayed}?tab=call_tree`],
     ];
     await checkLooks(t, browser, f.base, pages, 'tx-reading');
     const context = await browser.newContext({ javaScriptEnabled: false });

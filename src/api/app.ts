@@ -16,6 +16,7 @@ import { blobRoutes } from './routes/blobs.js';
 import { optimismRoutes } from './routes/optimism.js';
 import { accountAbstractionRoutes } from './routes/account-abstraction.js';
 import { txSummaryRoutes } from './routes/tx-summary.js';
+import { utilsRoutes } from './routes/utils.js';
 import { addressRoutes } from './routes/addresses.js';
 import { listRoutes } from './routes/lists.js';
 import { statsRoutes } from './routes/stats.js';
@@ -53,6 +54,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...smartContractRoutes,
   ...verificationConfigRoutes,
   ...tokenRoutes,
+  ...utilsRoutes,
 ];
 
 export interface ApiAppOptions extends ApiDeps {

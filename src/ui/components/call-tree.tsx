@@ -2,10 +2,13 @@
 // (/transactions/{h}/raw-trace, depth-first with traceAddress) as nested lists, each with its type,
 // from → to (named from the API's internal transactions where it has them), value, the method
 // (the transaction's own decoded input for the top frame, else its selector's name where the API
-// knows one, else the selector), gas used and whether it failed; public tags beside the names
-// where the API gives them. Plain nested <ol>: readable without JavaScript; indentation is depth.
+// knows one, else the selector), its decoded arguments (call-input.ts; the raw input, folded,
+// where they do not decode), gas used and whether it failed; public tags beside the names where
+// the API gives them. Plain nested <ol>: readable without JavaScript; indentation is depth.
+import type { ComponentChildren } from 'preact';
 import { AddressLink, Amount, type AddressLike } from './common.js';
-import { groupDigits } from '../format.js';
+import { groupDigits, shortHash } from '../format.js';
+import type { CallArg, DecodedCall } from '../call-input.js';
 
 /** A parity-style trace item as /raw-trace answers it. */
 export interface RawTraceItem {
@@ -32,6 +35,10 @@ export interface CallFrame {
   selector: string | null;
   /** A name for the call ("transfer(address to, uint256 amount)") where the API gave one. */
   method: string | null;
+  /** The call's input ('' for a creation: its init code is not a call). */
+  input: string;
+  /** Its arguments, where the input decodes exactly as the method the API named. */
+  call: DecodedCall | null;
   error: string | null;
   children: CallFrame[];
 }
@@ -54,6 +61,7 @@ export function buildCallTree(
   items: RawTraceItem[],
   named: (i: number) => { from?: AddressLike | null; to?: AddressLike | null; created?: AddressLike | null } | undefined,
   methodOf: (i: number) => string | null,
+  decodedOf: (i: number) => DecodedCall | null = () => null,
 ): CallFrame[] {
   const roots: CallFrame[] = [];
   const stack: CallFrame[] = [];
@@ -64,6 +72,7 @@ export function buildCallTree(
     const selfdestruct = it.type === 'suicide' || it.type === 'selfdestruct';
     const type = create ? (a.creationMethod ?? 'create') : selfdestruct ? 'selfdestruct' : (a.callType ?? it.type);
     const input = a.input ?? '';
+    const call = create ? null : decodedOf(i);
     const frame: CallFrame = {
       depth: it.traceAddress.length,
       type: type.toUpperCase(),
@@ -73,7 +82,9 @@ export function buildCallTree(
       value: big(selfdestruct ? a.balance : a.value) ?? 0n,
       gasUsed: big(it.result?.gasUsed),
       selector: !create && input.length >= 10 ? input.slice(0, 10) : null,
-      method: methodOf(i),
+      method: call?.name ?? methodOf(i),
+      input: create ? '' : input,
+      call,
       error: it.error ?? null,
       children: [],
     };
@@ -127,8 +138,76 @@ function Frame({ f, coin }: { f: CallFrame; coin: string }) {
         ) : null}
         {f.gasUsed !== null ? <span class="muted ct-gas">gas {groupDigits(f.gasUsed.toString())}</span> : null}
       </div>
+      {f.call ? f.call.args.length ? <Args args={f.call.args} /> : null : f.selector ? <RawInput input={f.input} /> : null}
       {f.children.length ? <FrameList frames={f.children} coin={coin} /> : null}
     </li>
+  );
+}
+
+/** Longest raw input put in the page (hex characters); a longer one is a link away, in the raw trace. */
+const RAW_INPUT_SHOWN = 4096;
+/** Bytes and strings longer than this are folded. */
+const LONG_TEXT = 66;
+/** Arrays longer than this are folded. */
+const LONG_ARRAY = 4;
+
+/** A frame's arguments: name, type and value, one a line. */
+function Args({ args }: { args: CallArg[] }) {
+  return (
+    <ul class="ct-args" aria-label="Arguments">
+      {args.map((a, i) => (
+        <li class="ct-arg" data-name={a.name || `#${i}`}>
+          <span class="ct-arg-name">{a.name || `#${i}`}</span> <span class="muted ct-arg-type">{a.type}</span> <ArgValue type={a.type} value={a.value} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Long text folded: its start and length in the summary, the whole of it inside. */
+function Folded({ summary, children }: { summary: string; children: ComponentChildren }) {
+  return (
+    <details class="ct-fold">
+      <summary class="mono">{summary}</summary>
+      <div class="mono ct-fold-body">{children}</div>
+    </details>
+  );
+}
+
+/** One decoded value: an address linked, an integer in full with separators, long bytes and arrays folded. */
+function ArgValue({ type, value }: { type: string; value: unknown }) {
+  const arr = /^(.*)\[\d*\]$/.exec(type);
+  if (arr && Array.isArray(value)) {
+    const items = value.map((v, i) => (
+      <>
+        {i ? ', ' : null}
+        <ArgValue type={arr[1]} value={v} />
+      </>
+    ));
+    return value.length > LONG_ARRAY ? <Folded summary={`${value.length} items`}>[{items}]</Folded> : <span class="ct-arg-value">[{items}]</span>;
+  }
+  if (type === 'address' && typeof value === 'string') return <AddressLink a={value} copy={false} />;
+  if (typeof value === 'bigint') return <span class="mono ct-arg-value">{groupDigits(value.toString())}</span>;
+  if (typeof value === 'boolean') return <span class="mono ct-arg-value">{String(value)}</span>;
+  if (typeof value === 'string') {
+    const text = type === 'string' ? JSON.stringify(value) : value;
+    if (text.length <= LONG_TEXT) return <span class="mono ct-arg-value">{text}</span>;
+    const size = type === 'string' ? `${value.length} characters` : `${(value.length - 2) / 2} bytes`;
+    return <Folded summary={`${type === 'string' ? text.slice(0, 16) : shortHash(text, 10, 8)} (${size})`}>{text}</Folded>;
+  }
+  // A tuple or anything else viem gives: as JSON, big integers as digits.
+  const json = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+  return json.length <= LONG_TEXT ? <span class="mono ct-arg-value">{json}</span> : <Folded summary={`${json.slice(0, 16)}…`}>{json}</Folded>;
+}
+
+/** The input of a frame whose arguments did not decode, folded: never a guess at them. */
+function RawInput({ input }: { input: string }) {
+  const bytes = (input.length - 2) / 2;
+  return (
+    <details class="ct-fold ct-raw">
+      <summary>Input, not decoded ({groupDigits(String(bytes))} bytes)</summary>
+      <div class="mono ct-fold-body">{input.length <= RAW_INPUT_SHOWN ? input : `${input.slice(0, RAW_INPUT_SHOWN)} … (the rest in the raw trace)`}</div>
+    </details>
   );
 }
 

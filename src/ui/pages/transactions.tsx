@@ -17,6 +17,7 @@ import {
 } from '../components/tx-parts.js';
 import { TxSummaryLine, type TxSummary } from '../components/tx-summary.js';
 import { CallTree, buildCallTree, type RawTraceItem } from '../components/call-tree.js';
+import { decodeCall } from '../call-input.js';
 import { PublicIcon } from '../components/public-icon.js';
 import { formatUnits, groupDigits, gwei, shortHash, utcTime } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
@@ -218,12 +219,13 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
   if (!pending && !listed.ok) throw listed.e;
   const list = listed.ok ? listed.v : null;
   const base = `/tx/${tx.hash}`;
-  const [summary, frames, toToken, selectorNames] = await Promise.all([
+  const [summary, frames, toToken, selectorNames, signatures] = await Promise.all([
     summaryP,
     framesP,
     // The "To" contract's token record (its name and icon), where it is a token.
     tx.to?.is_contract ? apiGetOptional<any>(ctx, `/api/v2/tokens/${tx.to.hash}`).catch(() => null) : Promise.resolve(null),
     tab.id === 'call_tree' && Array.isArray(list) ? namesOfSelectors(ctx, list).catch(() => new Map<string, string>()) : Promise.resolve(new Map<string, string>()),
+    tab.id === 'call_tree' && Array.isArray(list) ? signaturesOfFrames(ctx, list).catch(() => new Map<number, string>()) : Promise.resolve(new Map<number, string>()),
   ]);
   const body = (
     <div id="tx" data-live={pending ? `${base}?part=live` : undefined}>
@@ -252,7 +254,7 @@ export async function txPage(ctx: PageCtx): Promise<PageResult> {
             }))}
           />
           <section class="card" aria-label={tab.label}>
-            {tab.id === 'call_tree' ? <CallTreeTab tx={tx} trace={list} frames={frames} names={selectorNames} coin={ctx.coin} base={base} /> : <TabBody tab={tab} list={list} coin={ctx.coin} />}
+            {tab.id === 'call_tree' ? <CallTreeTab tx={tx} trace={list} frames={frames} names={selectorNames} signatures={signatures} coin={ctx.coin} base={base} /> : <TabBody tab={tab} list={list} coin={ctx.coin} />}
             {tab.id === 'raw_trace' || tab.id === 'call_tree' ? null : (
               <Pager
                 base={base}
@@ -315,7 +317,38 @@ async function namesOfSelectors(ctx: PageCtx, trace: any[]): Promise<Map<string,
   return new Map(named.filter((x): x is readonly [string, string] => !!x[1]));
 }
 
-function CallTreeTab({ tx, trace, frames, names, coin, base }: { tx: any; trace: any; frames: any[]; names: Map<string, string>; coin: string; base: string }) {
+/** Inner frames whose input is sent to be decoded, at most, for one call tree (one API request each). */
+const TREE_DECODED_FRAMES = 40;
+/** Longest input sent to be decoded (hex characters, in the request's URL); a longer one shows raw. */
+const TREE_DECODE_MAX_HEX = 8192;
+
+/**
+ * The signature each inner frame's input was named by (/utils/decode-calldata with its callee: the
+ * callee's verified ABI, the standard interfaces, the catalogue, the instance's names), by frame
+ * index; the page decodes the input with it (call-input.ts). Frames with the same callee and input are asked once.
+ */
+async function signaturesOfFrames(ctx: PageCtx, trace: any[]): Promise<Map<number, string>> {
+  const byCall = new Map<string, number[]>();
+  trace.forEach((it, i) => {
+    const input = String(it?.action?.input ?? '');
+    const to = String(it?.action?.to ?? '');
+    if (i === 0 || it?.type !== 'call' || !/^0x[0-9a-fA-F]{8}/.test(input) || input.length > TREE_DECODE_MAX_HEX || !/^0x[0-9a-fA-F]{40}$/.test(to)) return;
+    const key = `${to.toLowerCase()} ${input.toLowerCase()}`;
+    byCall.set(key, [...(byCall.get(key) ?? []), i]);
+  });
+  const out = new Map<number, string>();
+  await Promise.all(
+    [...byCall].slice(0, TREE_DECODED_FRAMES).map(async ([key, frames]) => {
+      const [to, input] = key.split(' ');
+      const r = await ctx.api.get<{ result?: { method_call?: string } | null }>(`/api/v2/utils/decode-calldata?calldata=${input}&address_hash=${to}`);
+      const sig = r.status === 200 ? r.body?.result?.method_call : undefined;
+      if (typeof sig === 'string') for (const i of frames) out.set(i, sig);
+    }),
+  );
+  return out;
+}
+
+function CallTreeTab({ tx, trace, frames, names, signatures, coin, base }: { tx: any; trace: any; frames: any[]; names: Map<string, string>; signatures: Map<number, string>; coin: string; base: string }) {
   if (!Array.isArray(trace) || !trace.length) return <Empty>No trace is stored for this transaction (traces were not indexed).</Empty>;
   const byIndex = new Map<number, any>(frames.map((f) => [f.index, f]));
   const tree = buildCallTree(
@@ -327,6 +360,8 @@ function CallTreeTab({ tx, trace, frames, names, coin, base }: { tx: any; trace:
     },
     // The top frame is the transaction's own call, decoded by the API; inner ones by their selector's name where it has one.
     (i) => (i === 0 ? (tx.decoded_input?.method_call ?? tx.method ?? null) : (names.get(String(trace[i]?.action?.input ?? '').slice(0, 10).toLowerCase()) ?? null)),
+    // Arguments only where the input is exactly the call its signature says (never a wrong decoding).
+    (i) => decodeCall(i === 0 ? tx.decoded_input?.method_call : signatures.get(i), trace[i]?.action?.input),
   );
   return (
     <>
