@@ -18,6 +18,7 @@ import { tmpDir } from './helpers/tmp.js';
 import { loadOpenApi, responseSchema, validate } from './helpers/openapi.js';
 import { freePort } from '../src/net/local.js';
 import { getFact } from '../src/storage/postgres/indexer.js';
+import { dailyBlockStats, hourlyBlockStats } from '../src/storage/clickhouse/reads/daily.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = path.join(ROOT, 'test/hardhat-project');
@@ -88,6 +89,7 @@ t.test('L1 fees of an OP chain (Hardhat EDR, chainType op) stored, answered and 
   t.same(await getFact(ix.stores.pg, 'chain_family'), { family: 'optimism', source: 'L1Block predeploy' }, 'an OP Stack chain, found by its L1Block predeploy');
   const doc = loadOpenApi();
 
+  let total = 0n;
   for (const hash of hashes) {
     const tx = await rpc<any>(url, 'eth_getTransactionByHash', [hash]);
     const r = await rpc<any>(url, 'eth_getTransactionReceipt', [hash]);
@@ -98,6 +100,7 @@ t.test('L1 fees of an OP chain (Hardhat EDR, chainType op) stored, answered and 
     const paid = before - after - BigInt(tx.value);
     const l2 = BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice);
     const operator = paid - l2 - BigInt(r.l1Fee);
+    total += paid;
     t.equal(operator, (BigInt(r.gasUsed) * BigInt(r.operatorFeeScalar)) / 1_000_000n + BigInt(r.operatorFeeConstant), `${hash}: the chain charged Isthmus's operator fee`);
 
     const got = await ix.get(`/api/v2/transactions/${hash}`);
@@ -137,4 +140,14 @@ t.test('L1 fees of an OP chain (Hardhat EDR, chainType op) stored, answered and 
     const es = await ix.get(`/api?module=transaction&action=gettxinfo&txhash=${hash}`);
     t.match(es.body.result, { gasUsed: dec(r.gasUsed), gasPrice: dec(r.effectiveGasPrice) }, `${hash}: the Etherscan-compatible API's gas figures`);
   }
+
+  // The daily and hourly fee figures and the 24-hour counter (the blocks' fee sums, no
+  // transaction row read) are the sum of what the senders paid, L1 and operator fees included.
+  const days = await dailyBlockStats(ix.stores.ch, 0n);
+  t.equal(days.reduce((n, d) => n + BigInt(d.transactions), 0n), BigInt(hashes.length), 'the days hold the three transactions, no other');
+  t.equal(days.reduce((n, d) => n + BigInt(d.fees), 0n), total, "the days' fees: the sum of the transactions' fee");
+  const hours = await hourlyBlockStats(ix.stores.ch, 0n);
+  t.equal(hours.reduce((n, h) => n + BigInt(h.fees), 0n), total, "the hours' fees too");
+  const stats = await ix.get('/api/v2/transactions/stats');
+  t.equal(stats.body.transaction_fees_sum_24h, total.toString(), "/transactions/stats: the last 24 hours' fees");
 });

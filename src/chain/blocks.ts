@@ -26,6 +26,8 @@ export function effectiveGasPrice(tx: RpcTransaction, receipt: RpcReceipt | null
 export interface FeeSplit {
   burnt: bigint;
   priority: bigint;
+  /** OP Stack: the L1 data and operator fees the block's transactions paid beyond gas (absent: none). */
+  extra?: bigint;
 }
 
 /**
@@ -96,6 +98,7 @@ export function decodeBlock(
     parent_beacon_block_root: block.parentBeaconBlockRoot ? lower(block.parentBeaconBlockRoot) : null,
     burnt_fees: f.burnt.toString(),
     priority_fees: f.priority.toString(),
+    op_fees: (f.extra ?? 0n).toString(),
   };
 }
 

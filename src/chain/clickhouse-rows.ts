@@ -33,6 +33,8 @@ export const TABLE_COLUMNS = {
     ['parent_beacon_block_root', 'Nullable(String)'],
     ['burnt_fees', 'UInt256'],
     ['priority_fees', 'UInt256'],
+    // OP Stack: the L1 data and operator fees of its transactions (0 on other chains; sql/clickhouse/0012).
+    ['op_fees', 'UInt256'],
   ],
   hash_index: [
     ['hash', 'String'],

@@ -52,6 +52,8 @@ export function decodeTransaction(
     const f = feeSplit(egp, ctx.base_fee, gasUsed);
     feeOut.burnt += f.burnt;
     feeOut.priority += f.priority;
+    const extra = fee - gasUsed * egp;
+    if (extra) feeOut.extra = (feeOut.extra ?? 0n) + extra;
   }
   const error = extras.error ?? '';
   let status: number | null = null;

@@ -89,9 +89,12 @@ t.test('column lists match the CREATE TABLE statements exactly', async (t) => {
 });
 
 t.test('the parser itself notices a drift', async (t) => {
-  const sql = readFileSync(sqlPath, 'utf8').replace('  miner String,\n', '  miner String,\n  extra_col UInt8,\n');
+  const original = readFileSync(sqlPath, 'utf8');
+  const sql = original.replace('  miner String,\n', '  miner String,\n  extra_col UInt8,\n');
   const parsed = parseCreateTables(sql);
-  t.not(parsed.get('blocks')!.length, TABLES.blocks.length);
+  // Against the file as it is (TABLES.blocks has columns later migrations add, 0012's op_fees).
+  t.equal(parsed.get('blocks')!.length, parseCreateTables(original).get('blocks')!.length + 1);
+  t.ok(parsed.get('blocks')!.some((c) => c[0] === 'extra_col'));
 });
 
 /** A distinctive value for column #i of a type, and what JSON.parse should give back. */

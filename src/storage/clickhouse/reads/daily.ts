@@ -1,8 +1,9 @@
 // Per-day, per-hour and recent-window aggregates of stored blocks, for the charts (/api/v2/stats/charts/*,
 // the stats service's /api/v1/lines) and the 24-hour counters (/api/v2/transactions/stats).
 // Everything comes from the `blocks` table: a block's transaction count, gas, and its fees
-// (burnt_fees + priority_fees = the sum of its transactions' gas_used * effective_gas_price),
-// so no transaction row is read.
+// (burnt_fees + priority_fees = the sum of its transactions' gas_used * effective_gas_price, plus
+// op_fees: an OP Stack chain's L1 data and operator fees, 0 elsewhere; so the sum of the
+// transactions' `fee`), so no transaction row is read.
 import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
@@ -28,7 +29,7 @@ export interface DayRead {
 export async function dailyBlockStats(ch: ClickHouseStore, fromBlock: bigint): Promise<DayRead[]> {
   return ch.query<DayRead>(
     `SELECT toString(toDate(timestamp)) AS day, count() AS blocks, sum(transaction_count) AS transactions,
-            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees) AS fees,
+            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees + op_fees) AS fees,
             min(number) AS first_number, max(number) AS last_number, argMax(hash, number) AS last_hash,
             toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
      FROM blocks WHERE number >= {from:UInt64} GROUP BY day ORDER BY day`,
@@ -52,7 +53,7 @@ export interface HourRead {
 export async function hourlyBlockStats(ch: ClickHouseStore, fromBlock: bigint): Promise<HourRead[]> {
   return ch.query<HourRead>(
     `SELECT toUnixTimestamp(toStartOfHour(timestamp)) AS hour, count() AS blocks, sum(transaction_count) AS transactions,
-            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees) AS fees,
+            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees + op_fees) AS fees,
             toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
      FROM blocks WHERE number >= {from:UInt64} GROUP BY hour ORDER BY hour`,
     { from: clampU64(fromBlock) },
@@ -86,7 +87,7 @@ export async function blocksWindow(ch: ClickHouseStore, sinceTs: number): Promis
     `SELECT minIf(number, ts >= {since:UInt32}) AS first, countIf(ts >= {since:UInt32}) AS n,
             sumIf(transaction_count, ts >= {since:UInt32}) AS txs, sumIf(fee, ts >= {since:UInt32}) AS fees,
             count() AS tail, min(ts) AS oldest
-     FROM (SELECT number, toUnixTimestamp(timestamp) AS ts, transaction_count, burnt_fees + priority_fees AS fee
+     FROM (SELECT number, toUnixTimestamp(timestamp) AS ts, transaction_count, burnt_fees + priority_fees + op_fees AS fee
            FROM blocks ORDER BY number DESC LIMIT {tail:UInt32})`,
     { since, tail: TAIL },
   );
@@ -98,7 +99,7 @@ export async function blocksWindow(ch: ClickHouseStore, sinceTs: number): Promis
   });
   if (!r || Number(r.tail) < TAIL || r.oldest < since) return r ? out(r) : { firstNumber: null, blocks: 0, transactions: '0', fees: '0' };
   const [all] = await ch.query<{ first: string; n: string; txs: string; fees: string }>(
-    `SELECT min(number) AS first, count() AS n, sum(transaction_count) AS txs, sum(burnt_fees + priority_fees) AS fees
+    `SELECT min(number) AS first, count() AS n, sum(transaction_count) AS txs, sum(burnt_fees + priority_fees + op_fees) AS fees
      FROM blocks WHERE timestamp >= toDateTime({since:UInt32}, 'UTC')`,
     { since },
   );
