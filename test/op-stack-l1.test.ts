@@ -22,6 +22,12 @@ import { indexNode } from './helpers/indexed-node.js';
 import { getFact } from '../src/storage/postgres/indexer.js';
 import { loadConfig, ConfigError } from '../src/config/settings.js';
 import { TRANSACTION_DEPOSITED_TOPIC, WITHDRAWAL_FINALIZED_TOPIC } from '../src/chain/op-l1.js';
+import { BROKEN_TEXT, browserMissing, eachLook, screenshot, withBrowser } from './helpers/browser.js';
+import { createUi, type Ui } from '../src/ui/ui-server.js';
+import { inProcessClient } from '../src/ui/api-client.js';
+import { startServer } from '../src/api/server.js';
+import type { Front } from '../src/api/front.js';
+import { createLogger } from '../src/log.js';
 
 const require = createRequire(import.meta.url);
 type Artifact = { abi: any[]; bytecode: { object: string }; deployedBytecode: { object: string } };
@@ -289,4 +295,45 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
   // Each event stored once.
   const rows = await ix.stores.ch.query<{ n: string }>('SELECT count() AS n FROM op_l1_withdrawal_events FINAL');
   t.equal(Number(rows[0]!.n), 3, 'two proofs and one finalization stored');
+
+  // The web UI shows what the API answers: /deposits, /withdrawals and a deposit's page.
+  if (browserMissing()) return;
+  let ui: Ui | undefined;
+  const front: Front = {
+    bodyLimit: (req) => ui?.front.bodyLimit(req) ?? 0,
+    admit: (req, announces) => (ui ? ui.front.admit(req, announces) : Promise.resolve({ reply: { status: 503, headers: { 'content-type': 'text/plain' }, body: 'starting' } })),
+  };
+  const server = await startServer({ front, host: '127.0.0.1', port: 0, log: createLogger('ui') });
+  t.teardown(() => server.close());
+  const base = `http://localhost:${server.port}`;
+  ui = createUi({ api: inProcessClient(ix.app.handle), coin: 'ETH', log: createLogger('ui'), publicUrl: base });
+  const browser = await withBrowser(t);
+  const [dep] = l2Deposits;
+  const depL1 = await rpc<any>(l1, 'eth_getTransactionReceipt', [dep!.l1.hash]);
+  await eachLook(browser, async (context, look) => {
+    const page = await context.newPage();
+    t.equal((await page.goto(`${base}/deposits`, { waitUntil: 'networkidle' }))?.status(), 200, `${look.vp} ${look.scheme}: /deposits`);
+    const row = await page.$eval(`main table tbody tr:has(a[href="/tx/${dep!.l2}"])`, (tr) => Array.from(tr.querySelectorAll('td')).map((td) => ({ text: (td as HTMLElement).innerText, title: td.querySelector('[title]')?.getAttribute('title') ?? null })));
+    t.ok(row.some((c) => c.title === depL1.transactionHash), 'the deposit\'s L1 transaction, whole in its title');
+    t.ok(row.some((c) => c.text.replace(/,/g, '') === String(Number(BigInt(depL1.blockNumber)))), 'its L1 block');
+    t.ok(row.some((c) => c.title === depL1.from.toLowerCase()), 'its L1 sender');
+    t.notMatch(await page.innerText('main'), BROKEN_TEXT);
+    await screenshot(page, `op-stack-l1-deposits-${look.vp}-${look.scheme}`);
+
+    t.equal((await page.goto(`${base}/withdrawals`, { waitUntil: 'networkidle' }))?.status(), 200, `${look.vp} ${look.scheme}: /withdrawals`);
+    const w1Row = await page.$eval(`main table tbody tr:has(a[href="/tx/${w1.hash}"])`, (tr) => (tr as HTMLElement).innerText);
+    t.match(w1Row, /Relayed/, 'w1: Relayed');
+    t.match(w1Row, fin1.hash.slice(0, 6), 'w1: its finalizing L1 transaction');
+    const w2Row = await page.$eval(`main table tbody tr:has(a[href="/tx/${w2.hash}"])`, (tr) => (tr as HTMLElement).innerText);
+    t.match(w2Row, new Date((Number(await provedAt(proved2)) + Number(MATURITY)) * 1000).toISOString().slice(0, 16).replace('T', ' '), 'w2: its challenge period end');
+    t.notMatch(await page.innerText('main'), BROKEN_TEXT);
+    await screenshot(page, `op-stack-l1-withdrawals-${look.vp}-${look.scheme}`);
+
+    t.equal((await page.goto(`${base}/tx/${dep!.l2}`, { waitUntil: 'networkidle' }))?.status(), 200, `${look.vp} ${look.scheme}: the deposit's page`);
+    const main = await page.innerText('#tx');
+    t.match(main, depL1.transactionHash, 'the deposit page: its L1 transaction');
+    t.match(main, depL1.from.toLowerCase(), 'the deposit page: its L1 sender');
+    t.notMatch(main, BROKEN_TEXT);
+    await screenshot(page, `op-stack-l1-deposit-${look.vp}-${look.scheme}`);
+  });
 });

@@ -416,6 +416,8 @@ export interface OpStackFields {
   l1_blob_base_fee_scalar?: string | null;
   operator_fee_scalar?: string | null;
   operator_fee_constant?: string | null;
+  /** A deposit's L1 side (this explorer's op_deposit; nulls where the L1 log is not read). */
+  op_deposit?: { l1_block_number: number | null; l1_block_timestamp: string | null; l1_transaction_hash: string | null; l1_transaction_origin: string | null };
 }
 
 /** A deposit's fields and a rollup transaction's L1 data and operator fees, as rows of its details (nothing on other chains). */
@@ -439,6 +441,20 @@ export function OpStackRows({ tx, coin }: { tx: OpStackFields; coin: string }) {
           <Row label="System transaction">{tx.is_system_tx ? 'Yes' : 'No'}</Row>
           {tx.deposit_nonce != null ? <Row label="Deposit nonce">{groupDigits(tx.deposit_nonce)}</Row> : null}
           {tx.deposit_receipt_version != null ? <Row label="Deposit receipt version">{tx.deposit_receipt_version}</Row> : null}
+          {tx.op_deposit ? (
+            <>
+              <Row label="L1 transaction" hint="The L1 transaction whose portal log this deposit is (on L1: not a link here)">
+                <span class="mono">{tx.op_deposit.l1_transaction_hash ?? '—'}</span>
+              </Row>
+              <Row label="L1 block">
+                {tx.op_deposit.l1_block_number === null ? '—' : groupDigits(String(tx.op_deposit.l1_block_number))}
+                {tx.op_deposit.l1_block_timestamp ? <span class="muted"> · {tx.op_deposit.l1_block_timestamp.slice(0, 19).replace('T', ' ')} UTC</span> : null}
+              </Row>
+              <Row label="L1 sender" hint="Who sent the L1 transaction (its origin)">
+                <span class="mono">{tx.op_deposit.l1_transaction_origin ?? '—'}</span>
+              </Row>
+            </>
+          ) : null}
         </>
       ) : null}
       {tx.l1_fee !== undefined ? (

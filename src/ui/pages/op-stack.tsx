@@ -1,8 +1,10 @@
 // An OP Stack chain's lists in the web UI, at Blockscout's frontend URLs: /deposits (the deposit
 // transactions, L1 to L2) and /withdrawals (the withdrawals started on L2), read from
-// /api/v2/optimism/deposits and /withdrawals. What only the L1 side knows is not built (README.md,
-// "OP Stack"): the pages say so instead of showing empty columns. On other chains the API answers
-// 404 and so do the pages.
+// /api/v2/optimism/deposits and /withdrawals. The L1 side (a deposit's L1 transaction, block and
+// sender; a withdrawal's status, finalizing L1 transaction and challenge period end) is what the
+// API answers from the OptimismPortal's logs where the explorer follows the L1 (README.md, "OP
+// Stack"); a dash where it has none, and a status only where the API knows one. L1 hashes are
+// not links: they are on another chain. On other chains the API answers 404 and so do the pages.
 import { AddressLink, Amount, BlockLink, Empty, Pager, Table, Time, TxLink } from '../components/common.js';
 import { groupDigits, shortHash } from '../format.js';
 import type { PageCtx, PageResult } from '../page.js';
@@ -10,8 +12,9 @@ import { passOn } from './blocks.js';
 import { apiGet, apiGetOptional } from './errors.js';
 
 const OP = '/api/v2/optimism';
-const DEPOSITS_L1 = 'Their L1 side (the L1 transaction, block and sender) is not indexed by this explorer.';
-const WITHDRAWALS_L1 = 'Their L1 side (proof, finalization, status) is not indexed by this explorer.';
+const DEPOSITS_L1 = 'The L1 side (transaction, block, sender) is shown once this explorer has read its finalized L1 block; — where it has not (or follows no L1 node).';
+const WITHDRAWALS_L1 =
+  'Status as the L1 portal\'s logs prove it: "In challenge period" after a proof, "Relayed" once finalized; — where the explorer cannot tell (not proven yet, or matured and waiting for its dispute game).';
 /** "1 deposit transaction", "2 deposit transactions". */
 const counted = (n: number, one: string, many: string) => `${groupDigits(String(n))} ${n === 1 ? one : many}. `;
 
@@ -21,6 +24,9 @@ interface Page<T> {
 }
 
 interface DepositItem {
+  l1_block_number: number | null;
+  l1_transaction_hash: string | null;
+  l1_transaction_origin: string | null;
   l2_transaction_hash: string;
   l2_transaction_gas_limit: string;
   l2_block_number: number;
@@ -36,6 +42,19 @@ interface WithdrawalItem {
   msg_sender_address_hash: string | null;
   msg_target_address_hash: string | null;
   msg_value: string | null;
+  status: string | null;
+  l1_transaction_hash: string | null;
+  challenge_period_end: string | null;
+}
+
+/** An L1 transaction's hash, short, the whole of it in its title (not a link: it is on L1). */
+function L1Hash({ hash }: { hash: string | null }) {
+  if (!hash) return <span class="muted">—</span>;
+  return (
+    <span class="mono" title={hash}>
+      {shortHash(hash)}
+    </span>
+  );
 }
 
 const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
@@ -56,7 +75,7 @@ export async function depositsPage(ctx: PageCtx): Promise<PageResult> {
         </p>
         <section class="card">
           {page.items.length ? (
-            <Table head={['L2 transaction', 'L2 block', 'Age', 'Gas limit']} caption="Deposits">
+            <Table head={['L2 transaction', 'L2 block', 'Age', 'L1 transaction', 'L1 block', 'L1 sender', 'Gas limit']} caption="Deposits">
               {page.items.map((d) => (
                 <tr>
                   <td>
@@ -67,6 +86,13 @@ export async function depositsPage(ctx: PageCtx): Promise<PageResult> {
                   </td>
                   <td>
                     <Time iso={d.l2_timestamp} />
+                  </td>
+                  <td>
+                    <L1Hash hash={d.l1_transaction_hash} />
+                  </td>
+                  <td class="num">{d.l1_block_number === null ? <span class="muted">—</span> : groupDigits(String(d.l1_block_number))}</td>
+                  <td>
+                    <L1Hash hash={d.l1_transaction_origin} />
                   </td>
                   <td class="num">{groupDigits(d.l2_transaction_gas_limit)}</td>
                 </tr>
@@ -101,7 +127,7 @@ export async function withdrawalsPage(ctx: PageCtx): Promise<PageResult> {
         </p>
         <section class="card">
           {page.items.length ? (
-            <Table head={['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`]} caption="Withdrawals">
+            <Table head={['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`, 'Status', 'L1 transaction', 'Challenge ends (UTC)']} caption="Withdrawals">
               {page.items.map((w) => (
                 <tr>
                   <td class="num">{groupDigits(String(w.msg_nonce))}</td>
@@ -116,6 +142,11 @@ export async function withdrawalsPage(ctx: PageCtx): Promise<PageResult> {
                     <Time iso={w.l2_timestamp} />
                   </td>
                   <td class="num">{w.msg_value === null ? <span class="muted">—</span> : <Amount value={w.msg_value} decimals={18} max={6} />}</td>
+                  <td>{w.status ?? <span class="muted">—</span>}</td>
+                  <td>
+                    <L1Hash hash={w.l1_transaction_hash} />
+                  </td>
+                  <td>{w.challenge_period_end ? <span title={w.challenge_period_end}>{w.challenge_period_end.slice(0, 16).replace('T', ' ')}</span> : <span class="muted">—</span>}</td>
                 </tr>
               ))}
             </Table>
