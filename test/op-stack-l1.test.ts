@@ -15,7 +15,8 @@
 // eth_getBlockByNumber. The settings are refused when half set or malformed.
 import t from 'tap';
 import { createRequire } from 'node:module';
-import { concatHex, encodeAbiParameters, encodeFunctionData, keccak256, decodeAbiParameters, type Hex } from 'viem';
+import { encodeAbiParameters, encodeFunctionData, keccak256, decodeAbiParameters, type Hex } from 'viem';
+import { getL2TransactionHash, getSourceHash, opaqueDataToDepositData } from 'viem/op-stack';
 import { withAnvil } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { indexNode } from './helpers/indexed-node.js';
@@ -137,27 +138,28 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
   const d1 = await send(l1, { from: ALICE, to: portal, value: hex(ETH), data: call(portalArt.abi, 'depositTransaction', [TO, ETH / 4n, 100_000n, false, '0x']) });
   const d2 = await send(l1, { from: BOB, to: portal, value: hex(3n), data: call(portalArt.abi, 'depositTransaction', [TO, 2n, 120_000n, false, '0xdeadbeef']) });
 
-  // The L2 side of each deposit, as op-node would derive it: the log's source hash (deposit
-  // domain 0: keccak256(bytes32(0) ++ keccak256(l1BlockHash ++ bytes32(logIndex)))), its sender,
-  // target, mint, value and gas limit from the log's opaque data.
+  // The L2 side of each deposit, as op-node would derive it, by viem's OP Stack code (not this
+  // explorer's): the log's source hash (user deposit domain), its sender, target, mint, value, gas
+  // limit and data from the log's opaque data; the L2 transaction anvil mines has the hash viem
+  // derives from the L1 log alone.
   const l2Deposits: { l1: any; l2: string; source: string }[] = [];
   for (const d of [d1, d2]) {
     const logs = d.receipt.logs.filter((l: any) => l.address.toLowerCase() === portal && l.topics[0] === TRANSACTION_DEPOSITED_TOPIC);
     t.equal(logs.length, 1, `${d.hash}: the portal emitted one TransactionDeposited`);
     const log = logs[0];
     const [opaque] = decodeAbiParameters([{ type: 'bytes' }], log.data) as [Hex];
-    const o = opaque.slice(2);
-    const mint = BigInt(`0x${o.slice(0, 64)}`);
-    const value = BigInt(`0x${o.slice(64, 128)}`);
-    const gas = BigInt(`0x${o.slice(128, 144)}`);
-    const data = `0x${o.slice(146)}`;
-    const source = keccak256(concatHex([`0x${'00'.repeat(32)}`, keccak256(concatHex([log.blockHash, encodeAbiParameters([{ type: 'uint256' }], [BigInt(log.logIndex)])]))]));
+    const dd = opaqueDataToDepositData(opaque);
+    const source = getSourceHash({ domain: 'userDeposit', l1BlockHash: log.blockHash, l1LogIndex: Number(BigInt(log.logIndex)) });
     const from = `0x${log.topics[1].slice(26)}`;
     const to = `0x${log.topics[2].slice(26)}`;
-    const h = await rpc<string>(l2, 'eth_sendTransaction', [{ from, to, value: hex(value), gas: hex(gas), input: data, type: '0x7e', sourceHash: source, mint: hex(mint), isSystemTx: false }]);
+    const h = await rpc<string>(l2, 'eth_sendTransaction', [
+      { from, to, value: hex(dd.value), gas: hex(dd.gas), input: dd.data, type: '0x7e', sourceHash: source, mint: hex(dd.mint), isSystemTx: false },
+    ]);
     await minedIn(l2, h);
     const l2tx = await rpc<any>(l2, 'eth_getTransactionByHash', [h]);
     t.equal(l2tx.sourceHash, source, `${d.hash}: the L2 deposit carries the source hash of its L1 log`);
+    const canonical = getL2TransactionHash({ log: { ...log, logIndex: Number(BigInt(log.logIndex)), args: { from, to, version: BigInt(log.topics[3]), opaqueData: opaque }, eventName: 'TransactionDeposited' } as any });
+    t.equal(h, canonical, `${d.hash}: the L2 deposit is the one the L1 log derives (viem's getL2TransactionHash)`);
     l2Deposits.push({ l1: d, l2: h, source });
   }
   // A deposit whose source hash no L1 log of this portal gives.
@@ -295,6 +297,11 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
   // Each event stored once.
   const rows = await ix.stores.ch.query<{ n: string }>('SELECT count() AS n FROM op_l1_withdrawal_events FINAL');
   t.equal(Number(rows[0]!.n), 3, 'two proofs and one finalization stored');
+  const submitters = await ix.stores.ch.query<{ withdrawal_hash: string; proof_submitter: string }>("SELECT withdrawal_hash, proof_submitter FROM op_l1_withdrawal_events FINAL WHERE kind = 'proven' ORDER BY l1_block_number");
+  t.same(submitters, [
+    { withdrawal_hash: w1.withdrawalHash.toLowerCase(), proof_submitter: ALICE },
+    { withdrawal_hash: w2.withdrawalHash.toLowerCase(), proof_submitter: ADMIN },
+  ], "each proof's submitter, from OptimismPortal2's WithdrawalProvenExtension1");
 
   // The web UI shows what the API answers: /deposits, /withdrawals and a deposit's page.
   if (browserMissing()) return;
