@@ -143,7 +143,7 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
   // limit and data from the log's opaque data; the L2 transaction anvil mines has the hash viem
   // derives from the L1 log alone.
   const l2Deposits: { l1: any; l2: string; source: string }[] = [];
-  for (const d of [d1, d2]) {
+  const depositOnL2 = async (d: typeof d1) => {
     const logs = d.receipt.logs.filter((l: any) => l.address.toLowerCase() === portal && l.topics[0] === TRANSACTION_DEPOSITED_TOPIC);
     t.equal(logs.length, 1, `${d.hash}: the portal emitted one TransactionDeposited`);
     const log = logs[0];
@@ -160,8 +160,9 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
     t.equal(l2tx.sourceHash, source, `${d.hash}: the L2 deposit carries the source hash of its L1 log`);
     const canonical = getL2TransactionHash({ log: { ...log, logIndex: Number(BigInt(log.logIndex)), args: { from, to, version: BigInt(log.topics[3]), opaqueData: opaque }, eventName: 'TransactionDeposited' } as any });
     t.equal(h, canonical, `${d.hash}: the L2 deposit is the one the L1 log derives (viem's getL2TransactionHash)`);
-    l2Deposits.push({ l1: d, l2: h, source });
-  }
+    return { l1: d, l2: h, source, block: Number(BigInt(l2tx.blockNumber)) };
+  };
+  for (const d of [d1, d2]) l2Deposits.push(await depositOnL2(d));
   // A deposit whose source hash no L1 log of this portal gives.
   const orphan = await rpc<string>(l2, 'eth_sendTransaction', [{ from: ADMIN, to: TO, value: '0x1', gas: '0x5208', type: '0x7e', sourceHash: `0x${'c3'.repeat(32)}`, mint: '0x0', isSystemTx: false }]);
   await minedIn(l2, orphan);
@@ -302,6 +303,27 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
     { withdrawal_hash: w1.withdrawalHash.toLowerCase(), proof_submitter: ALICE },
     { withdrawal_hash: w2.withdrawalHash.toLowerCase(), proof_submitter: ADMIN },
   ], "each proof's submitter, from OptimismPortal2's WithdrawalProvenExtension1");
+
+  // An L2 reorg: the L1 rows stay (keyed by L1 data), the join follows the L2 chain. A third
+  // deposit lands on L2, is orphaned, and lands again one block higher on the longer branch.
+  const d3 = await send(l1, { from: BOB, to: portal, value: hex(5n), data: call(portalArt.abi, 'depositTransaction', [TO, 1n, 100_000n, false, '0x']) });
+  await rpc(l1, 'anvil_mine', [hex(64)]);
+  await followerAt((f) => f.checkpoint >= Number(BigInt(d3.receipt.blockNumber)), 'the third deposit');
+  const want3 = { l1_block_number: Number(BigInt(d3.receipt.blockNumber)), l1_transaction_hash: d3.hash, l1_transaction_origin: BOB };
+  const snap = await rpc<string>(l2, 'evm_snapshot', []);
+  const first = await depositOnL2(d3);
+  await ix.catchUp();
+  const listed3 = async () => ((await ix.get('/api/v2/optimism/deposits')).body.items as any[]).filter((i) => i.l2_transaction_hash === first.l2);
+  t.match(await listed3(), [{ ...want3, l2_block_number: first.block }], 'the third deposit, linked to its L1 log');
+  await rpc(l2, 'evm_revert', [snap]);
+  await rpc(l2, 'evm_mine', []);
+  const again = await depositOnL2(d3);
+  await rpc(l2, 'evm_mine', []);
+  await ix.catchUp();
+  t.equal(again.l2, first.l2, 'the same deposit transaction on the other branch');
+  t.equal(again.block, first.block + 1, 'one block higher');
+  t.match(await listed3(), [{ ...want3, l2_block_number: again.block }], 'after the L2 reorg: listed once, at its new block, still linked to its L1 log');
+  t.match((await ix.get(`/api/v2/transactions/${again.l2}`)).body, { block_number: again.block, op_deposit: { l1_transaction_hash: d3.hash } });
 
   // The web UI shows what the API answers: /deposits, /withdrawals and a deposit's page.
   if (browserMissing()) return;
