@@ -24,7 +24,7 @@ import {
 } from '../../storage/clickhouse/reads/op-stack.js';
 import { challengePeriodEnd, OP_L1_FACT, withdrawalStatus, type OpL1Fact, type WithdrawalL1Facts } from '../../chain/op-l1.js';
 import type { TransactionRead } from '../../storage/clickhouse/reads/transactions.js';
-import { getFact } from '../../storage/postgres/indexer.js';
+import { getFact, getFactsWithTime } from '../../storage/postgres/indexer.js';
 import type { PgStore } from '../../storage/postgres/store.js';
 import { CHAIN_FAMILY_FACT, L2_TO_L1_MESSAGE_PASSER, MESSAGE_PASSED_TOPIC, parseOp, type ChainFamilyFact } from '../../chain/op-stack.js';
 import { ApiError, NotFoundError } from '../errors.js';
@@ -48,15 +48,29 @@ export function isOptimism(pg: PgStore): Promise<boolean> {
   return optimism;
 }
 
-/** The L1 follower's fact (its portal and L1 "now"), read at most every few seconds per store; undefined when it never ran. */
-const l1States = new WeakMap<PgStore, { at: number; fact: Promise<OpL1Fact | undefined> }>();
-function opL1State(pg: PgStore): Promise<OpL1Fact | undefined> {
+/** The L1 follower's fact (its portal and L1 head) and when it was written, read at most every few seconds per store. */
+type OpL1State = OpL1Fact & { written_at: number };
+const l1States = new WeakMap<PgStore, { at: number; fact: Promise<OpL1State | undefined> }>();
+function opL1State(pg: PgStore): Promise<OpL1State | undefined> {
   const now = Date.now();
   const c = l1States.get(pg);
   if (c && now - c.at < FAMILY_TTL_MS) return c.fact;
-  const fact = getFact<OpL1Fact>(pg, OP_L1_FACT);
+  const fact = getFactsWithTime(pg, [OP_L1_FACT]).then((m) => {
+    const f = m.get(OP_L1_FACT);
+    return f ? { ...(f.value as OpL1Fact), written_at: f.updatedAt.getTime() } : undefined;
+  });
   l1States.set(pg, { at: now, fact });
   return fact;
+}
+
+/**
+ * L1 "now" (unix seconds): the newest L1 block's time the follower saw, plus the wall time since
+ * it wrote it, so a follower that stopped (or was turned off) never keeps a withdrawal "In
+ * challenge period" past its end.
+ */
+function l1Now(state: OpL1State | undefined): number | null {
+  if (!state) return null;
+  return state.l1_head_timestamp + Math.max(0, Math.floor((Date.now() - state.written_at) / 1000));
 }
 
 /** Blockscout's deposit fields of the L1 side, from the stored TransactionDeposited log (nulls without one). */
@@ -80,7 +94,7 @@ function withdrawalHashOf(data: string): string {
 }
 
 /** A withdrawal's L1 fields (status, finalizing transaction, challenge period end, portal) from its stored portal events. */
-function withdrawalL1Json(events: readonly L1WithdrawalEventRead[], state: OpL1Fact | undefined) {
+function withdrawalL1Json(events: readonly L1WithdrawalEventRead[], state: OpL1State | undefined) {
   const f: WithdrawalL1Facts = {};
   // Oldest first: the last proof and the finalization win.
   for (const e of events) {
@@ -90,7 +104,7 @@ function withdrawalL1Json(events: readonly L1WithdrawalEventRead[], state: OpL1F
   const end = challengePeriodEnd(f);
   const portal = events.at(-1)?.portal ?? state?.portal ?? null;
   return {
-    status: withdrawalStatus(f, state ? state.l1_head_timestamp : null),
+    status: withdrawalStatus(f, l1Now(state)),
     l1_transaction_hash: f.finalized?.l1_transaction_hash ?? null,
     challenge_period_end: end == null ? null : isoTimestamp(end),
     portal_contract_address_hash: portal,
