@@ -377,6 +377,7 @@ export async function generateApiChain(o: ApiChainOptions, sink: ChunkSink, bloc
       parent_beacon_block_root: '0x' + hexDigits(r, 64),
       burnt_fees: (baseFee * BigInt(gasUsed)).toString(),
       priority_fees: priorityFees.toString(),
+      op_fees: '0', // an Ethereum chain: no L1 or operator fees
     });
     add('hash_index', { hash, kind: 'block', block_number: n, transaction_index: 0 });
     parent = hash;
