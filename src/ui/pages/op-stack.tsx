@@ -14,7 +14,7 @@ import { apiGet, apiGetOptional } from './errors.js';
 const OP = '/api/v2/optimism';
 const DEPOSITS_L1 = 'The L1 side (transaction, block, sender) is shown once this explorer has read its finalized L1 block; — where it has not (or follows no L1 node).';
 const WITHDRAWALS_L1 =
-  'Status as the L1 portal\'s logs prove it: "In challenge period" after a proof, "Relayed" once finalized; — where the explorer cannot tell (not proven yet, or matured and waiting for its dispute game).';
+  'Status as the L1 portal\'s logs prove it: "In challenge period" after a proof, "Relayed" once finalized; — where the explorer cannot tell (not proven yet, or matured and waiting for its dispute game). The challenge period ends at the time shown in UTC.';
 /** "1 deposit transaction", "2 deposit transactions". */
 const counted = (n: number, one: string, many: string) => `${groupDigits(String(n))} ${n === 1 ? one : many}. `;
 
@@ -127,7 +127,7 @@ export async function withdrawalsPage(ctx: PageCtx): Promise<PageResult> {
         </p>
         <section class="card">
           {page.items.length ? (
-            <Table head={['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`, 'Status', 'L1 transaction', 'Challenge ends (UTC)']} caption="Withdrawals">
+            <Table head={['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`, 'Status', 'L1 transaction', 'Challenge ends']} caption="Withdrawals">
               {page.items.map((w) => (
                 <tr>
                   <td class="num">{groupDigits(String(w.msg_nonce))}</td>
