@@ -80,7 +80,13 @@ export async function watchedPage(context: BrowserContext): Promise<Watched> {
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('requestfailed', (r) => failed.push(`${r.url()} (${r.failure()?.errorText})`));
+  // The browser's own favicon fetch is cancelled when a test moves on before it ends
+  // (net::ERR_ABORTED): that is the test's timing, not a failure of the page.
+  page.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText;
+    if (why === 'net::ERR_ABORTED' && new URL(r.url()).pathname === '/favicon.svg') return;
+    failed.push(`${r.url()} (${why})`);
+  });
   page.on('response', (r) => {
     if (r.status() >= 400) failed.push(`${r.url()} (${r.status()})`);
   });
@@ -90,9 +96,16 @@ export async function watchedPage(context: BrowserContext): Promise<Watched> {
 /** Words a broken page shows. */
 export const BROKEN_TEXT = /\bNaN\b|\bundefined\b|Invalid Date|\[object Object\]/;
 
+/**
+ * Screenshots are for a person to look at; UI_SCREENSHOTS=off (what .ci/run sets: nobody looks at
+ * a CI machine's files) skips writing them, which is a sixth of a page-by-page UI test's time.
+ */
+export const SCREENSHOTS_ON = process.env.UI_SCREENSHOTS !== 'off';
+
 export async function screenshot(page: Page, name: string): Promise<string> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name.replace(/[^a-z0-9-]+/gi, '_')}.png`);
+  if (!SCREENSHOTS_ON) return file;
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
