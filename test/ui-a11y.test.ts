@@ -69,5 +69,7 @@ t.test('no moderate, serious or critical accessibility violation on any page', {
       }
     },
     { bypassCSP: true },
+    // Contrast differs between the schemes: both, screenshots or not.
+    { colours: true },
   );
 });

@@ -10,6 +10,12 @@ import { PROJECT_ROOT } from './fixtures.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(PROJECT_ROOT, 'test-output', 'screenshots');
+/**
+ * Screenshots are for a person to look at; UI_SCREENSHOTS=off (what .ci/run sets: nobody looks at
+ * a CI machine's files) skips writing them (13% of ui-expected-pages' time) and the looks that
+ * only a picture tells apart (eachLook).
+ */
+export const SCREENSHOTS_ON = process.env.UI_SCREENSHOTS !== 'off';
 
 /** Why the browser tests cannot run here, or null. */
 export function browserMissing(): string | null {
@@ -45,14 +51,21 @@ export const LOOKS: readonly Look[] = (Object.keys(VIEWPORTS) as (keyof typeof V
  * Runs `fn` for the four looks side by side, each in its own browser context (closed after): a
  * page's load mostly waits (for the server, for the network to be idle), so the four overlap
  * instead of queueing, which made the page-by-page UI tests the longest part of the suite.
+ *
+ * The dark scheme changes only colour variables (src/ui/styles/app.css), so a dark look checks
+ * nothing a light one does not (status, text, console, requests, overflow) except colours: without
+ * screenshots for a person to look at, only the light looks run, unless `colours` says the test
+ * checks them (axe's contrast rules).
  */
 export async function eachLook(
   browser: Browser,
   fn: (context: BrowserContext, look: Look) => Promise<void>,
   contextOptions: Parameters<Browser['newContext']>[0] = {},
+  opts: { colours?: boolean } = {},
 ): Promise<void> {
+  const looks = SCREENSHOTS_ON || opts.colours ? LOOKS : LOOKS.filter((l) => l.scheme === 'light');
   await Promise.all(
-    LOOKS.map(async (look) => {
+    looks.map(async (look) => {
       const context = await browser.newContext({ ...contextOptions, viewport: look.size, colorScheme: look.scheme });
       try {
         await fn(context, look);
@@ -95,12 +108,6 @@ export async function watchedPage(context: BrowserContext): Promise<Watched> {
 
 /** Words a broken page shows. */
 export const BROKEN_TEXT = /\bNaN\b|\bundefined\b|Invalid Date|\[object Object\]/;
-
-/**
- * Screenshots are for a person to look at; UI_SCREENSHOTS=off (what .ci/run sets: nobody looks at
- * a CI machine's files) skips writing them, which is a sixth of a page-by-page UI test's time.
- */
-export const SCREENSHOTS_ON = process.env.UI_SCREENSHOTS !== 'off';
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOTS, `${name.replace(/[^a-z0-9-]+/gi, '_')}.png`);

@@ -32,5 +32,7 @@ export async function checkLooks(t: Test, browser: Browser, base: string, pages:
     },
     // axe is injected as a script: the page's CSP (scripts from 'self' only) is bypassed for it.
     { bypassCSP: true },
+    // axe's contrast rules differ between the schemes: all four looks, screenshots or not.
+    { colours: true },
   );
 }
