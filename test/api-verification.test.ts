@@ -64,14 +64,19 @@ t.test('verification via standard JSON input', async (t) => {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    const compileFrom = performance.now();
     const r = await post(token, { compiler_version: version, contract_name: 'DevnetToken', license_type: 'mit' }, input);
     t.same(r, { status: 200, body: { message: 'Smart-contract verification started' } });
     const done = await finished(token, from);
+    const compileMs = performance.now() - compileFrom;
     compiling = false;
     await prober;
     t.ok(done.ok, `verified (${done.message ?? 'ok'})`);
     t.ok(answered.length >= 5, `the API answered ${answered.length} requests while the compile ran`);
-    t.ok(Math.max(...answered) < 1000, `none waited for the compile (slowest ${Math.round(Math.max(...answered))} ms)`);
+    // A compile on the event loop would hold one request for about all of it; a busy machine (two
+    // test files at a time) can delay one past a second without that.
+    const slowest = Math.max(...answered);
+    t.ok(slowest < Math.max(1000, compileMs / 2), `none waited for the compile (slowest ${Math.round(slowest)} ms of a ${Math.round(compileMs)}-ms compile)`);
     t.same(await pushed, { status: 'success' }, 'verification_result on addresses:<hash>');
     t.equal((await jobStatus(f.stores.pg, done.guid))?.status, 'pass');
 
