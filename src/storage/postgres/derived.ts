@@ -164,7 +164,13 @@ export async function applyBalanceDeltas(c: Q, deltas: readonly BalanceDelta[], 
      SELECT p.token, p.was, p.was + p.d AS now FROM prev p`,
     [pos.map((p) => p.token), pos.map((p) => p.holder), pos.map((p) => p.d)],
   );
-  await c.query('DELETE FROM token_holders WHERE positions <= 0');
+  // Only the rows this step changed can have reached zero (this is the one writer of positions):
+  // a whole-table `WHERE positions <= 0` scanned 22,875 buffers a block at 1M transactions.
+  await c.query(
+    `DELETE FROM token_holders h USING unnest($1::text[], $2::text[]) AS k(token, holder)
+     WHERE h.token = k.token AND h.holder = k.holder AND h.positions <= 0`,
+    [pos.map((p) => p.token), pos.map((p) => p.holder)],
+  );
   const byToken = new Map<string, number>();
   for (const r of changed.rows) {
     const d = (r.now > 0 ? 1 : 0) - (r.was > 0 ? 1 : 0);
