@@ -15,7 +15,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { devnetStandardInput } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { forwardToNode, nodeWallet } from './helpers/ui-account.js';
-import { BROKEN_TEXT, SCREENSHOTS, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, SCREENSHOTS, SCREENSHOTS_ON, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 /**
@@ -26,7 +26,7 @@ async function partShot(part: Locator, name: string) {
   const page = part.page();
   await page.evaluate(() => window.scrollTo(0, 0));
   const box = (await part.boundingBox())!;
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true, clip: box });
+  if (SCREENSHOTS_ON) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true, clip: box });
 }
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
 

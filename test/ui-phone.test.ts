@@ -13,7 +13,7 @@ import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { SCREENSHOTS, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+import { SCREENSHOTS, SCREENSHOTS_ON, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
 
 const PHONE = { width: 390, height: 844 };
 /** An account that sends more transactions than /tabs-counters counts (it stops at 51: "more than 50"). */
@@ -25,6 +25,7 @@ const LONG_VALUE = 1_234_567_891_000_000_000n;
 const LONG_EXACT = '1.234567891';
 /** What the visitor sees (the screen, not the whole page), the amount in it: a shortened amount opened. */
 async function screenShot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS_ON) return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }

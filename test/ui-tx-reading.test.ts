@@ -14,7 +14,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { checkLooks } from './helpers/looks.js';
 import { ROUTER, e18, uniswapV2 } from './helpers/uniswap-v2.js';
 import path from 'node:path';
-import { SCREENSHOTS, screenshot } from './helpers/browser.js';
+import { SCREENSHOTS, SCREENSHOTS_ON, screenshot } from './helpers/browser.js';
 import { browserMissing, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits, shortHash } from '../src/ui/format.js';
 import { sentenceAmount } from '../src/ui/components/tx-summary.js';
@@ -271,7 +271,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       );
       await screenshot(w.page, `tx-reading-call-args-${vp}`);
       // The tree alone, as large as it shows: the arguments can be looked at on a phone's width.
-      await w.page.locator('.call-tree').screenshot({ path: path.join(SCREENSHOTS, `tx-reading-call-args-tree-${vp}.png`) });
+      if (SCREENSHOTS_ON) await w.page.locator('.call-tree').screenshot({ path: path.join(SCREENSHOTS, `tx-reading-call-args-tree-${vp}.png`) });
       await w.page.goto(`${f.base}/tx/${made.relayed}?tab=call_tree`, { waitUntil: 'networkidle' });
       const relayed = (await shownFrames(w.page))[1];
       t.equal(relayed?.method, 'transfer', `${vp}: the relayed call is named by its selector`);

@@ -36,7 +36,7 @@ export const VIEWPORTS = {
   phone: { width: 360, height: 740 },
 } as const;
 
-/** A viewport and a colour scheme: every page is looked at in each of the four. */
+/** A viewport and a colour scheme: every page is looked at in each of the four (in the light two with UI_SCREENSHOTS=off: eachLook). */
 export interface Look {
   vp: keyof typeof VIEWPORTS;
   size: (typeof VIEWPORTS)[keyof typeof VIEWPORTS];
