@@ -8,14 +8,13 @@
 // answered through the wallet's eth_call. Without JavaScript or a wallet the forms are disabled
 // with a note. axe-clean, 1366 and 360 px wide, light and dark.
 import t from 'tap';
-import path from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { encodeFunctionData, getAddress, parseAbi } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
 import { devnetStandardInput } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { forwardToNode, nodeWallet } from './helpers/ui-account.js';
-import { BROKEN_TEXT, SCREENSHOTS, SCREENSHOTS_ON, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 /**
@@ -26,7 +25,7 @@ async function partShot(part: Locator, name: string) {
   const page = part.page();
   await page.evaluate(() => window.scrollTo(0, 0));
   const box = (await part.boundingBox())!;
-  if (SCREENSHOTS_ON) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true, clip: box });
+  await screenshot(page, name, { clip: box });
 }
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
 

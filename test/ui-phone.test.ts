@@ -11,9 +11,8 @@ import { createRequire } from 'node:module';
 import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { SCREENSHOTS, SCREENSHOTS_ON, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+import { browserMissing, screenshot, withBrowser } from './helpers/browser.js';
 
 const PHONE = { width: 390, height: 844 };
 /** An account that sends more transactions than /tabs-counters counts (it stops at 51: "more than 50"). */
@@ -23,12 +22,6 @@ const DESKTOP = { width: 1366, height: 900 };
 /** A transfer whose value the lists shorten ("1.23457"): its exact value, in wei and as shown exactly. */
 const LONG_VALUE = 1_234_567_891_000_000_000n;
 const LONG_EXACT = '1.234567891';
-/** What the visitor sees (the screen, not the whole page), the amount in it: a shortened amount opened. */
-async function screenShot(page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS_ON) return;
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
-}
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() ?? false }, async (t) => {
@@ -197,7 +190,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
         t.equal((await exact.innerText()).trim(), LONG_EXACT, `${vp} ${scheme}: the exact value, in full`);
         const box = (await exact.boundingBox())!;
         t.ok(box.x >= 0 && box.x + box.width <= size.width, `${vp} ${scheme}: within the screen (${Math.round(box.x)}..${Math.round(box.x + box.width)} of ${size.width})`);
-        await screenShot(page, `amount-exact-${vp}-${scheme}`);
+        await screenshot(page, `amount-exact-${vp}-${scheme}`, { fullPage: false });
         const copy = exact.locator('button.copy');
         t.equal(await copy.count(), 1, `${vp} ${scheme}: with a copy button`);
         if (vp === 'phone') await copy.tap();
@@ -217,7 +210,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
           return r.violations.filter((v) => v.impact !== 'minor').map((v) => `${v.id} (${v.impact})`);
         })) as string[];
         t.same(bad, [], `${vp} ${scheme}: axe, with the exact value open: no moderate, serious or critical finding`);
-        await screenShot(page, `amount-focused-${vp}-${scheme}`);
+        await screenshot(page, `amount-focused-${vp}-${scheme}`, { fullPage: false });
       }
     }
     // Without JavaScript: still one focus (a tap) away, no copy button (it needs a script).
@@ -230,7 +223,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
     t.ok(await amount.locator('.exact').isVisible(), 'JavaScript off: a tap shows the exact value');
     t.equal((await amount.locator('.exact').innerText()).trim(), LONG_EXACT, 'JavaScript off: in full');
     t.equal(await amount.locator('button.copy').count(), 0, 'JavaScript off: no copy button');
-    await screenShot(page, 'amount-exact-phone-nojs');
+    await screenshot(page, 'amount-exact-phone-nojs', { fullPage: false });
     // An amount shown exactly has nothing to reveal; the HTML the shortened ones add, per figure and per page.
     for (const p of [`/address/${me}`, `/token/${token}`, `/token/${token}?tab=holders`, '/txs']) {
       const r = await fetch(f.base + p);

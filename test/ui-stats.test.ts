@@ -12,8 +12,7 @@ import { toHex } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
-import path from 'node:path';
-import { BROKEN_TEXT, SCREENSHOTS, SCREENSHOTS_ON, VIEWPORTS, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { startServer } from '../src/api/server.js';
 import { createLogger } from '../src/log.js';
 import { formatUnits, groupDigits, readableDecimal } from '../src/ui/format.js';
@@ -198,7 +197,7 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
         t.ok(overflow <= 1, `${label}: nothing wider than the screen (${overflow} px)`);
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
         // The first screen alone too: a long phone page is unreadable shrunk to one image.
-        if (vp === 'phone' && SCREENSHOTS_ON) await w.page.screenshot({ path: path.join(SCREENSHOTS, `${p.name}-${vp}-${scheme}-top.png`) });
+        if (vp === 'phone') await screenshot(w.page, `${p.name}-${vp}-${scheme}-top`, { fullPage: false });
         if (vp === 'desktop' && scheme === 'light') await p.check?.(w.page, text);
         t.same(w.errors, [], `${label}: no console error`);
         t.same(w.failed, [], `${label}: no failed request`);

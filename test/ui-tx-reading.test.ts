@@ -13,9 +13,7 @@ import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { checkLooks } from './helpers/looks.js';
 import { ROUTER, e18, uniswapV2 } from './helpers/uniswap-v2.js';
-import path from 'node:path';
-import { SCREENSHOTS, SCREENSHOTS_ON, screenshot } from './helpers/browser.js';
-import { browserMissing, watchedPage, withBrowser } from './helpers/browser.js';
+import { browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { groupDigits, shortHash } from '../src/ui/format.js';
 import { sentenceAmount } from '../src/ui/components/tx-summary.js';
 
@@ -271,7 +269,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       );
       await screenshot(w.page, `tx-reading-call-args-${vp}`);
       // The tree alone, as large as it shows: the arguments can be looked at on a phone's width.
-      if (SCREENSHOTS_ON) await w.page.locator('.call-tree').screenshot({ path: path.join(SCREENSHOTS, `tx-reading-call-args-tree-${vp}.png`) });
+      await screenshot(w.page.locator('.call-tree'), `tx-reading-call-args-tree-${vp}`);
       await w.page.goto(`${f.base}/tx/${made.relayed}?tab=call_tree`, { waitUntil: 'networkidle' });
       const relayed = (await shownFrames(w.page))[1];
       t.equal(relayed?.method, 'transfer', `${vp}: the relayed call is named by its selector`);
@@ -284,7 +282,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       await w.page.click(`${fold} summary`);
       t.ok(await w.page.isVisible(`${fold} .ct-fold-body`), `${vp}: a tap unfolds it`);
       await screenshot(w.page, `tx-reading-call-raw-${vp}`);
-      await w.page.locator('.call-tree').screenshot({ path: path.join(SCREENSHOTS, `tx-reading-call-raw-tree-${vp}.png`) });
+      await screenshot(w.page.locator('.call-tree'), `tx-reading-call-raw-tree-${vp}`);
       t.same(w.errors, [], `${vp}: no console error`);
       t.same(w.failed, [], `${vp}: no failed request`);
     }

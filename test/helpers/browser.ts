@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from './fixtures.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -109,11 +109,20 @@ export async function watchedPage(context: BrowserContext): Promise<Watched> {
 /** Words a broken page shows. */
 export const BROKEN_TEXT = /\bNaN\b|\bundefined\b|Invalid Date|\[object Object\]/;
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Writes `<name>.png` under SCREENSHOTS (unless UI_SCREENSHOTS=off): a page, whole by default (or
+ * its first screen, or a clip of it), or one element.
+ */
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  opts: { fullPage?: boolean; clip?: { x: number; y: number; width: number; height: number } } = {},
+): Promise<string> {
   const file = path.join(SCREENSHOTS, `${name.replace(/[^a-z0-9-]+/gi, '_')}.png`);
   if (!SCREENSHOTS_ON) return file;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: file, fullPage: true });
+  if ('goto' in target) await target.screenshot({ path: file, fullPage: opts.fullPage ?? true, clip: opts.clip });
+  else await target.screenshot({ path: file });
   return file;
 }
 
