@@ -10,7 +10,7 @@ import { newAccount } from './helpers/account.js';
 import { image } from './helpers/images.js';
 import { probeLatency } from './helpers/latency-probe.js';
 
-/** Slowest answer allowed to the other client while uploads run (ms): generous for a loaded 2-core machine. */
+/** Slowest answer allowed to the other client while uploads run (ms), at least: see the check below. */
 const BOUND_MS = 400;
 const UPLOADS_PER_LOOP = 4;
 
@@ -53,6 +53,10 @@ t.test("icon uploads leave another client's latency alone", async (t) => {
   t.comment(`during ${statuses.length} uploads (${to - from} ms): ${summary(loaded)}`);
   t.same(statuses, Array(2 * UPLOADS_PER_LOOP).fill(201), 'every upload is accepted (and so was decoded and re-encoded)');
   t.ok(loaded.length >= 5, `the other client asked ${loaded.length} times while the uploads ran`);
+  // A decode on the request thread would hold an answer for about a whole upload; a machine
+  // running two test files at a time can delay one past 400 ms without that (563 ms once).
+  const perUpload = (to - from) / UPLOADS_PER_LOOP;
+  const bound = Math.max(BOUND_MS, perUpload / 2);
   const worst = Math.max(...loaded);
-  t.ok(worst < BOUND_MS, `the other client's slowest answer (${worst.toFixed(0)} ms) stays under ${BOUND_MS} ms`);
+  t.ok(worst < bound, `the other client's slowest answer (${worst.toFixed(0)} ms) stays under ${bound.toFixed(0)} ms (400, or half an upload's ${perUpload.toFixed(0)} ms)`);
 });
