@@ -8,7 +8,8 @@ import { tmpDir } from './helpers/tmp.js';
 import { startReplayRpc, type ReplayServer } from './helpers/replay-rpc.js';
 import { openStores, migrateAll } from '../src/storage/stores.js';
 import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
-import { indexingStatus } from '../src/storage/indexing-status.js';
+import { indexingStatus, indexerStall } from '../src/storage/indexing-status.js';
+import type { Logger } from '../src/log.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 
 const PROXIED = ['eth_chainId', 'eth_blockNumber', 'eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getTransactionReceipt', 'trace_block', 'debug_traceBlockByNumber', 'trace_replayBlockTransactions'];
@@ -21,12 +22,12 @@ async function proxy(t: Test, upstream: string): Promise<ReplayServer> {
   return srv;
 }
 
-async function withIndexer(t: Test, url: string, variant: RpcVariant, fn: (ix: Indexer, stores: Awaited<ReturnType<typeof openStores>>) => Promise<void>) {
+async function withIndexer(t: Test, url: string, variant: RpcVariant, fn: (ix: Indexer, stores: Awaited<ReturnType<typeof openStores>>) => Promise<void>, log?: Logger) {
   const stores = await openStores({ dataDir: tmpDir(t), clickhouseDatabase: 'explorer' });
   try {
     await migrateAll(stores);
     const ix = createIndexer({
-      ch: stores.ch, pg: stores.pg, pending: false, batchBlocks: 4, workers: 1, pollMs: 50,
+      ch: stores.ch, pg: stores.pg, pending: false, batchBlocks: 4, workers: 1, pollMs: 50, log,
       rpc: { url, variant, timeoutMs: 1000, maxRetries: 6 },
     });
     await ix.start();
@@ -88,6 +89,44 @@ t.test('a persistent failure stops at the range before it; nothing of the range 
     await ix.waitFor(head, 60_000);
     t.equal(await count(stores, 'SELECT count() AS n FROM transactions'), devnet.scenario.counts.txs, 'recovers once the node does');
   });
+});
+
+/** A logger that keeps its lines (level and message) for the test to read. */
+function keptLog(lines: { level: string; msg: string }[]): Logger {
+  const at = (level: string) => (msg: string) => void lines.push({ level, msg });
+  const log: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => log };
+  return log;
+}
+
+t.test('the node head moving back below a range being fetched is no failure: the index follows the node', async (t) => {
+  const devnet = await withDevnet(t);
+  const node = await proxy(t, devnet.url);
+  const head = Number(await rpc<string>(devnet.url, 'eth_blockNumber'));
+  // The head is said to be 6 blocks ahead of what the node serves until a block beyond the real
+  // head is asked for (a balancer's nodes that disagree, or a branch that a reorg replaced with a
+  // shorter one); from then on the answer is the truth.
+  let ahead = true;
+  let calls = 0;
+  node.handle('eth_blockNumber', async () => {
+    const real = Number(await rpc<string>(devnet.url, 'eth_blockNumber'));
+    calls++;
+    return { result: `0x${(ahead ? real + 6 : real).toString(16)}` };
+  });
+  node.handle('eth_getBlockByNumber', async (params) => {
+    const b = await rpc<unknown>(devnet.url, 'eth_getBlockByNumber', params);
+    if (b === null) ahead = false;
+    return { result: b };
+  });
+  const lines: { level: string; msg: string }[] = [];
+  await withIndexer(t, node.url, 'erigon', async (ix, stores) => {
+    await ix.waitFor(head, 60_000);
+    t.equal(await count(stores, 'SELECT count() AS n FROM transactions'), devnet.scenario.counts.txs, 'every transaction');
+    t.equal(await count(stores, 'SELECT count() AS n FROM blocks'), head + 1, 'every block once');
+    t.equal(await indexerStall(stores.pg), null, 'no stall recorded');
+  }, keptLog(lines));
+  t.ok(calls > 1, 'the head was read again');
+  t.ok(lines.some((l) => l.level === 'warn' && /head moved back/.test(l.msg)), 'said, as a warning');
+  t.same(lines.filter((l) => l.level === 'error').map((l) => l.msg), [], 'no error logged');
 });
 
 t.test('a node without trace methods: indexed without internal transactions, and said', async (t) => {

@@ -532,13 +532,25 @@ export class Indexer extends EventEmitter {
     };
   }
 
-  /** Runs a range until it succeeds (or the indexer stops). */
+  /** Runs a range until it succeeds; undefined once the indexer stops or the node's head falls below it. */
   private async runRange(from: number, to: number): Promise<IngestResult | undefined> {
     let attempt = 0;
     while (!this.stopped) {
       try {
         return await this.pool!.run(this.task(from, to));
       } catch (e) {
+        if (this.stopped) return undefined;
+        // The node's chain is now shorter than the range (a reorg to a shorter branch, a node
+        // rolled back, or a balancer's nodes that disagree on the head): the range cannot be
+        // fetched yet, and that is no failure. The catch-up ends here; the next step reads the
+        // head again and checks the tip (a reorg is found there or at the next commit).
+        const head = await this.rpc.request<string>('eth_blockNumber').then(Number, () => null);
+        if (head !== null && head < to) {
+          this.log.warn('the node head moved back below a range being fetched: reading the head again', { from, to, node_head: head });
+          this.stats.head = head;
+          await this.sleep(this.pollMs); // a balancer may go on disagreeing: no hot loop
+          return undefined;
+        }
         attempt++;
         const delay = backoffMs(attempt, { baseMs: 1000, maxMs: 30_000 });
         this.log.error('range failed; retrying', { from, to, attempt, delay_ms: Math.round(delay), error: (e as Error).message });
