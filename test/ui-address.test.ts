@@ -262,8 +262,9 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
   await eachLook(
     browser,
     async (context, { vp, scheme }) => {
+      const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
-        const w = await watchedPage(context);
+        w.clear();
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'load' });
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
@@ -292,8 +293,8 @@ t.test('the address page in a browser', { skip: browserMissing() ?? false }, asy
           if (p.name === 'address-invalid-type') t.match(text, /type: Invalid format/, 'invalid token type: the API says why');
         }
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
-        await w.page.close();
       }
+      await w.page.close();
     },
   );
 

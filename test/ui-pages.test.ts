@@ -54,8 +54,9 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
   await eachLook(
     browser,
     async (context, { vp, scheme }) => {
+      const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
-        const w = await watchedPage(context);
+        w.clear();
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
@@ -80,8 +81,8 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
         t.same(cut, [], `${label}: the whole menu is on the screen`);
         if (vp === 'desktop' && scheme === 'light') await p.check?.(text);
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
-        await w.page.close();
       }
+      await w.page.close();
     },
   );
 });

@@ -186,8 +186,9 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
   await eachLook(
     browser,
     async (context, { vp, scheme }) => {
+      const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
-        const w = await watchedPage(context);
+        w.clear();
         const res = await w.page.goto(base + p.path, { waitUntil: 'networkidle' });
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
@@ -201,8 +202,8 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
         if (vp === 'desktop' && scheme === 'light') await p.check?.(w.page, text);
         t.same(w.errors, [], `${label}: no console error`);
         t.same(w.failed, [], `${label}: no failed request`);
-        await w.page.close();
       }
+      await w.page.close();
     },
   );
 

@@ -322,8 +322,9 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
   await eachLook(
     browser,
     async (context, { vp, scheme }) => {
+      const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of cases) {
-        const w = await watchedPage(context);
+        w.clear();
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
         const label = `${p.name} ${vp} ${scheme}`;
         const text = await w.page.innerText('body');
@@ -342,8 +343,8 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
         t.ok(overflow <= 1, `${label}: nothing wider than the screen (${overflow} px)`);
         if (vp === 'desktop' && scheme === 'light') await p.check?.(w.page, text);
         await screenshot(w.page, `tokens-${p.name}-${vp}-${scheme}`);
-        await w.page.close();
       }
+      await w.page.close();
     },
   );
 

@@ -347,8 +347,9 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
   await eachLook(
     browser,
     async (context, { vp, scheme }) => {
+      const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
-        const w = await watchedPage(context);
+        w.clear();
         const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
@@ -367,8 +368,8 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
         t.ok(overflow <= 1, `${label}: nothing wider than the screen (${overflow} px)`);
         if (vp === 'desktop' && scheme === 'light') await p.check?.(w.page, text);
         await screenshot(w.page, `${p.name}-${vp}-${scheme}`);
-        await w.page.close();
       }
+      await w.page.close();
     },
   );
 

@@ -82,6 +82,12 @@ export interface Watched {
   errors: string[];
   /** Requests that failed or answered 4xx/5xx (with their URL). */
   failed: string[];
+  /**
+   * Forgets what was recorded, before the next address in the same tab: a walk over many pages
+   * reuses one tab, as a new page costs a renderer process (measured: about 1.1 s a page with two
+   * walks side by side on 2 cores, 0.4 s in a reused tab).
+   */
+  clear(): void;
 }
 
 /** A page whose console errors and failed requests are recorded. */
@@ -103,7 +109,15 @@ export async function watchedPage(context: BrowserContext): Promise<Watched> {
   page.on('response', (r) => {
     if (r.status() >= 400) failed.push(`${r.url()} (${r.status()})`);
   });
-  return { page, errors, failed };
+  return {
+    page,
+    errors,
+    failed,
+    clear: () => {
+      errors.length = 0;
+      failed.length = 0;
+    },
+  };
 }
 
 /** Words a broken page shows. */
