@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink } from './helpers/account.js';
 import { image } from './helpers/images.js';
-import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
 import { injectWallet, signedInContext } from './helpers/ui-account.js';
 import { runAdmin } from '../src/account/admin-cli.js';
 
@@ -69,20 +69,17 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     await reviewer.context.close();
   });
 
-  /** Screenshots at 1366 and 360 wide in both themes, nothing wider than the phone's screen, axe-core clean. */
+  /** At 1366 and 360 wide (both themes with screenshots: eachLook), side by side: nothing wider than the phone's screen, axe-core clean. */
   const look = async (t: Test, who: { context: BrowserContext } | null, path: string, name: string) => {
-    for (const [size, vp] of Object.entries(VIEWPORTS)) {
-      for (const scheme of ['light', 'dark'] as const) {
-        const c = who ? await as(who, { viewport: vp, colorScheme: scheme }) : await anon({ viewport: vp, colorScheme: scheme });
-        const w = await watchedPage(c);
-        await w.page.goto(f.base + path, { waitUntil: 'networkidle' });
-        await screenshot(w.page, `${name}-${size}-${scheme}`);
-        if (size === 'phone') t.same(await overflow(w.page), [], `${path} at 360 wide (${scheme}): nothing sticks out of the screen`);
-        t.same(w.errors, [], `${path} (${size}, ${scheme}): no console error`);
-        t.same(w.failed, [], `${path} (${size}, ${scheme}): no failed request`);
-        await c.close();
-      }
-    }
+    await eachLook(browser, async (c, { vp: size, scheme }) => {
+      if (who) await c.addCookies(await who.context.cookies());
+      const w = await watchedPage(c);
+      await w.page.goto(f.base + path, { waitUntil: 'networkidle' });
+      await screenshot(w.page, `${name}-${size}-${scheme}`);
+      if (size === 'phone') t.same(await overflow(w.page), [], `${path} at 360 wide (${scheme}): nothing sticks out of the screen`);
+      t.same(w.errors, [], `${path} (${size}, ${scheme}): no console error`);
+      t.same(w.failed, [], `${path} (${size}, ${scheme}): no failed request`);
+    });
     const c = who ? await as(who, { viewport: VIEWPORTS.desktop, bypassCSP: true }) : await anon({ viewport: VIEWPORTS.desktop, bypassCSP: true });
     const p = await c.newPage();
     await p.goto(f.base + path, { waitUntil: 'networkidle' });
