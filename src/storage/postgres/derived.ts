@@ -309,7 +309,13 @@ export async function backfillAddressCounters(
   await applyCounters(c, deltas);
 }
 
-export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: number): Promise<void> {
+/**
+ * `journalFloor`: the cut of this process's previous step (null: none yet). The journal of blocks
+ * at or below it is gone already, so the delete starts above it: an unbounded `<=` descends
+ * through the index entries of every block deleted before (dead until a vacuum reaches them),
+ * and at 1M blocks it was the lane's costliest statement (bench/README.md, issue #30).
+ */
+export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: number, journalFloor: number | null = null): Promise<void> {
   // Journal first (per block): balances and counters as deltas, owners with their previous value.
   const jBlocks: number[] = [];
   const jKinds: string[] = [];
@@ -412,7 +418,9 @@ export async function applyAccounting(c: Q, ch: AccountingChanges, tailLength: n
       [jBlocks, jKinds, jKeys, jDeltas, jPrev],
     );
   }
-  await c.query('DELETE FROM derived_journal WHERE block_number <= $1', [ch.to.blockNumber - tailLength]);
+  const cut = journalCut(ch.to.blockNumber, tailLength);
+  if (journalFloor === null) await c.query('DELETE FROM derived_journal WHERE block_number <= $1', [cut]);
+  else if (cut > journalFloor) await c.query('DELETE FROM derived_journal WHERE block_number > $1 AND block_number <= $2', [journalFloor, cut]);
   await setLaneCursor(c, ACCOUNTING, ch.to);
 }
 
@@ -479,7 +487,16 @@ export async function unwindAccounting(c: Q, ancestor: LaneCursor | null): Promi
  * The checkpoint row is share-locked, so a rewind (which must update it) waits for this
  * transaction or runs before it. False when the range must be read again.
  */
-export async function applyAccountingIfCurrent(pgs: PgStore, changes: AccountingChanges, fromCursor: number | null, tailLength: number): Promise<boolean> {
+/** The highest block whose journal is dropped once the cursor reaches `to` (a reorg deeper than the tail cannot be reversed). */
+export const journalCut = (to: number, tailLength: number): number => to - tailLength;
+
+export async function applyAccountingIfCurrent(
+  pgs: PgStore,
+  changes: AccountingChanges,
+  fromCursor: number | null,
+  tailLength: number,
+  journalFloor: number | null = null,
+): Promise<boolean> {
   const to = changes.to.blockNumber;
   return pgs.tx(async (c) => {
     const chk = await c.query<{ block_number: string }>('SELECT block_number FROM indexer_checkpoints WHERE lane = $1 FOR SHARE', [CHAIN_LANE]);
@@ -488,7 +505,7 @@ export async function applyAccountingIfCurrent(pgs: PgStore, changes: Accounting
     if (tail.rows[0] && tail.rows[0].hash !== changes.to.blockHash) return false;
     const now = await getLaneCursor(c, ACCOUNTING, true);
     if ((now?.blockNumber ?? -1) !== (fromCursor ?? -1)) return false;
-    await applyAccounting(c, changes, tailLength);
+    await applyAccounting(c, changes, tailLength, journalFloor);
     return true;
   });
 }
