@@ -10,6 +10,7 @@ import { openStores, migrateAll } from '../src/storage/stores.js';
 import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
 import { indexingStatus, indexerStall } from '../src/storage/indexing-status.js';
 import type { Logger } from '../src/log.js';
+import { recordingLogger } from './helpers/node-in-front.js';
 import type { RpcVariant } from '../src/rpc/client.js';
 
 const PROXIED = ['eth_chainId', 'eth_blockNumber', 'eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getTransactionReceipt', 'trace_block', 'debug_traceBlockByNumber', 'trace_replayBlockTransactions'];
@@ -91,13 +92,6 @@ t.test('a persistent failure stops at the range before it; nothing of the range 
   });
 });
 
-/** A logger that keeps its lines (level and message) for the test to read. */
-function keptLog(lines: { level: string; msg: string }[]): Logger {
-  const at = (level: string) => (msg: string) => void lines.push({ level, msg });
-  const log: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => log };
-  return log;
-}
-
 t.test('the node head moving back below a range being fetched is no failure: the index follows the node', async (t) => {
   const devnet = await withDevnet(t);
   const node = await proxy(t, devnet.url);
@@ -117,16 +111,17 @@ t.test('the node head moving back below a range being fetched is no failure: the
     if (b === null) ahead = false;
     return { result: b };
   });
-  const lines: { level: string; msg: string }[] = [];
+  const warnings: string[] = [];
+  const errors: string[] = [];
   await withIndexer(t, node.url, 'erigon', async (ix, stores) => {
     await ix.waitFor(head, 60_000);
     t.equal(await count(stores, 'SELECT count() AS n FROM transactions'), devnet.scenario.counts.txs, 'every transaction');
     t.equal(await count(stores, 'SELECT count() AS n FROM blocks'), head + 1, 'every block once');
     t.equal(await indexerStall(stores.pg), null, 'no stall recorded');
-  }, keptLog(lines));
+  }, recordingLogger('indexer', warnings, errors));
   t.ok(calls > 1, 'the head was read again');
-  t.ok(lines.some((l) => l.level === 'warn' && /head moved back/.test(l.msg)), 'said, as a warning');
-  t.same(lines.filter((l) => l.level === 'error').map((l) => l.msg), [], 'no error logged');
+  t.ok(warnings.some((m) => /head moved back/.test(m)), 'said, as a warning');
+  t.same(errors, [], 'no error logged');
 });
 
 t.test('a node without trace methods: indexed without internal transactions, and said', async (t) => {

@@ -23,12 +23,15 @@ export async function relay(url: string, method: string, params: unknown[]) {
   return body.error ? { error: body.error as { code: number; message: string } } : { result: body.result };
 }
 
-/** A logger (`name`:test) that also pushes each warning's message to `lines`. */
-export function recordingLogger(name: string, lines: string[]): Logger {
+/** A logger (`name`:test) that also pushes each warning's message to `lines` (and each error's to `errors`, if given). */
+export function recordingLogger(name: string, lines: string[], errors?: string[]): Logger {
   const make = (l: Logger): Logger => ({
     debug: l.debug,
     info: l.info,
-    error: l.error,
+    error: (m, f) => {
+      errors?.push(m);
+      l.error(m, f);
+    },
     warn: (m, f) => {
       lines.push(m);
       l.warn(m, f);

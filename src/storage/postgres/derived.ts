@@ -261,7 +261,6 @@ async function queueUnseenHolderChecks(c: Q, balances: readonly BalanceDelta[], 
   );
 }
 
-/** Applies one committed range's changes, journals them per block and moves the cursor. */
 /** Addresses first seen (the `addresses` counter counts the new ones). */
 async function insertSeenAddresses(c: Q, seen: readonly { block: number; address: string }[]): Promise<void> {
   if (!seen.length) return;
@@ -309,7 +308,11 @@ export async function backfillAddressCounters(
   await applyCounters(c, deltas);
 }
 
+/** The highest block whose journal is dropped once the cursor reaches `to` (a reorg deeper than the tail cannot be reversed). */
+export const journalCut = (to: number, tailLength: number): number => to - tailLength;
+
 /**
+ * Applies one committed range's changes, journals them per block and moves the cursor.
  * `journalFloor`: the cut of this process's previous step (null: none yet). The journal of blocks
  * at or below it is gone already, so the delete starts above it: an unbounded `<=` descends
  * through the index entries of every block deleted before (dead until a vacuum reaches them),
@@ -487,9 +490,6 @@ export async function unwindAccounting(c: Q, ancestor: LaneCursor | null): Promi
  * The checkpoint row is share-locked, so a rewind (which must update it) waits for this
  * transaction or runs before it. False when the range must be read again.
  */
-/** The highest block whose journal is dropped once the cursor reaches `to` (a reorg deeper than the tail cannot be reversed). */
-export const journalCut = (to: number, tailLength: number): number => to - tailLength;
-
 export async function applyAccountingIfCurrent(
   pgs: PgStore,
   changes: AccountingChanges,
