@@ -4,18 +4,15 @@
 // removed; ABIs pasted or read from a file, checked in the browser before sending and by the API
 // after, replaced and removed; one add with JavaScript off; axe-core and screenshots of each page.
 import t, { type Test } from 'tap';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink } from './helpers/account.js';
-import { BROKEN_TEXT, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, axeViolations, browserMissing, screenshot, withAxe, withBrowser } from './helpers/browser.js';
 import { signedInContext } from './helpers/ui-account.js';
 
 const KEYS = '/account/api/v1/user/api-keys';
 const TAGS = '/account/api/v1/user/tags/address';
 const ABIS = '/account/api/v1/user/custom-abis';
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Addresses to tag: any address may be tagged, seen on the chain or not. */
 const A1 = '0x1111111111111111111111111111111111111111';
@@ -25,16 +22,6 @@ const A3 = '0x3333333333333333333333333333333333333333';
 const TRANSFER = { type: 'function', name: 'transfer', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }], stateMutability: 'nonpayable' };
 const BALANCE = { type: 'function', name: 'balanceOf', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }], stateMutability: 'view' };
 const TRANSFERRED = { type: 'event', name: 'Transfer', anonymous: false, inputs: [{ name: 'from', type: 'address', indexed: true }, { name: 'to', type: 'address', indexed: true }, { name: 'value', type: 'uint256', indexed: false }] };
-
-/** serious and critical axe-core violations of the page open in `page` (its context bypasses the CSP). */
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  const violations = (await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: unknown[] }> } }).axe.run({ resultTypes: ['violations'] });
-    return r.violations;
-  })) as { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`);
-}
 
 /** The text of the page's body, checked for words of a broken page. */
 async function bodyText(t: Test, page: Page): Promise<string> {
@@ -57,6 +44,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
   };
   const phone = await sameAccount({ viewport: { width: 360, height: 740 } });
   const axeContext = await sameAccount({ viewport: { width: 1366, height: 900 }, bypassCSP: true });
+  await withAxe(axeContext);
   const axePage = await axeContext.newPage();
   t.teardown(async () => {
     await s.context.close();
@@ -80,7 +68,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     );
     t.same(over, [], `${path} at 360 wide: nothing in the page sticks out of the screen`);
     await axePage.goto(f.base + path, { waitUntil: 'networkidle' });
-    t.same(await axe(axePage), [], `${path}: axe-core finds no serious or critical violation`);
+    t.same(await axeViolations(axePage), [], `${path}: axe-core finds no serious or critical violation`);
   };
   /** Stats from the data API with `authorization: Bearer <key>`. */
   const statsWith = (key: string) => f.server!.handle({ method: 'GET', path: '/api/v2/stats', query: new URLSearchParams(), headers: { authorization: `Bearer ${key}` }, ip: '127.0.0.1' });
@@ -131,7 +119,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     t.match(await page.innerText('main'), keys[0].id, 'and names the key by its whole id');
     t.equal((await statsWith(secret)).status, 200, 'opening it revokes nothing');
     await axePage.goto(page.url(), { waitUntil: 'networkidle' });
-    t.same(await axe(axePage), [], 'the confirmation page: axe-core clean');
+    t.same(await axeViolations(axePage), [], 'the confirmation page: axe-core clean');
     await Promise.all([page.waitForURL(`${f.base}/account/api-keys?done=revoked`), page.click('form.confirm-form button[type=submit]')]);
     t.match(await page.innerText('.form-ok'), /revoked/, 'revoked');
     t.same((await s.api('GET', KEYS)).body.data, [], 'the key is gone from the Account API');
@@ -185,7 +173,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     t.equal(await page.inputValue('#edit-name'), 'Cold wallet', 'the edit form holds the tag');
     t.equal(await page.innerText('#edit-name-count'), '11/35', 'counted there too');
     await axePage.goto(page.url(), { waitUntil: 'networkidle' });
-    t.same(await axe(axePage), [], 'the edit page: axe-core clean');
+    t.same(await axeViolations(axePage), [], 'the edit page: axe-core clean');
     await page.fill('#edit-name', 'Cold storage');
     await Promise.all([page.waitForURL(`${f.base}/account/tags?done=saved`), page.click(`form[action="/account/tags/${first}/edit"] button`)]);
     tags = (await s.api('GET', TAGS)).body.data;
@@ -270,7 +258,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     await page.waitForURL(`${f.base}/account/custom-abis/${id}/edit`);
     t.same(JSON.parse(await page.inputValue('#edit-abi')), abis[0].abi, 'the replace form holds the ABI');
     await axePage.goto(page.url(), { waitUntil: 'networkidle' });
-    t.same(await axe(axePage), [], 'the replace page: axe-core clean');
+    t.same(await axeViolations(axePage), [], 'the replace page: axe-core clean');
     await page.fill('#edit-abi', JSON.stringify([BALANCE]));
     await page.fill('#edit-name', 'Devnet token (read-only)');
     await Promise.all([page.waitForURL(`${f.base}/account/custom-abis?done=saved`), page.click(`form[action="/account/custom-abis/${id}/edit"] button`)]);
