@@ -4,9 +4,14 @@
 import type { Test } from 'tap';
 import { openStores, migrateAll, type Stores } from '../../src/storage/stores.js';
 import { tmpDir } from './tmp.js';
+import { seedEmbeddedPostgres } from './pg-template.js';
 
 export async function embeddedStores(t: Test, opts: { migrate?: boolean; dataDir?: string } = {}): Promise<Stores & { dataDir: string }> {
-  const dataDir = opts.dataDir ?? tmpDir(t);
+  let dataDir = opts.dataDir;
+  if (!dataDir) {
+    dataDir = tmpDir(t);
+    await seedEmbeddedPostgres(dataDir);
+  }
   const stores = await openStores({ dataDir, clickhouseDatabase: 'explorer' });
   t.teardown(() => stores.close());
   if (opts.migrate !== false) await migrateAll(stores);
