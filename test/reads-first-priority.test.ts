@@ -25,6 +25,9 @@ t.test("a yielding pool's backends run at its priority, the store's own at the d
   for (const p of pids) t.equal(niceOf(`/proc/${p}/stat`), READS_FIRST_NICE, `backend ${p} at nice ${READS_FIRST_NICE}`);
   t.equal(niceOf(`/proc/${await pid(stores.pg.query)}/stat`), before, "the store's own backend keeps its priority");
   t.equal(await y.query<{ n: number }>('SELECT 1 AS n').then((r) => r[0]!.n), 1, 'the yielding pool answers');
+  // Closed before its parent, then again with it (the store's teardown): no error.
+  await y.close();
+  await t.resolves(y.close(), 'closing twice is harmless');
 });
 
 t.test('the ingest workers run at the nice they are given; the main thread keeps its own', { skip: noProc }, async (t) => {

@@ -26,8 +26,8 @@ export const READS_FIRST_NICE = 10;
 
 /**
  * `nice`: the workers' CPU priority (0 to 19, higher yields more), set by each worker thread on
- * itself (workers/ingest.ts): a process that also serves reads runs them at READS_FIRST_NICE, so the reads take
- * the cores first while a block is decoded.
+ * itself (workers/ingest.ts): a process that also serves reads runs them at READS_FIRST_NICE, so
+ * the reads take the cores first while a block is decoded.
  */
 export function createIngestPool(threads = 0, opts: { nice?: number } = {}): IngestPool {
   const n = threads > 0 ? threads : Math.max(1, os.availableParallelism());

@@ -56,6 +56,7 @@ function wrapPool(pool: pg.Pool, url: string, embedded: boolean, onClose: () => 
     if (!closing) log.warn('idle client error', { error: e.message });
   });
   const others: PgStore[] = [];
+  let closed: Promise<void> | undefined;
   const store: PgStore = {
     pool,
     embedded,
@@ -96,11 +97,14 @@ function wrapPool(pool: pg.Pool, url: string, embedded: boolean, onClose: () => 
       others.push(y);
       return y;
     },
-    async close() {
-      closing = true;
-      for (const o of others.splice(0)) await o.close();
-      await pool.end();
-      await onClose();
+    close() {
+      // Once: a yielding store is closed with its parent, and may have been closed before it.
+      return (closed ??= (async () => {
+        closing = true;
+        for (const o of others.splice(0)) await o.close();
+        await pool.end();
+        await onClose();
+      })());
     },
   };
   return store;
