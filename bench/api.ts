@@ -21,9 +21,8 @@
 // keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
 // indexer follows while the uncached reads are measured again; 0 skips that part),
 // BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot), BENCH_API_FOLLOW_PROFILE (a file for the
-// main thread's CPU profile while the indexer follows), BENCH_API_READS_FIRST=0 (the indexer's
-// workers and PostgreSQL work at the default CPU priority, not as `explorer start` runs them),
-// BENCH_API_THREADS (the uncached app's API threads; default the explorer's API_THREADS default).
+// main thread's CPU profile while the indexer follows), BENCH_API_THREADS (the uncached app's API
+// threads; default the explorer's API_THREADS default).
 import fs from 'node:fs';
 import inspector from 'node:inspector';
 import os from 'node:os';
@@ -61,7 +60,6 @@ import { envInt, runIfMain } from './run-main.js';
 import { buildResponseStore, saveResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
 import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
-import { READS_FIRST_NICE } from '../src/indexer/pool.js';
 import { startRouteThreads, type RunningRouteThreads } from '../src/api/route-threads.js';
 import { SETTINGS } from '../src/config/settings.js';
 import { TokenSearchIndex } from '../src/api/token-search.js';
@@ -347,11 +345,7 @@ export async function main(): Promise<number> {
     const l0 = performance.now();
     const [tip] = await st.ch.query<{ hash: string; parent_hash: string }>('SELECT hash, parent_hash FROM blocks WHERE number = {n:UInt64}', { n: chain.blocks - 1 });
     await commitBlocks(st.pg, CHAIN_LANE, [{ number: chain.blocks - 1, hash: tip!.hash, parentHash: tip!.parent_hash }]);
-    // The indexer's and the lane's PostgreSQL work, and the indexer's workers, at the CPU priority
-    // `explorer start` gives them beside the API (READS_FIRST_NICE); BENCH_API_READS_FIRST=0: at the default.
-    const readsFirst = process.env.BENCH_API_READS_FIRST !== '0';
-    const indexerPg = readsFirst ? st.pg.yielding(READS_FIRST_NICE) : st.pg;
-    const laneEnv = { pg: indexerPg, ch: st.ch, log, firstBlock: 0, rangeBlocks: 200, sampleSize: 0, catchingUp: () => false, nodeHead: () => null, wake: () => undefined };
+    const laneEnv = { pg: st.pg, ch: st.ch, log, firstBlock: 0, rangeBlocks: 200, sampleSize: 0, catchingUp: () => false, nodeHead: () => null, wake: () => undefined };
     const accounting = accountingLane(laneEnv as unknown as LaneEnv);
     let steps = 0;
     while ((await accounting.due()) > 0) {
@@ -673,7 +667,7 @@ export async function main(): Promise<number> {
       const storePath = path.join(dir, 'follow.responses');
       saveResponseStore(followStore, storePath);
       replay = await forkReplayServer(storePath, { pace: { from: tipN + 1, everyMs: followEveryMs } });
-      const ix = createIndexer({ ch: st.ch, pg: indexerPg, rpc: { url: replay.url, variant: 'geth' }, pending: false, workerNice: readsFirst ? READS_FIRST_NICE : undefined, log: log.child('indexer') });
+      const ix = createIndexer({ ch: st.ch, pg: st.pg, rpc: { url: replay.url, variant: 'geth' }, pending: false, log: log.child('indexer') });
       indexer = ix;
       const detach = uncachedApp.attach(ix);
       let blocks = 0;

@@ -22,7 +22,6 @@ function countingPg(pg: PgStore) {
       return pg.query(sql, params);
     },
     tx: (fn) => pg.tx(fn),
-    yielding: (nice) => pg.yielding(nice),
     close: () => pg.close(),
   } as PgStore;
   return { pg: wrapped, counter };

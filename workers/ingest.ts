@@ -7,9 +7,8 @@
 // into a plain Uint8Array); use `Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength)` for a
 // Buffer view. Every table's bytes own their ArrayBuffer (never Node's shared pool).
 
-import os from 'node:os';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { isWorkerThread, move, transferableSymbol, valueSymbol, workerData } from 'piscina';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import { PointSink, type PointBatch } from '../src/chain/point-rows.js';
@@ -65,17 +64,6 @@ export interface IngestResult {
   timings: { fetchMs: number; decodeMs: number };
   /** True when eth_getBlockReceipts was missing and per-transaction receipts were used. */
   receiptsFellBack: boolean;
-}
-
-// The pool's CPU priority for this thread (src/indexer/pool.ts). On Linux a priority set with pid
-// 0 is the calling thread's alone; where it cannot be set, the thread runs at its default.
-const nice = isWorkerThread ? Number((workerData as { nice?: number } | undefined)?.nice ?? 0) : 0;
-if (nice > 0) {
-  try {
-    os.setPriority(0, nice);
-  } catch {
-    /* not permitted here: the default priority */
-  }
 }
 
 // One client per RPC config (and stats channel: one indexer's figures are its own) per thread:

@@ -3,7 +3,6 @@ import type { Config } from '../config/settings.js';
 import { createLogger } from '../log.js';
 import { migrateAll, openStores, type Stores } from '../storage/stores.js';
 import { createIndexer } from '../indexer/indexer.js';
-import { READS_FIRST_NICE } from '../indexer/pool.js';
 import { createDerived } from '../derived/scheduler.js';
 import { ExchangeRates } from '../derived/exchange-rates.js';
 import { startApi } from '../api/start-api.js';
@@ -62,11 +61,10 @@ export async function openMigratedStores(cfg: Config, life: Lifecycle): Promise<
   return stores;
 }
 
-export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEndpoint, life: Lifecycle, opts: { besideReads?: boolean } = {}) {
-  const pg = opts.besideReads ? stores.pg.yielding(READS_FIRST_NICE) : stores.pg;
+export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEndpoint, life: Lifecycle) {
   const indexer = createIndexer({
     ch: stores.ch,
-    pg,
+    pg: stores.pg,
     rpc: {
       url: node.url,
       traceUrl: node.traceUrl,
@@ -78,7 +76,6 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     firstBlock: cfg.firstBlock,
     batchBlocks: cfg.batchBlocks,
     workers: cfg.workers,
-    workerNice: opts.besideReads ? READS_FIRST_NICE : undefined,
     claimRanges: cfg.claimRanges,
     chainFamily: cfg.chainFamily,
     opL1: cfg.opL1RpcUrl && cfg.opPortalAddress
@@ -89,7 +86,7 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     claimPauseMs: Number(process.env.EXPLORER_TEST_CLAIM_PAUSE_MS) || undefined,
   });
   const derived = createDerived({
-    pg,
+    pg: stores.pg,
     ch: stores.ch,
     rpc: indexer.rpc,
     firstBlock: cfg.firstBlock,
@@ -97,7 +94,7 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
   });
   derived.attach(indexer);
   // Watchlist matching happens in the indexer's commit transaction.
-  const matcher = new WatchlistMatcher(pg);
+  const matcher = new WatchlistMatcher(stores.pg);
   await matcher.start();
   matcher.attach(indexer);
   life.add({ name: 'watchlist matcher', stop: () => matcher.stop() });
@@ -130,7 +127,7 @@ export async function startIndexerRole(cfg: Config, stores: Stores, node: NodeEn
     (await derived.backlog()).filter((l) => l.unit === 'items').map((l) => ({ labels: { lane: l.lane }, value: l.due })),
   );
   // API processes of split roles follow the chain through these (src/bin/event-bridge.ts).
-  life.add({ name: 'event publisher', stop: publishEvents(pg, [indexer, derived], createLogger('events')) });
+  life.add({ name: 'event publisher', stop: publishEvents(stores.pg, [indexer, derived], createLogger('events')) });
   await indexer.start();
   derived.start();
   life.add({ name: 'indexer', stop: () => indexer.stop() });

@@ -64,8 +64,7 @@ export async function runStart(cfg: Config): Promise<number> {
     }
     log.info('node', { rpc: redact(node.url), trace: redact(node.traceUrl ?? node.url), variant: node.variant });
     if (life.signalled) return await life.untilStopped();
-    // The API and the UI serve reads from this process: the indexer's outside work yields to them.
-    const { indexer, derived } = await startIndexerRole(cfg, stores, node, life, { besideReads: true });
+    const { indexer, derived } = await startIndexerRole(cfg, stores, node, life);
     const api = await startApiRole(cfg, stores, life, [indexer, derived], node);
     const verification = api.app.ctx.verification?.service;
     const ui = await startUiRole(cfg, life, { handle: api.app.handle, gateway: api.handle, events: [indexer, derived, ...(verification ? [verification] : [])], apiPort: api.port, chainId: api.chainId });

@@ -60,8 +60,6 @@ export interface IndexerOptions {
   batchBlocks?: number;
   /** Worker threads (0 = CPUs). Ignored when `pool` is given. */
   workers?: number;
-  /** The worker threads' CPU priority (src/indexer/pool.ts; 10 beside an API in the same process). */
-  workerNice?: number;
   pool?: IngestPool;
   /** Head poll interval. */
   pollMs?: number;
@@ -361,7 +359,7 @@ export class Indexer extends EventEmitter {
     await this.pointBackfill.begin(this.committed);
     this.userOpsBackfill = new UserOperationsBackfill({ ch: this.ch, pg: this.pg, log: this.log, firstBlock: this.firstBlock, chunk: this.opts.userOpsBackfillChunk });
     await this.userOpsBackfill.begin();
-    if (!this.pool) this.pool = createIngestPool(this.opts.workers ?? 0, { nice: this.opts.workerNice });
+    if (!this.pool) this.pool = createIngestPool(this.opts.workers ?? 0);
     if (this.opts.pending !== false) this.pendingFollower = new PendingFollower(this.rpc, this.pg, this.log);
     this.log.info('indexer ready', {
       resume_from: this.nextHeight(),

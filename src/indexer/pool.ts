@@ -16,24 +16,10 @@ export interface IngestPool {
 // build/src/indexer/pool.js -> build/workers/ingest.js
 const WORKER = fileURLToPath(new URL('../../workers/ingest.js', import.meta.url));
 
-/**
- * The CPU priority of the indexer's work outside the process's main thread (its ingest workers;
- * its and the lanes' PostgreSQL backends when embedded: PgStore.yielding) when the same process
- * serves reads (`explorer start`): the readers are answered first, and the indexer takes what they
- * leave, which on an idle machine is all of it.
- */
-export const READS_FIRST_NICE = 10;
-
-/**
- * `nice`: the workers' CPU priority (0 to 19, higher yields more), set by each worker thread on
- * itself (workers/ingest.ts): a process that also serves reads runs them at READS_FIRST_NICE, so
- * the reads take the cores first while a block is decoded.
- */
-export function createIngestPool(threads = 0, opts: { nice?: number } = {}): IngestPool {
+export function createIngestPool(threads = 0): IngestPool {
   const n = threads > 0 ? threads : Math.max(1, os.availableParallelism());
   const pool = new Piscina({
     filename: WORKER,
-    workerData: { nice: opts.nice ?? 0 },
     minThreads: n,
     maxThreads: n,
     // A worker runs a few ranges at once: most of a range's time is spent waiting on the node.

@@ -4,7 +4,6 @@
 import pg from 'pg';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { freePort, pidAlive } from '../../net/local.js';
@@ -26,13 +25,6 @@ export interface PgStore {
   query<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs fn inside BEGIN/COMMIT on one client; ROLLBACK when it throws. */
   tx<T>(fn: (c: PgTx) => Promise<T>): Promise<T>;
-  /**
-   * A second pool on the same server whose backends run at CPU priority `nice` (1-19; higher
-   * yields more), for the indexer and the lanes in a process that also serves reads: the reads'
-   * backends then take the cores first. Only the embedded server's backends are this machine's
-   * processes to renice; for a server elsewhere this is the store itself. Closed with the store.
-   */
-  yielding(nice: number): PgStore;
   close(): Promise<void>;
 }
 
@@ -55,9 +47,7 @@ function wrapPool(pool: pg.Pool, url: string, embedded: boolean, onClose: () => 
   pool.on('error', (e) => {
     if (!closing) log.warn('idle client error', { error: e.message });
   });
-  const others: PgStore[] = [];
-  let closed: Promise<void> | undefined;
-  const store: PgStore = {
+  return {
     pool,
     embedded,
     url,
@@ -78,42 +68,12 @@ function wrapPool(pool: pg.Pool, url: string, embedded: boolean, onClose: () => 
         c.release();
       }
     },
-    yielding(nice) {
-      if (!embedded) return store;
-      const other = new pg.Pool({
-        connectionString: url,
-        max: pool.options.max,
-        // Before the connection is handed out; a failure leaves the backend at its priority.
-        onConnect: async (client) => {
-          try {
-            const r = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-            os.setPriority(r.rows[0]!.pid, nice);
-          } catch (e) {
-            warnOnce(`the embedded PostgreSQL's backends keep their CPU priority: ${(e as Error).message}`);
-          }
-        },
-      });
-      const y = wrapPool(other, url, true, async () => undefined);
-      others.push(y);
-      return y;
-    },
-    close() {
-      // Once: a yielding store is closed with its parent, and may have been closed before it.
-      return (closed ??= (async () => {
-        closing = true;
-        for (const o of others.splice(0)) await o.close();
-        await pool.end();
-        await onClose();
-      })());
+    async close() {
+      closing = true;
+      await pool.end();
+      await onClose();
     },
   };
-  return store;
-}
-
-let warned = false;
-function warnOnce(message: string): void {
-  if (!warned) log.warn(message);
-  warned = true;
 }
 
 export async function openPostgres(opts: PostgresOptions): Promise<PgStore> {
