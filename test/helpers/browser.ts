@@ -145,7 +145,8 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 /**
  * axe-core in every page `context` opens, before the page's own scripts: sent to the browser once
  * rather than as a script tag on each page (its 560 KB took 1.4 s a page that way with four looks
- * side by side). The context must bypass the page's CSP (scripts from 'self' only).
+ * side by side). The contexts here also bypass the page's CSP, which axeRun's script-tag fallback
+ * needs.
  */
 export async function withAxe(context: BrowserContext): Promise<void> {
   await context.addInitScript({ content: AXE_SOURCE });

