@@ -155,12 +155,14 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
     const h = await rpc<string>(l2, 'eth_sendTransaction', [
       { from, to, value: hex(dd.value), gas: hex(dd.gas), input: dd.data, type: '0x7e', sourceHash: source, mint: hex(dd.mint), isSystemTx: false },
     ]);
-    await minedIn(l2, h);
+    // The block from the receipt: anvil can answer eth_getTransactionByHash from its pool (block
+    // null) just after the receipt exists (a CI run saw it).
+    const block = await minedIn(l2, h);
     const l2tx = await rpc<any>(l2, 'eth_getTransactionByHash', [h]);
     t.equal(l2tx.sourceHash, source, `${d.hash}: the L2 deposit carries the source hash of its L1 log`);
     const canonical = getL2TransactionHash({ log: { ...log, logIndex: Number(BigInt(log.logIndex)), args: { from, to, version: BigInt(log.topics[3]), opaqueData: opaque }, eventName: 'TransactionDeposited' } as any });
     t.equal(h, canonical, `${d.hash}: the L2 deposit is the one the L1 log derives (viem's getL2TransactionHash)`);
-    return { l1: d, l2: h, source, block: Number(BigInt(l2tx.blockNumber)) };
+    return { l1: d, l2: h, source, block };
   };
   for (const d of [d1, d2]) l2Deposits.push(await depositOnL2(d));
   // A deposit whose source hash no L1 log of this portal gives.
