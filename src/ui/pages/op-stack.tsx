@@ -59,103 +59,112 @@ function L1Hash({ hash }: { hash: string | null }) {
 
 const withQuery = (path: string, q: URLSearchParams) => (q.toString() ? `${path}?${q}` : path);
 
-export async function depositsPage(ctx: PageCtx): Promise<PageResult> {
-  const q = passOn(ctx);
-  const [page, count] = await Promise.all([apiGet<Page<DepositItem>>(ctx, withQuery(`${OP}/deposits`, q), 'Deposits'), apiGetOptional<number>(ctx, `${OP}/deposits/count`)]);
+/** What the two lists differ in; the page around them (count, note, table, pager) is one. */
+interface ListSpec<T> {
+  /** The API list under /api/v2/optimism and the page's path: `deposits` or `withdrawals`. */
+  list: 'deposits' | 'withdrawals';
+  heading: string;
+  description: string;
+  /** The count's words for one and for many. */
+  counted: [string, string];
+  note: string;
+  empty: string;
+  head: string[];
+  row(item: T): unknown;
+}
+
+async function listPage<T>(ctx: PageCtx, spec: ListSpec<T>): Promise<PageResult> {
+  const name = spec.list[0]!.toUpperCase() + spec.list.slice(1);
+  const [page, count] = await Promise.all([
+    apiGet<Page<T>>(ctx, withQuery(`${OP}/${spec.list}`, passOn(ctx)), name),
+    apiGetOptional<number>(ctx, `${OP}/${spec.list}/count`),
+  ]);
   return {
-    title: 'Deposits (L1 → L2) · Explorer',
-    description: 'Deposit transactions of this OP Stack chain, newest first.',
+    title: `${spec.heading} · Explorer`,
+    description: spec.description,
     section: 'txs',
     body: (
       <>
-        <h1>Deposits (L1 → L2)</h1>
+        <h1>{spec.heading}</h1>
         <p class="muted">
-          {count === null ? '' : counted(count, 'deposit transaction', 'deposit transactions')}
-          {DEPOSITS_L1}
+          {count === null ? '' : counted(count, ...spec.counted)}
+          {spec.note}
         </p>
         <section class="card">
           {page.items.length ? (
-            <Table head={['L2 transaction', 'L2 block', 'Age', 'L1 transaction', 'L1 block', 'L1 sender', 'Gas limit']} caption="Deposits">
-              {page.items.map((d) => (
-                <tr>
-                  <td>
-                    <TxLink hash={d.l2_transaction_hash} />
-                  </td>
-                  <td>
-                    <BlockLink n={d.l2_block_number} />
-                  </td>
-                  <td>
-                    <Time iso={d.l2_timestamp} />
-                  </td>
-                  <td>
-                    <L1Hash hash={d.l1_transaction_hash} />
-                  </td>
-                  <td class="num">{d.l1_block_number === null ? <span class="muted">—</span> : groupDigits(String(d.l1_block_number))}</td>
-                  <td>
-                    <L1Hash hash={d.l1_transaction_origin} />
-                  </td>
-                  <td class="num">{groupDigits(d.l2_transaction_gas_limit)}</td>
-                </tr>
-              ))}
+            <Table head={spec.head} caption={name}>
+              {page.items.map(spec.row)}
             </Table>
           ) : (
-            <Empty>No deposit transaction has been indexed on this chain.</Empty>
+            <Empty>{spec.empty}</Empty>
           )}
-          <Pager base="/deposits" next={page.next_page_params} hasPrev={ctx.url.searchParams.size > 0} />
+          <Pager base={`/${spec.list}`} next={page.next_page_params} hasPrev={ctx.url.searchParams.size > 0} />
         </section>
       </>
     ),
   };
 }
 
-export async function withdrawalsPage(ctx: PageCtx): Promise<PageResult> {
-  const q = passOn(ctx);
-  const [page, count] = await Promise.all([
-    apiGet<Page<WithdrawalItem>>(ctx, withQuery(`${OP}/withdrawals`, q), 'Withdrawals'),
-    apiGetOptional<number>(ctx, `${OP}/withdrawals/count`),
-  ]);
-  return {
-    title: 'Withdrawals (L2 → L1) · Explorer',
-    description: 'Withdrawals started on this OP Stack chain, newest first.',
-    section: 'txs',
-    body: (
-      <>
-        <h1>Withdrawals (L2 → L1)</h1>
-        <p class="muted">
-          {count === null ? '' : counted(count, 'withdrawal started on L2', 'withdrawals started on L2')}
-          {WITHDRAWALS_L1}
-        </p>
-        <section class="card">
-          {page.items.length ? (
-            <Table head={['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`, 'Status', 'L1 transaction', 'Challenge ends']} caption="Withdrawals">
-              {page.items.map((w) => (
-                <tr>
-                  <td class="num">{groupDigits(String(w.msg_nonce))}</td>
-                  <td>{w.from ? <AddressLink a={w.from} /> : <span class="muted">—</span>}</td>
-                  <td class="mono" title={w.msg_target_address_hash ?? undefined}>
-                    {w.msg_target_address_hash ? shortHash(w.msg_target_address_hash) : '—'}
-                  </td>
-                  <td>
-                    <TxLink hash={w.l2_transaction_hash} />
-                  </td>
-                  <td>
-                    <Time iso={w.l2_timestamp} />
-                  </td>
-                  <td class="num">{w.msg_value === null ? <span class="muted">—</span> : <Amount value={w.msg_value} decimals={18} max={6} />}</td>
-                  <td>{w.status ?? <span class="muted">—</span>}</td>
-                  <td>
-                    <L1Hash hash={w.l1_transaction_hash} />
-                  </td>
-                  <td>{w.challenge_period_end ? <span title={w.challenge_period_end}>{w.challenge_period_end.slice(0, 16).replace('T', ' ')}</span> : <span class="muted">—</span>}</td>
-                </tr>
-              ))}
-            </Table>
-          ) : (
-            <Empty>No withdrawal has been started on this chain.</Empty>
-          )}
-          <Pager base="/withdrawals" next={page.next_page_params} hasPrev={ctx.url.searchParams.size > 0} />
-        </section>
-      </>
+export const depositsPage = (ctx: PageCtx): Promise<PageResult> =>
+  listPage<DepositItem>(ctx, {
+    list: 'deposits',
+    heading: 'Deposits (L1 → L2)',
+    description: 'Deposit transactions of this OP Stack chain, newest first.',
+    counted: ['deposit transaction', 'deposit transactions'],
+    note: DEPOSITS_L1,
+    empty: 'No deposit transaction has been indexed on this chain.',
+    head: ['L2 transaction', 'L2 block', 'Age', 'L1 transaction', 'L1 block', 'L1 sender', 'Gas limit'],
+    row: (d) => (
+      <tr>
+        <td>
+          <TxLink hash={d.l2_transaction_hash} />
+        </td>
+        <td>
+          <BlockLink n={d.l2_block_number} />
+        </td>
+        <td>
+          <Time iso={d.l2_timestamp} />
+        </td>
+        <td>
+          <L1Hash hash={d.l1_transaction_hash} />
+        </td>
+        <td class="num">{d.l1_block_number === null ? <span class="muted">—</span> : groupDigits(String(d.l1_block_number))}</td>
+        <td>
+          <L1Hash hash={d.l1_transaction_origin} />
+        </td>
+        <td class="num">{groupDigits(d.l2_transaction_gas_limit)}</td>
+      </tr>
     ),
-  };
-}
+  });
+
+export const withdrawalsPage = (ctx: PageCtx): Promise<PageResult> =>
+  listPage<WithdrawalItem>(ctx, {
+    list: 'withdrawals',
+    heading: 'Withdrawals (L2 → L1)',
+    description: 'Withdrawals started on this OP Stack chain, newest first.',
+    counted: ['withdrawal started on L2', 'withdrawals started on L2'],
+    note: WITHDRAWALS_L1,
+    empty: 'No withdrawal has been started on this chain.',
+    head: ['Nonce', 'From', 'To (on L1)', 'L2 transaction', 'Age', `Value (${ctx.coin})`, 'Status', 'L1 transaction', 'Challenge ends'],
+    row: (w) => (
+      <tr>
+        <td class="num">{groupDigits(String(w.msg_nonce))}</td>
+        <td>{w.from ? <AddressLink a={w.from} /> : <span class="muted">—</span>}</td>
+        <td class="mono" title={w.msg_target_address_hash ?? undefined}>
+          {w.msg_target_address_hash ? shortHash(w.msg_target_address_hash) : '—'}
+        </td>
+        <td>
+          <TxLink hash={w.l2_transaction_hash} />
+        </td>
+        <td>
+          <Time iso={w.l2_timestamp} />
+        </td>
+        <td class="num">{w.msg_value === null ? <span class="muted">—</span> : <Amount value={w.msg_value} decimals={18} max={6} />}</td>
+        <td>{w.status ?? <span class="muted">—</span>}</td>
+        <td>
+          <L1Hash hash={w.l1_transaction_hash} />
+        </td>
+        <td>{w.challenge_period_end ? <span title={w.challenge_period_end}>{w.challenge_period_end.slice(0, 16).replace('T', ' ')}</span> : <span class="muted">—</span>}</td>
+      </tr>
+    ),
+  });
