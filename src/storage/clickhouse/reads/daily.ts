@@ -7,54 +7,53 @@
 import type { ClickHouseStore } from '../store.js';
 import { clampU64 } from './common.js';
 
-/** One UTC day of stored blocks. Large sums are digit strings. */
-export interface DayRead {
-  /** YYYY-MM-DD (UTC). */
-  day: string;
+/** What a day and an hour of stored blocks both sum. Large sums are digit strings. */
+interface PeriodSums {
   blocks: number;
   transactions: string;
   gas_used: string;
-  /** Fees paid by the day's transactions, wei. */
+  /** Fees paid by the period's transactions, wei. */
   fees: string;
+  /** Unix seconds of the period's first and last block. */
+  first_ts: number;
+  last_ts: number;
+}
+
+/** The columns of PeriodSums, over one GROUP BY period of `blocks`. */
+const PERIOD_SUMS = `count() AS blocks, sum(transaction_count) AS transactions, sum(gas_used) AS gas_used,
+            sum(burnt_fees + priority_fees + op_fees) AS fees,
+            toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts`;
+
+/** One UTC day of stored blocks. */
+export interface DayRead extends PeriodSums {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
   first_number: string;
   last_number: string;
   /** Hash of the day's last block: a later read of that height with another hash means a reorg. */
   last_hash: string;
-  /** Unix seconds of the day's first and last block. */
-  first_ts: number;
-  last_ts: number;
 }
 
 /** The days of the stored blocks numbered `fromBlock` and above, oldest first. */
 export async function dailyBlockStats(ch: ClickHouseStore, fromBlock: bigint): Promise<DayRead[]> {
   return ch.query<DayRead>(
-    `SELECT toString(toDate(timestamp)) AS day, count() AS blocks, sum(transaction_count) AS transactions,
-            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees + op_fees) AS fees,
-            min(number) AS first_number, max(number) AS last_number, argMax(hash, number) AS last_hash,
-            toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
+    `SELECT toString(toDate(timestamp)) AS day, ${PERIOD_SUMS},
+            min(number) AS first_number, max(number) AS last_number, argMax(hash, number) AS last_hash
      FROM blocks WHERE number >= {from:UInt64} GROUP BY day ORDER BY day`,
     { from: clampU64(fromBlock) },
   );
 }
 
 /** One UTC hour of stored blocks (the charts of a chain younger than a few days). */
-export interface HourRead {
+export interface HourRead extends PeriodSums {
   /** Unix seconds of the hour's start. */
   hour: number;
-  blocks: number;
-  transactions: string;
-  gas_used: string;
-  fees: string;
-  first_ts: number;
-  last_ts: number;
 }
 
 /** The hours of the stored blocks numbered `fromBlock` and above, oldest first. */
 export async function hourlyBlockStats(ch: ClickHouseStore, fromBlock: bigint): Promise<HourRead[]> {
   return ch.query<HourRead>(
-    `SELECT toUnixTimestamp(toStartOfHour(timestamp)) AS hour, count() AS blocks, sum(transaction_count) AS transactions,
-            sum(gas_used) AS gas_used, sum(burnt_fees + priority_fees + op_fees) AS fees,
-            toUnixTimestamp(min(timestamp)) AS first_ts, toUnixTimestamp(max(timestamp)) AS last_ts
+    `SELECT toUnixTimestamp(toStartOfHour(timestamp)) AS hour, ${PERIOD_SUMS}
      FROM blocks WHERE number >= {from:UInt64} GROUP BY hour ORDER BY hour`,
     { from: clampU64(fromBlock) },
   );
