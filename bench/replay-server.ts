@@ -28,6 +28,8 @@ export interface ServerStats {
 export interface ReplayServer {
   url: string;
   port: number;
+  /** Moves a held head to `n` (never past the store's last block). */
+  show(n: number): Promise<void>;
   stats(): Promise<ServerStats>;
   close(): Promise<void>;
 }
@@ -55,13 +57,13 @@ function blockNumberParam(p: unknown, head: number): number | undefined {
 }
 
 /**
- * A head that moves as a live chain's does: block `from` at once, then one more every `everyMs`
- * (bench/api.ts's reads while the indexer follows a mainnet-pace head). Without it the whole
- * store is there from the start.
+ * A head the caller moves (bench/api.ts's reads while the indexer follows a head: it shows the
+ * next block when its schedule says, so a measured window holds the block it means to).
+ * Without it the whole store is there from the start.
  */
-export interface Pace {
-  from: number;
-  everyMs: number;
+export interface HeldHead {
+  /** The first head shown. */
+  head: number;
 }
 
 /** The answer to one call: result bytes, or an error object. Blocks above `head` are not there yet. */
@@ -121,9 +123,9 @@ function answer(store: ResponseStore, c: Call, head: number): { result: Buffer }
 }
 
 /** Starts the server in this process on 127.0.0.1 and a free port. */
-export async function startReplayServer(store: ResponseStore, port = 0, pace?: Pace): Promise<ReplayServer> {
-  const t0 = Date.now();
-  const headNow = () => (pace ? Math.min(store.head, pace.from + Math.floor((Date.now() - t0) / pace.everyMs)) : store.head);
+export async function startReplayServer(store: ResponseStore, port = 0, held?: HeldHead): Promise<ReplayServer> {
+  let shown = held ? Math.min(store.head, held.head) : store.head;
+  const headNow = () => shown;
   const callsPerMethod: Record<string, number> = {};
   const st = { httpRequests: 0, calls: 0, bytesOut: 0, maxConcurrent: 0 };
   let concurrent = 0;
@@ -190,6 +192,10 @@ export async function startReplayServer(store: ResponseStore, port = 0, pace?: P
   return {
     url: `http://127.0.0.1:${actual}/`,
     port: actual,
+    async show(n) {
+      if (!held) throw new Error('replay server: the head is not held');
+      shown = Math.min(store.head, n);
+    },
     async stats() {
       const cpu = process.cpuUsage();
       return { ...st, callsPerMethod: { ...callsPerMethod }, cpuUserUs: cpu.user, cpuSystemUs: cpu.system };
@@ -204,10 +210,11 @@ export async function startReplayServer(store: ResponseStore, port = 0, pace?: P
 
 // ---- as a separate process --------------------------------------------------------------------
 
-type ToChild = { cmd: 'stats' } | { cmd: 'close' };
+type ToChild = { cmd: 'stats' } | { cmd: 'show'; head: number } | { cmd: 'close' };
 type FromChild =
   | { type: 'ready'; url: string; port: number }
   | { type: 'stats'; stats: ServerStats }
+  | { type: 'shown' }
   | { type: 'error'; message: string };
 
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -216,8 +223,8 @@ const THIS_FILE = fileURLToPath(import.meta.url);
  * Runs the server in a child process (this compiled file) on the store saved at `storePath`.
  * The child exits when told to close or when this process goes away (IPC disconnect).
  */
-export async function forkReplayServer(storePath: string, opts: { timeoutMs?: number; pace?: Pace } = {}): Promise<ReplayServer & { pid: number }> {
-  const child: ChildProcess = fork(THIS_FILE, opts.pace ? [storePath, JSON.stringify(opts.pace)] : [storePath], {
+export async function forkReplayServer(storePath: string, opts: { timeoutMs?: number; held?: HeldHead } = {}): Promise<ReplayServer & { pid: number }> {
+  const child: ChildProcess = fork(THIS_FILE, opts.held ? [storePath, JSON.stringify(opts.held)] : [storePath], {
     // No inherited --cpu-prof and the like: the server is not what is measured.
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -256,6 +263,11 @@ export async function forkReplayServer(storePath: string, opts: { timeoutMs?: nu
     url: ready.url,
     port: ready.port,
     pid: child.pid!,
+    async show(n) {
+      const p = next('shown');
+      send({ cmd: 'show', head: n });
+      if ((await p).type !== 'shown') throw new Error('replay server: unexpected reply');
+    },
     async stats() {
       const p = next('stats');
       send({ cmd: 'stats' });
@@ -273,19 +285,26 @@ export async function forkReplayServer(storePath: string, opts: { timeoutMs?: nu
   };
 }
 
-async function childMain(storePath: string, pace: Pace | undefined): Promise<void> {
+async function childMain(storePath: string, held: HeldHead | undefined): Promise<void> {
   const reply = (m: FromChild) => process.send!(m);
   let server: ReplayServer;
   try {
     const store = loadResponseStore(storePath);
-    server = await startReplayServer(store, 0, pace);
+    server = await startReplayServer(store, 0, held);
   } catch (e) {
     reply({ type: 'error', message: (e as Error).message });
     process.exit(1);
   }
   process.on('message', async (m: ToChild) => {
     if (m.cmd === 'stats') reply({ type: 'stats', stats: await server.stats() });
-    else if (m.cmd === 'close') {
+    else if (m.cmd === 'show') {
+      try {
+        await server.show(m.head);
+        reply({ type: 'shown' });
+      } catch (e) {
+        reply({ type: 'error', message: (e as Error).message });
+      }
+    } else if (m.cmd === 'close') {
       await server.close();
       process.disconnect();
       process.exit(0);
@@ -301,8 +320,8 @@ async function childMain(storePath: string, pace: Pace | undefined): Promise<voi
 if (process.send && process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const path = process.argv[2];
   if (!path) {
-    process.send({ type: 'error', message: 'usage: replay-server.js <store path> [pace JSON]' } satisfies FromChild);
+    process.send({ type: 'error', message: 'usage: replay-server.js <store path> [held head JSON]' } satisfies FromChild);
     process.exit(2);
   }
-  void childMain(path, process.argv[3] ? (JSON.parse(process.argv[3]) as Pace) : undefined);
+  void childMain(path, process.argv[3] ? (JSON.parse(process.argv[3]) as HeldHead) : undefined);
 }

@@ -168,18 +168,21 @@ t.test('a chain that continues another, shown one block at a time (the reads whi
   t.equal(Number(block(501).timestamp), 1_000 + 12 * 501, '12 s slots from the given genesis time');
   t.equal(lookup(store, blockKey('eth_getBlockByNumber/full', 499)), undefined, 'nothing before it');
 
-  const server = await startReplayServer(store, 0, { from: 500, everyMs: 1000 });
+  const server = await startReplayServer(store, 0, { head: 500 });
   t.teardown(() => server.close());
   const call = async (method: string, params: unknown[]) =>
     ((await (await fetch(server.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: unknown }).result;
-  t.equal(await call('eth_blockNumber', []), '0x1f4', 'the head starts at the first block');
+  t.equal(await call('eth_blockNumber', []), '0x1f4', 'the head starts where it is held');
   t.equal(await call('eth_getBlockByNumber', ['0x1f5', false]), null, 'the next one is not there yet');
   t.equal(await call('eth_getBlockReceipts', ['0x1f5']), null, 'nor its receipts');
-  await new Promise((r) => setTimeout(r, 2100));
-  t.equal(await call('eth_blockNumber', []), '0x1f6', 'a block more each second');
+  await server.show(501);
+  t.equal(await call('eth_blockNumber', []), '0x1f5', 'a block more when shown');
   t.equal((await call('eth_getBlockByNumber', ['0x1f5', false]) as { hash: string }).hash, block(501).hash, 'and it is there');
-  await new Promise((r) => setTimeout(r, 1100));
+  await server.show(600);
   t.equal(await call('eth_blockNumber', []), '0x1f6', 'never past the store');
+  const free = await startReplayServer(store);
+  t.teardown(() => free.close());
+  await t.rejects(free.show(501), /the head is not held/, 'a server without a held head has nothing to show');
 });
 
 t.test('the ingest worker accepts the chain over the replay server, both variants', async (t) => {
