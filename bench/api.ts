@@ -19,8 +19,8 @@
 // the cached endpoint and the ceiling), BENCH_API_UNCACHED_CONNECTIONS (1,8: each uncached
 // scenario at each; the point store's ceiling at the highest), BENCH_API_SEED, BENCH_API_KEEP=1
 // keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
-// indexer follows while the uncached reads are measured again, at least one per scenario; 0
-// skips that part), BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot, and each of that part's
+// indexer follows while the uncached reads are measured again: 0 skips that part, any other
+// value gives one per scenario), BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot, and each of that part's
 // windows a slot long), BENCH_API_FOLLOW_PROFILE (a file for the main thread's CPU profile of the
 // first while-indexing window), BENCH_API_THREADS (the uncached app's API
 // threads; default the explorer's API_THREADS default), BENCH_API_LIMITER_PAIRS (8: pairs of the
@@ -619,10 +619,11 @@ export async function main(): Promise<number> {
       results.push(await measure(sc));
     }
     // The rate limiter's cost is a few percent of a rate that moves by as much between two windows
-    // on a shared machine (in 11 runs the median of three 8 s pairs went from -7.5% to 7.6%): more
-    // pairs of shorter windows of the cached endpoint without and with the limiter, alternating
-    // which goes first (ABBA), so slow drift cancels within a pair and a pair the machine
-    // disturbed moves the median little; the cost is the median of all pairs, the first included.
+    // on a shared machine (in 11 runs the median of three 8 s pairs went from -7.5% to 12.7%):
+    // more pairs of shorter windows of the cached endpoint without and with the limiter,
+    // alternating which goes first, so drift within a pair favours neither side over the
+    // pairs; the cost is the median of all pairs, the first included, which a pair the machine
+    // disturbed moves little.
     const limiterPairs: [LoadResult, LoadResult][] = [[results[1]!.res, results[2]!.res]];
     for (let i = 2; i <= limiterPairCount + 1; i++) {
       const limitedFirst = i % 2 === 0;
@@ -652,7 +653,7 @@ export async function main(): Promise<number> {
         ` of ${fmt(point.rps)} req/s`,
     );
 
-    // 5. The uncached reads again while the indexer follows a head at mainnet pace in this process
+    // 5. The uncached reads again while the indexer follows a head in this process
     //    (issue #30: the all-in-one process shares its cores with it): a replay node (own
     //    process, bench/replay-server.ts) holds blocks of ~200 synthetic transactions with
     //    callTracer traces continuing the stored chain and shows the next one when told; the
@@ -662,24 +663,24 @@ export async function main(): Promise<number> {
     //    follows the indexer's events. The other derived-data lanes are not run (their first pass
     //    over the benchmark chain would be a catch-up, not a head's steady state).
     //    Each scenario runs three windows of one slot each (BENCH_API_FOLLOW_EVERY_MS, 12 s),
-    //    back to back: beside the indexer with no new block, with one new block shown as the
-    //    measured part starts (mainnet pace: a block a slot), and beside it with no new block
-    //    again. The while-indexing figures are held against the mean of the two windows around
-    //    them: on this machine kind the same window moved by 20-37% between runs minutes apart
-    //    (bench/README.md, issue #30's tenth session), more than the 20% the target allows; the
-    //    windows around it are seconds away. The idle figures of step 4 are printed beside them.
-    type Follow = { sc: Scenario; before: Measured; during: Measured; after: Measured; commitMs: number };
+    //    back to back: beside the indexer with no new block, with one new block shown as its
+    //    warm-up ends (mainnet pace within that window: a block a slot; one block every three
+    //    slots over the whole step), and beside it with no new block again. The while-indexing
+    //    figures are held against the mean of the two windows around them: on this machine kind
+    //    the same window moved by 20-37% between runs minutes apart (bench/README.md, issue #30's
+    //    tenth session), more than the 20% the target allows; the windows around it are seconds
+    //    away. The idle figures of step 4 are printed beside them.
+    type Follow = { sc: Scenario; before: Measured; during: Measured; after: Measured; commitMs: number; appliedMs: number };
     const indexing: Follow[] = [];
     let indexingNote = '';
     const again = expanded.filter((sc) => sc.server === 'uncached' && sc.connections === uncachedConnections);
     const slotSeconds = followEveryMs / 1000;
-    // Blocks the replay node holds after the first one (0: not measured): one per scenario at least.
-    const followBlocks = envInt('BENCH_API_FOLLOW_BLOCKS', again.length, 0);
-    if (followBlocks > 0) {
+    // 0 skips this step; otherwise the replay node holds one block per scenario after the first.
+    if (envInt('BENCH_API_FOLLOW_BLOCKS', again.length, 0) > 0) {
       const [tipRow] = await st.ch.query<{ hash: string; ts: string }>('SELECT hash, toString(toUnixTimestamp(timestamp)) AS ts FROM blocks WHERE number = {n:UInt64}', { n: chain.blocks - 1 });
       const tipN = chain.blocks - 1;
       const followStore = buildResponseStore(
-        { blocks: Math.max(followBlocks, again.length), seed: seed + 4, txsPerBlock: 200, genesisTime: Number(tipRow!.ts) - 12 * tipN, start: { number: tipN + 1, parentHash: tipRow!.hash } },
+        { blocks: again.length, seed: seed + 4, txsPerBlock: 200, genesisTime: Number(tipRow!.ts) - 12 * tipN, start: { number: tipN + 1, parentHash: tipRow!.hash } },
         { traces: 'callTracer' },
       );
       const storePath = path.join(dir, 'follow.responses');
@@ -694,12 +695,15 @@ export async function main(): Promise<number> {
       let blocks = 0;
       let txsIndexed = 0;
       let lane: Promise<void> = Promise.resolve();
+      /** When the lane last finished applying what was due. */
+      let appliedAt = 0;
       ix.on('block', (e: { blocks: unknown[]; summary: { txs: number } }) => {
         blocks += e.blocks.length;
         txsIndexed += e.summary.txs;
         lane = lane
           .then(async () => {
             while ((await accounting.due()) > 0) await accounting.run();
+            appliedAt = performance.now();
           })
           .catch((err: Error) => void (failure ??= `reads while indexing: the accounting lane failed: ${err.message}`));
       });
@@ -711,6 +715,8 @@ export async function main(): Promise<number> {
       const settled = async (n: number) => {
         await ix.waitFor(n, 120_000);
         for (const until = Date.now() + 120_000; (await laneAt()) < n; ) {
+          // The lane's failure is the cause: no need to wait it out.
+          if (failure) throw new Error(failure);
           if (Date.now() > until) throw new Error(`reads while indexing: the accounting lane did not reach block ${n} within 120 s`);
           await new Promise((r) => setTimeout(r, 20));
         }
@@ -725,8 +731,9 @@ export async function main(): Promise<number> {
           `each such window sits between two windows of the same length with no new block, whose mean it is held against; first block committed and applied ` +
           `${fmt((performance.now() - i0) / 1000, 1)} s after the start`,
       );
-      // BENCH_API_FOLLOW_PROFILE=<file>: the main thread's CPU profile of the while-indexing
-      // windows (what the indexer and the lane take from the reads), written for node --cpu-prof's readers.
+      // BENCH_API_FOLLOW_PROFILE=<file>: the main thread's CPU profile of the first scenario's
+      // window with a block (what the indexer and the lane take from the reads; the profiler's
+      // sampling weighs on that window alone), written for node --cpu-prof's readers.
       const profileTo = process.env.BENCH_API_FOLLOW_PROFILE;
       let profile: object | undefined;
       for (const sc of again) {
@@ -734,9 +741,13 @@ export async function main(): Promise<number> {
         const n = ++shown;
         const profiler = profileTo && !profile ? await startCpuProfile() : undefined;
         let shownAt = 0;
+        let showing: Promise<void> = Promise.resolve();
+        // At the end of the window's warm-up, as the generator starts its own (within a few ms).
         const show = setTimeout(() => {
           shownAt = performance.now();
-          node.show(n).catch((err: Error) => void (failure ??= `reads while indexing: the replay node did not show block ${n}: ${err.message}`));
+          showing = node.show(n);
+          // Awaited after the window; marked handled so a window that throws first leaves no stray rejection.
+          showing.catch(() => undefined);
         }, warmup * 1000);
         let committedAt = 0;
         void ix.waitFor(n, 120_000).then(
@@ -746,16 +757,19 @@ export async function main(): Promise<number> {
         const during = await measure(sc, `${sc.name} while indexing`, slotSeconds);
         if (profiler) profile = await profiler.stop();
         clearTimeout(show);
+        await showing;
         await settled(n);
         const commitMs = committedAt - shownAt;
+        const appliedMs = appliedAt - shownAt;
         const after = await measure(sc, `${sc.name} beside the indexer, no new block again`, slotSeconds);
-        indexing.push({ sc, before, during, after, commitMs });
-        // It kept up: each block committed within the slot it was shown in.
-        if (commitMs > followEveryMs) failure ??= `reads while indexing: block ${n} took ${fmt(commitMs)} ms to commit, more than a slot (${fmt(followEveryMs)} ms)`;
+        indexing.push({ sc, before, during, after, commitMs, appliedMs });
+        // It kept up: each block committed and applied by the lane within the slot it was shown
+        // in (so its work fell in its own window, not in the next one's).
+        if (appliedMs > followEveryMs) failure ??= `reads while indexing: block ${n} took ${fmt(appliedMs)} ms to commit and apply, more than a slot (${fmt(followEveryMs)} ms)`;
       }
       if (profile && profileTo) fs.writeFileSync(profileTo, JSON.stringify(profile));
       indexingNote =
-        `${blocks} blocks (${fmt(txsIndexed)} txs) committed, one in each while-indexing window, ${indexing.map((f) => `${fmt(f.commitMs)}`).join(', ')} ms from shown to committed; ` +
+        `${blocks} blocks (${fmt(txsIndexed)} txs) committed, one in each while-indexing window, ${indexing.map((f) => `${fmt(f.commitMs)}/${fmt(f.appliedMs)}`).join(', ')} ms from shown to committed/applied; ` +
         `indexer at ${fmt(ix.committed ?? 0)}, node head ${fmt(shown)}, accounting lane at ${fmt(await laneAt())}`;
       out(`reads while indexing: ${indexingNote}`);
       detach();
@@ -848,9 +862,9 @@ export async function main(): Promise<number> {
           connections,
           uncachedConnections: uncachedLevels,
           scenarios: results.map(({ sc, res, apiCpu, others }) => ({ name: sc.name, connections: sc.connections, rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, statuses: res.statuses, apiCpuS: apiCpu, othersCpuS: others })),
-          whileIndexing: indexing.map(({ sc, before, during, after, commitMs }) => {
+          whileIndexing: indexing.map(({ sc, before, during, after, commitMs, appliedMs }) => {
             const w = ({ res, apiCpu, others }: Measured) => ({ rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, apiCpuS: apiCpu, othersCpuS: others });
-            return { name: sc.name, connections: sc.connections, seconds: slotSeconds, commitMs, before: w(before), during: w(during), after: w(after) };
+            return { name: sc.name, connections: sc.connections, seconds: slotSeconds, commitMs, appliedMs, before: w(before), during: w(during), after: w(after) };
           }),
           cachedOverCeiling: ratio,
           pointStore: { connections: uncachedConnections, rps: point.rps, p50ms: point.p50ms, p99ms: point.p99ms, requests: point.requests },
@@ -858,7 +872,8 @@ export async function main(): Promise<number> {
         }),
     );
   } catch (e) {
-    failure = (e as Error).stack ?? String(e);
+    // A failure noted before (the lane's, say) is the cause of what threw after it: kept first.
+    failure = failure ? `${failure}; then ${(e as Error).message}` : ((e as Error).stack ?? String(e));
     process.stderr.write(`bench-api failed: ${failure}\n`);
   } finally {
     await indexer?.stop().catch(() => undefined);
