@@ -58,7 +58,7 @@ import { accountingLane } from '../src/derived/lanes/accounting.js';
 import type { LaneEnv } from '../src/derived/lane.js';
 import { CHAIN_LANE, commitBlocks, getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { CpuAccount, listCpu, loadavg, machineInfo } from './sysinfo.js';
-import { TARGETS, evaluate, targetLine, type Target } from './report.js';
+import { TARGETS, evaluate, median, targetLine, type Target } from './report.js';
 import { envInt, runIfMain } from './run-main.js';
 import { buildResponseStore, saveResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
@@ -566,6 +566,8 @@ export async function main(): Promise<number> {
         (pid, p) => (pid === gen!.pid ? 'generator' : pid === bare!.pid ? 'ceiling' : pid === pointGen!.pid ? 'point lookups' : p.comm),
       );
     type Measured = { sc: Scenario; res: LoadResult; cpu: string; apiCpu: number; others: number };
+    /** A window's figures as the JSON line gives them. */
+    const figures = ({ res, apiCpu, others }: Measured) => ({ rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, apiCpuS: apiCpu, othersCpuS: others });
     const results: Measured[] = [];
     /** One scenario under load: its line, its CPU by thread and process, its store queries per request. */
     const measure = async (sc: Scenario, label = sc.name, windowSeconds = seconds): Promise<Measured> => {
@@ -763,9 +765,6 @@ export async function main(): Promise<number> {
         const appliedMs = appliedAt - shownAt;
         const after = await measure(sc, `${sc.name} beside the indexer, no new block again`, slotSeconds);
         indexing.push({ sc, before, during, after, commitMs, appliedMs });
-        // It kept up: each block committed and applied by the lane within the slot it was shown
-        // in (so its work fell in its own window, not in the next one's).
-        if (appliedMs > followEveryMs) failure ??= `reads while indexing: block ${n} took ${fmt(appliedMs)} ms to commit and apply, more than a slot (${fmt(followEveryMs)} ms)`;
       }
       if (profile && profileTo) fs.writeFileSync(profileTo, JSON.stringify(profile));
       indexingNote =
@@ -785,9 +784,7 @@ export async function main(): Promise<number> {
     const searchAt = (c: number) => results.find((x) => x.sc.search && x.sc.connections === c)!.res.p99ms;
     out(`cached / ceiling: ${ratio.toFixed(2)} (${fmt(cached.rps)} / ${fmt(ceiling.rps)} req/s)`);
     const pairCosts = limiterPairs.map(([plain, limited]) => 1 - limited.rps / plain.rps);
-    const sortedCosts = [...pairCosts].sort((a, b) => a - b);
-    const mid = sortedCosts.length >> 1;
-    const limiterCost = sortedCosts.length % 2 ? sortedCosts[mid]! : (sortedCosts[mid - 1]! + sortedCosts[mid]!) / 2;
+    const limiterCost = median(pairCosts);
     out(
       `rate limiter cost on the cached endpoint: ${(limiterCost * 100).toFixed(1)}%, the median of ${limiterPairs.length} pairs ` +
         `(${limiterPairs.map(([plain, limited], i) => `${(pairCosts[i]! * 100).toFixed(1)}%: ${fmt(limited.rps)} vs ${fmt(plain.rps)} req/s`).join('; ')}); ` +
@@ -817,6 +814,13 @@ export async function main(): Promise<number> {
         { area: 'api', name: `${sc.name}: req/s at ${c} connections`, unit: 'req/s', value: res?.rps ?? null, bound: want.rps, kind: 'atLeast', boundIs: `target${share}`, note },
         { area: 'api', name: `${sc.name}: p99 at ${c} connections`, unit: 'ms', value: res?.p99ms ?? null, bound: want.p99Ms, kind: 'below', boundIs: 'target', note },
       );
+    }
+    // It kept up: each block committed and applied by the lane within the slot it was shown in
+    // (so its work fell in its own window). A target, not a failure: a short slot on a busy
+    // machine (the tests' tiny run) may miss it without anything being wrong.
+    if (indexing.length) {
+      const slowest = Math.max(...indexing.map((f) => f.appliedMs));
+      targets.push({ area: 'api', name: 'reads while indexing: a block committed and applied within its slot', unit: 'ms', value: slowest, bound: followEveryMs, kind: 'below', boundIs: 'the slot', note: indexingNote });
     }
     for (const { sc, before, during, after } of indexing) {
       const idle = results.find((x) => x.sc.name === sc.name && x.sc.connections === sc.connections)!.res;
@@ -861,11 +865,17 @@ export async function main(): Promise<number> {
           loadSeconds: seconds,
           connections,
           uncachedConnections: uncachedLevels,
-          scenarios: results.map(({ sc, res, apiCpu, others }) => ({ name: sc.name, connections: sc.connections, rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, statuses: res.statuses, apiCpuS: apiCpu, othersCpuS: others })),
-          whileIndexing: indexing.map(({ sc, before, during, after, commitMs, appliedMs }) => {
-            const w = ({ res, apiCpu, others }: Measured) => ({ rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, apiCpuS: apiCpu, othersCpuS: others });
-            return { name: sc.name, connections: sc.connections, seconds: slotSeconds, commitMs, appliedMs, before: w(before), during: w(during), after: w(after) };
-          }),
+          scenarios: results.map((m) => ({ name: m.sc.name, connections: m.sc.connections, ...figures(m), statuses: m.res.statuses })),
+          whileIndexing: indexing.map(({ sc, before, during, after, commitMs, appliedMs }) => ({
+            name: sc.name,
+            connections: sc.connections,
+            seconds: slotSeconds,
+            commitMs,
+            appliedMs,
+            before: figures(before),
+            during: figures(during),
+            after: figures(after),
+          })),
           cachedOverCeiling: ratio,
           pointStore: { connections: uncachedConnections, rps: point.rps, p50ms: point.p50ms, p99ms: point.p99ms, requests: point.requests },
           targets: evaluated,
@@ -873,7 +883,7 @@ export async function main(): Promise<number> {
     );
   } catch (e) {
     // A failure noted before (the lane's, say) is the cause of what threw after it: kept first.
-    failure = failure ? `${failure}; then ${(e as Error).message}` : ((e as Error).stack ?? String(e));
+    failure = failure && failure !== (e as Error).message ? `${failure}; then ${(e as Error).message}` : (failure ?? (e as Error).stack ?? String(e));
     process.stderr.write(`bench-api failed: ${failure}\n`);
   } finally {
     await indexer?.stop().catch(() => undefined);

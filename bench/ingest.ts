@@ -41,10 +41,10 @@ import { setLogLevel, type Logger } from '../src/log.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { buildResponseStore, saveResponseStore, type BlockMethod, type ResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
-import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, medianBy, parseOnly, pointInsertsOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
+import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, pointInsertsOnly, traceMethodOf, workersOnly, type Variant } from './parts.js';
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
-import { evaluate, ingestTargets, pipelineBound, redactUrl, targetLine } from './report.js';
+import { evaluate, ingestTargets, medianBy, pipelineBound, redactUrl, targetLine } from './report.js';
 import { envInt, envList, runIfMain } from './run-main.js';
 
 /** " (median of 3 passes: 2.41, 2.37, 2.52 s)" after a part's figure (nothing for one pass). */

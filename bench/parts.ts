@@ -19,6 +19,7 @@ import type { PgStore } from '../src/storage/postgres/store.js';
 import { insertPoints } from '../src/storage/postgres/points.js';
 import type { IngestResult, IngestTask } from '../workers/ingest.js';
 import { blockKey, lookup, type BlockMethod, type ResponseStore } from './responses.js';
+import { median } from './report.js';
 
 export type Variant = 'geth' | 'erigon';
 
@@ -35,8 +36,6 @@ export function fetchedKeys(head: number, variant: Variant): string[] {
 }
 
 /** The middle one of `xs` by `by` (the upper middle of an even count). */
-export const medianBy = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
-const median = (xs: number[]): number => medianBy(xs, (x) => x);
 
 /**
  * JSON.parse of every response in `keys` once per pass, one thread, timed around JSON.parse

@@ -124,8 +124,8 @@ function answer(store: ResponseStore, c: Call, head: number): { result: Buffer }
 
 /** Starts the server in this process on 127.0.0.1 and a free port. */
 export async function startReplayServer(store: ResponseStore, port = 0, held?: HeldHead): Promise<ReplayServer> {
+  /** The head the node answers with (the store's last block unless held). */
   let shown = held ? Math.min(store.head, held.head) : store.head;
-  const headNow = () => shown;
   const callsPerMethod: Record<string, number> = {};
   const st = { httpRequests: 0, calls: 0, bytesOut: 0, maxConcurrent: 0 };
   let concurrent = 0;
@@ -150,7 +150,7 @@ export async function startReplayServer(store: ResponseStore, port = 0, held?: H
         st.calls++;
         const m = String(c.method);
         callsPerMethod[m] = (callsPerMethod[m] ?? 0) + 1;
-        const a = answer(store, c, headNow());
+        const a = answer(store, c, shown);
         const id = Buffer.from(JSON.stringify(c.id ?? null));
         if ('result' in a) pieces.push(PRE, id, MID_RESULT, a.result, END);
         else pieces.push(PRE, id, Buffer.from(',"error":' + JSON.stringify(a.error)), END);
@@ -259,21 +259,23 @@ export async function forkReplayServer(storePath: string, opts: { timeoutMs?: nu
   }
   if (ready.type !== 'ready') throw new Error('replay server: unexpected first message');
   const send = (m: ToChild) => child.send(m);
+  /** One command and its reply (the child answers in order). */
+  const ask = async <T extends FromChild['type']>(m: ToChild, type: T): Promise<Extract<FromChild, { type: T }>> => {
+    const p = next(type);
+    send(m);
+    const r = await p;
+    if (r.type !== type) throw new Error('replay server: unexpected reply');
+    return r as Extract<FromChild, { type: T }>;
+  };
   return {
     url: ready.url,
     port: ready.port,
     pid: child.pid!,
     async show(n) {
-      const p = next('shown');
-      send({ cmd: 'show', head: n });
-      if ((await p).type !== 'shown') throw new Error('replay server: unexpected reply');
+      await ask({ cmd: 'show', head: n }, 'shown');
     },
     async stats() {
-      const p = next('stats');
-      send({ cmd: 'stats' });
-      const m = await p;
-      if (m.type !== 'stats') throw new Error('replay server: unexpected reply');
-      return m.stats;
+      return (await ask({ cmd: 'stats' }, 'stats')).stats;
     },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,10 +1,15 @@
 // Benchmark targets and the one report `make bench` writes: each figure beside its ceiling or
 // target from the same run, the ratio and MET / NOT MET, rendered as markdown and JSON. Pure
-// (no I/O but writeReport), so the verdicts and the report's shape are unit-tested.
+// (no I/O but writeReport), so the verdicts and the report's shape are unit-tested. Also the
+// median the benchmarks take of repeated passes and pairs.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MachineInfo } from './sysinfo.js';
+
+/** The middle element by `by` (of an even count, the upper of the two middle ones). */
+export const medianBy = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
+export const median = (xs: readonly number[]): number => medianBy(xs, (x) => x);
 
 /** Issues #21's and #30's figures, in one place so the benchmarks and the report cannot disagree. */
 export const TARGETS = {

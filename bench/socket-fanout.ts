@@ -17,7 +17,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import uWS from 'uWebSockets.js';
 import { machineInfo, loadavg } from './sysinfo.js';
-import { evaluate, type Target } from './report.js';
+import { evaluate, median, type Target } from './report.js';
 import { startServer } from '../src/api/server.js';
 import { Hub } from '../src/api/socket/hub.js';
 import { SocketAdmitter } from '../src/api/socket/admission.js';
@@ -238,7 +238,6 @@ async function measure(clients: Clients, publish: () => void, frameBytes: number
   return out;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const limit = fdLimit();

