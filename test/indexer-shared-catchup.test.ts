@@ -124,11 +124,17 @@ async function shareCatchup(t: Test, node: { url: string; variant: string }, hea
       const seen = (await insertedClaims()).find((c) => c.pid !== leader);
       if (!seen) return false;
       process.kill(seen.pid, 'SIGSTOP');
-      const [held] = await insertedClaims(seen.pid);
-      if (!held) {
-        process.kill(seen.pid, 'SIGCONT');
-        return false;
+      // What it sent before it stopped may still be running in PostgreSQL: a COMMIT of its
+      // markStored in flight would make the range stored after we read it as claimed (seen once
+      // in CI: no survivor had anything to take over). Read its claims once that has settled.
+      let held: { pid: number; from: number; to: number } | undefined;
+      try {
+        await new Promise((r) => setTimeout(r, 1000));
+        [held] = await insertedClaims(seen.pid);
+      } finally {
+        if (!held) process.kill(seen.pid, 'SIGCONT');
       }
+      if (!held) return false;
       process.kill(seen.pid, 'SIGKILL');
       victim = held;
       return true;
