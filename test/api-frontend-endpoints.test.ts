@@ -10,6 +10,7 @@ import { parseUnits } from 'viem';
 import { apiWithDerived, walk } from './helpers/api-derived.js';
 import { rpcCall } from './helpers/api.js';
 import { devAccount, TOPIC_TRANSFER } from './helpers/devnet.js';
+import { minedIn, sendMined } from './helpers/rpc.js';
 import { loadOpenApi, responseSchema, validate, OPENAPI_FILE, type OpenApiDoc } from './helpers/openapi.js';
 import { clock } from '../src/api/routes/clock.js';
 import { HOT_BATCH } from '../src/api/routes/hot-contracts.js';
@@ -48,13 +49,19 @@ t.test('frontend endpoints on the devnet scenario', async (t) => {
   const api = await apiWithDerived(t, {
     async before(devnet) {
       const call = <T>(m: string, p: unknown[] = []) => rpcCall<T>(devnet.url, m, p);
-      for (let i = 0; i < EXTRA; i++) await call('eth_sendTransaction', [{ from: sender, to: SINK, value: '0x1' }]);
+      // Each one mined before the next call: anvil can answer a send before its block exists, and a
+      // timestamp set meanwhile went to another block than the one meant (a CI run found day 1's
+      // 06:00 block missing from the hourly window).
+      for (let i = 0; i < EXTRA; i++) await sendMined(devnet.url, { from: sender, to: SINK, value: '0x1' });
       const latest = await call<{ timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
       day0 = Math.floor((Number(latest.timestamp) * 1000) / DAY) * DAY;
       // Blocks on the next two days: one at 06:00 and one at 18:00 of day 1, two at 03:00 of day 2.
       for (const at of [DAY + 6 * 3600_000, DAY + 18 * 3600_000, 2 * DAY + 3 * 3600_000, 2 * DAY + 3 * 3600_000 + 12_000]) {
-        await call('evm_setNextBlockTimestamp', [Math.floor((day0 + at) / 1000)]);
-        await call('eth_sendTransaction', [{ from: sender, to: SINK, value: '0x2' }]);
+        const want = Math.floor((day0 + at) / 1000);
+        await call('evm_setNextBlockTimestamp', [want]);
+        const n = await minedIn(devnet.url, await call<string>('eth_sendTransaction', [{ from: sender, to: SINK, value: '0x2' }]));
+        const { timestamp } = await call<{ timestamp: string }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+        if (Number(timestamp) !== want) throw new Error(`the transaction meant for ${new Date(want * 1000).toISOString()} was mined at ${new Date(Number(timestamp) * 1000).toISOString()}`);
       }
     },
   });
