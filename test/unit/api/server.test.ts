@@ -62,8 +62,16 @@ t.test('server around a stub handler', async (t) => {
 });
 
 t.test('stopping: requests in progress are answered first, at most drainMs', async (t) => {
+  // When each request's handler began and ended: what close() waited for is told from these, not
+  // from sleeps (a loaded CI machine once made the test's own 50 ms wait last longer than the
+  // handler's rest, and close() looked too quick).
+  const began = new Map<string, () => void>();
+  const inHandler = (path: string) => new Promise<void>((r) => began.set(path, r));
+  const answeredAt = new Map<string, number>();
   const handle = async (req: ApiRequest): Promise<ApiReply> => {
+    began.get(req.path)?.();
     await new Promise((r) => setTimeout(r, req.path === '/long' ? 2000 : 300));
+    answeredAt.set(req.path, Date.now());
     return { status: 200, headers: { 'content-type': 'text/plain' }, body: `done ${req.path}` };
   };
   const get = (port: number, path: string) =>
@@ -77,20 +85,21 @@ t.test('stopping: requests in progress are answered first, at most drainMs', asy
         .on('error', reject);
     });
   const server = await startServer({ handle, host: '127.0.0.1', port: 0, log: createLogger('test-server') });
+  const slowBegan = inHandler('/slow');
   const pending = get(server.port, '/slow');
-  await new Promise((r) => setTimeout(r, 50));
-  const started = Date.now();
+  await slowBegan;
   await server.close();
-  t.ok(Date.now() - started >= 200, 'close() waited for the request in progress');
+  const closedAt = Date.now();
+  t.ok(answeredAt.has('/slow') && closedAt >= answeredAt.get('/slow')!, 'close() waited for the request in progress');
   t.same(await pending, { status: 200, body: 'done /slow' }, 'which was answered whole');
   await t.rejects(get(server.port, '/after'), 'no new connection is taken');
 
   const cut = await startServer({ handle, host: '127.0.0.1', port: 0, drainMs: 100, log: createLogger('test-server') });
+  const longBegan = inHandler('/long');
   const long = get(cut.port, '/long').catch((e) => e);
-  await new Promise((r) => setTimeout(r, 50));
-  const at = Date.now();
+  await longBegan;
   await cut.close();
-  t.ok(Date.now() - at < 1000, 'a request longer than drainMs does not hold the stop');
+  t.notOk(answeredAt.has('/long'), 'a request longer than drainMs does not hold the stop');
   await long;
 });
 
