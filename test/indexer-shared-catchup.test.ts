@@ -125,8 +125,9 @@ async function shareCatchup(t: Test, node: { url: string; variant: string }, hea
       if (!seen) return false;
       process.kill(seen.pid, 'SIGSTOP');
       // What it sent before it stopped may still be running in PostgreSQL: a COMMIT of its
-      // markStored in flight would make the range stored after we read it as claimed (seen once
-      // in CI: no survivor had anything to take over). Read its claims once that has settled.
+      // markStored in flight makes the range stored after we read it as claimed. That is the one
+      // cause found for a CI run in which no survivor took the range over (not reproduced here).
+      // Its claims are read once that has settled.
       let held: { pid: number; from: number; to: number } | undefined;
       try {
         await new Promise((r) => setTimeout(r, 1000));
