@@ -35,8 +35,6 @@ export function fetchedKeys(head: number, variant: Variant): string[] {
   return keys;
 }
 
-/** The middle one of `xs` by `by` (the upper middle of an even count). */
-
 /**
  * JSON.parse of every response in `keys` once per pass, one thread, timed around JSON.parse
  * only (the utf-8 decoding of the bytes is outside the timer); the median of `passes` passes.

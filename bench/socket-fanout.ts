@@ -238,7 +238,6 @@ async function measure(clients: Clients, publish: () => void, frameBytes: number
   return out;
 }
 
-
 async function main(): Promise<void> {
   const limit = fdLimit();
   let count = Number(process.env.BENCH_SOCKETS ?? 10_000);
