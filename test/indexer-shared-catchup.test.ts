@@ -99,23 +99,31 @@ async function shareCatchup(t: Test, node: { url: string; variant: string }, hea
 
   // A claimer that is not the leader, holding a range whose rows are in ClickHouse: kill -9. It is
   // stopped (SIGSTOP) first, so that what it holds is looked at while it cannot move on.
+  //
+  // What is read before the stop can be stale by the time the stop lands: a range read as claimed
+  // may have been marked stored since (its claimer waits only `pauseMs` after the insert). So the
+  // reads are one PostgreSQL query and one ClickHouse query, the stop follows them at once, and
+  // the claims are read again once the stopped process's last statements have settled (a COMMIT
+  // of its markStored may still be running in PostgreSQL). Two CI runs failed here on a loaded
+  // machine while one ClickHouse query per claimed range ran between the two.
   const insertedClaims = async (pid?: number) => {
-    const claimed = await shared.pg.query<{ from_block: number; to_block: number; owner: string }>(
-      "SELECT from_block, to_block, owner FROM backfill_ranges WHERE state = 'claimed'",
-    );
-    const out: { pid: number; from: number; to: number }[] = [];
-    for (const r of claimed) {
-      const owner = Number(r.owner.split(':')[1]);
-      if ((pid !== undefined && owner !== pid) || !byPid.has(owner)) continue;
-      const [n] = await shared.ch.query<{ n: string }>('SELECT count() AS n FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}', {
-        a: r.from_block,
-        b: r.to_block,
-      });
-      if (Number(n.n) > 0) out.push({ pid: owner, from: Number(r.from_block), to: Number(r.to_block) });
-    }
-    return out;
+    const claimed = (
+      await shared.pg.query<{ from_block: number; to_block: number; owner: string }>(
+        "SELECT from_block, to_block, owner FROM backfill_ranges WHERE state = 'claimed'",
+      )
+    )
+      .map((r) => ({ pid: Number(r.owner.split(':')[1]), from: Number(r.from_block), to: Number(r.to_block) }))
+      .filter((c) => (pid === undefined || c.pid === pid) && byPid.has(c.pid));
+    if (!claimed.length) return [];
+    const stored = await shared.ch.query<{ number: string }>('SELECT number FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}', {
+      a: Math.min(...claimed.map((c) => c.from)),
+      b: Math.max(...claimed.map((c) => c.to)),
+    });
+    const numbers = stored.map((r) => Number(r.number));
+    return claimed.filter((c) => numbers.some((n) => n >= c.from && n <= c.to));
   };
   let victim: { pid: number; from: number; to: number } | undefined;
+  const seenSoFar = { candidates: 0, storedMeanwhile: 0 };
   const tails = () => procs.map((p) => `--- pid ${p.pid}\n${p.log().slice(-3000)}`).join('\n');
   await waitFor(
     'a non-leader holding a claimed range with rows inserted',
@@ -124,10 +132,7 @@ async function shareCatchup(t: Test, node: { url: string; variant: string }, hea
       const seen = (await insertedClaims()).find((c) => c.pid !== leader);
       if (!seen) return false;
       process.kill(seen.pid, 'SIGSTOP');
-      // What it sent before it stopped may still be running in PostgreSQL: a COMMIT of its
-      // markStored in flight makes the range stored after we read it as claimed. That is the one
-      // cause found for a CI run in which no survivor took the range over (not reproduced here).
-      // Its claims are read once that has settled.
+      seenSoFar.candidates++;
       let held: { pid: number; from: number; to: number } | undefined;
       try {
         await new Promise((r) => setTimeout(r, 1000));
@@ -135,16 +140,20 @@ async function shareCatchup(t: Test, node: { url: string; variant: string }, hea
       } finally {
         if (!held) process.kill(seen.pid, 'SIGCONT');
       }
-      if (!held) return false;
+      if (!held) {
+        seenSoFar.storedMeanwhile++;
+        return false;
+      }
       process.kill(seen.pid, 'SIGKILL');
       victim = held;
       return true;
     },
     60_000,
   ).catch((e: Error) => {
-    throw new Error(`${e.message}\n${tails()}`);
+    throw new Error(`${e.message} (${JSON.stringify(seenSoFar)})\n${tails()}`);
   });
   t.ok(victim, `killed pid ${victim!.pid} holding range ${victim!.from}-${victim!.to} with its rows inserted`);
+  t.comment(`claimers stopped and looked at: ${seenSoFar.candidates}, of which their range was stored meanwhile: ${seenSoFar.storedMeanwhile}`);
   byPid.delete(victim!.pid);
 
   await waitFor('the checkpoint to reach the head', async () => (await checkpoint(shared)) >= head, 90_000);
