@@ -50,12 +50,13 @@ export interface DerivedOptions {
   sampleSize?: number;
   /** Share of wall time the lanes together may work while the indexer catches up (0..1]. Default 0.1. */
   catchUpShare?: number;
+  /** How long a bulk commit (more than BULK_BLOCKS blocks) keeps the lanes paced. Default 3 s. */
+  bulkHoldMs?: number;
   log?: Logger;
 }
 
-/** A commit of more blocks than this is bulk ingest; it holds the lanes' pacing BULK_HOLD_MS. */
+/** A commit of more blocks than this is bulk ingest; it holds the lanes' pacing for bulkHoldMs. */
 const BULK_BLOCKS = 4;
-const BULK_HOLD_MS = 3_000;
 /** Blocks behind the node beyond which the indexer counts as catching up. */
 const CATCH_UP_LAG = 64;
 /** 'derived' events are at most this often (a burst of lane steps after a block makes one or two). */
@@ -80,8 +81,9 @@ export class Derived extends EventEmitter {
   private turnWaiters: (() => void)[] = [];
   private loops: Promise<void>[] = [];
   private readonly sleeper = new Sleeper();
-  /** Steps running now, and a counter bumped whenever one starts or ends (for settle()). */
+  /** Steps running now (settle()). */
   private busy = 0;
+  /** Steps that did something or failed (settle()). */
   private generation = 0;
   /** Items processed per lane since start (observability, tests). */
   readonly counts: Record<string, number> = {};
@@ -113,6 +115,7 @@ export class Derived extends EventEmitter {
       nftMaxAttempts: opts.nftMaxAttempts ?? 8,
       sampleSize: opts.sampleSize ?? 8,
       catchUpShare: Math.min(1, Math.max(0.01, opts.catchUpShare ?? 0.1)),
+      bulkHoldMs: opts.bulkHoldMs ?? 3_000,
     };
     this.log = opts.log ?? createLogger('derived');
     this.history = new NodeHistory(this.o.pg, this.log, this.o.rpc.url);
@@ -147,7 +150,7 @@ export class Derived extends EventEmitter {
       // Commits of several blocks at once are bulk ingest (at the head the indexer commits the
       // node's blocks one or two at a time), even within CATCH_UP_LAG of the head.
       const committed = indexer.stats.committed ?? -1;
-      if (committed - this.lastCommitted > BULK_BLOCKS) this.bulkUntil = Date.now() + BULK_HOLD_MS;
+      if (committed - this.lastCommitted > BULK_BLOCKS) this.bulkUntil = Date.now() + this.o.bulkHoldMs;
       this.lastCommitted = committed;
       if (!this.catchingUp()) this.wake();
     });
@@ -221,8 +224,10 @@ export class Derived extends EventEmitter {
       const gen = this.generation;
       const due = await Promise.all(this.lanes.map(async (l) => [l.name, await l.due()] as const));
       const left = due.filter(([, n]) => n > 0);
-      // Claimed work is leased (not due) while a step runs: settled only if no step ran meanwhile,
-      // and once the last change has been announced ('derived' event).
+      // Claimed work is leased (not due) while a step runs: settled only if no step is running and
+      // none that did something (or failed) ended meanwhile, and once the last change has been
+      // announced ('derived' event). Steps that found nothing do not count: idle lanes poll every
+      // pollMs, and counting them kept a settle of tests' 50 ms polls waiting for seconds.
       if (!left.length && this.busy === 0 && gen === this.generation && !this.eventTimer) return;
       if (Date.now() > end) throw new Error(`derived lanes did not settle (due: ${left.map(([n, k]) => `${n} ${k}`).join(', ') || 'none; a step was running'})`);
       await new Promise((r) => setTimeout(r, 100));
@@ -244,8 +249,8 @@ export class Derived extends EventEmitter {
         }
       }
       let n = 0;
+      let failed = false;
       this.busy++;
-      this.generation++;
       const started = performance.now();
       try {
         n = await lane.run();
@@ -254,6 +259,7 @@ export class Derived extends EventEmitter {
         if (n > 0) this.changed(name);
       } catch (e) {
         failures++;
+        failed = true;
         // A step may have written part of its work before it failed.
         this.changed(name);
         this.log.warn(`${name} lane step failed`, { error: (e as Error).message, failures });
@@ -261,7 +267,7 @@ export class Derived extends EventEmitter {
         this.stepMs[name] = (this.stepMs[name] ?? 0) + performance.now() - started;
         this.steps[name] = (this.steps[name] ?? 0) + 1;
         this.busy--;
-        this.generation++;
+        if (n > 0 || failed) this.generation++;
         if (release) {
           const took = performance.now() - started;
           this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(30_000, took * (1 / this.o.catchUpShare - 1)));
