@@ -156,20 +156,41 @@ export async function saveContractCode(pg: PgStore, address: string, code: strin
 // ---- coin balances --------------------------------------------------------------------------
 
 /**
- * Due (address, block) pairs at or below `maxBlock`, oldest first, only the earliest pending
- * block of each address (so deltas are taken in chain order).
+ * Due (address, block) pairs at or below `maxBlock`: for up to `addresses` addresses whose
+ * earliest pending pair is due (oldest first), that pair and the ones after it, up to `run` per
+ * address, in chain order (deltas are taken in chain order).
+ *
+ * Only the earliest pending pair of an address is ever locked and tested for being due: while a
+ * step holds it (leased) or it waits for a retry, none of the address's later pairs can be taken,
+ * by this process or another. The later pairs of a run are taken with it under that lock. One
+ * pair per address a step made an address touched in every block (a miner, a busy contract) take
+ * one step per block.
  */
-export async function claimCoinBalances(pg: PgStore, maxBlock: number, limit: number): Promise<{ address: string; block_number: number; attempts: number }[]> {
-  return pg.query(
-    `UPDATE coin_balance_pending p SET next_at = ${LEASE} WHERE (p.address, p.block_number) IN (
-       SELECT q.address, q.block_number FROM coin_balance_pending q
+export async function claimCoinBalances(
+  pg: PgStore,
+  maxBlock: number,
+  addresses: number,
+  run: number,
+): Promise<{ address: string; block_number: number; attempts: number }[]> {
+  const rows = await pg.query<{ address: string; block_number: string | number; attempts: number }>(
+    `WITH heads AS (
+       SELECT q.address FROM coin_balance_pending q
        WHERE q.block_number <= $1 AND q.next_at <= now()
          AND NOT EXISTS (SELECT 1 FROM coin_balance_pending e WHERE e.address = q.address AND e.block_number < q.block_number)
          AND NOT EXISTS (SELECT 1 FROM addresses a WHERE a.hash = q.address AND a.coin_balance_block = -1)
-       ORDER BY q.block_number LIMIT $2 FOR UPDATE SKIP LOCKED)
+       ORDER BY q.block_number LIMIT $2 FOR UPDATE SKIP LOCKED),
+     runs AS (
+       SELECT r.address, r.block_number FROM heads h CROSS JOIN LATERAL (
+         SELECT f.address, f.block_number FROM coin_balance_pending f
+         WHERE f.address = h.address AND f.block_number <= $1 ORDER BY f.block_number LIMIT $3) r)
+     UPDATE coin_balance_pending p SET next_at = ${LEASE} FROM runs
+     WHERE p.address = runs.address AND p.block_number = runs.block_number
      RETURNING p.address, p.block_number, p.attempts`,
-    [maxBlock, limit],
+    [maxBlock, addresses, run],
   );
+  return rows
+    .map((r) => ({ address: r.address, block_number: Number(r.block_number), attempts: r.attempts }))
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.block_number - b.block_number));
 }
 
 export async function currentCoinBalances(pg: PgStore, addresses: readonly string[]): Promise<Map<string, { value: string | null; block: number | null }>> {
@@ -181,19 +202,32 @@ export async function currentCoinBalances(pg: PgStore, addresses: readonly strin
 }
 
 /**
- * Records fetched balances. `changed` readings move the current balance (value and the block of
- * that change) forward; an unchanged first reading records a zero balance; the pending rows go.
+ * Records fetched balances: the pending rows go, and for the readings whose row was still there
+ * (a rewind meanwhile deleted those of orphaned blocks: they are returned as not kept), `changed`
+ * readings move the current balance (value and the block of that change) forward, the latest of
+ * an address's in one step; an unchanged first reading records a zero balance.
  */
 export async function saveCoinBalances(
   pg: PgStore,
   done: readonly { address: string; block: number; value: string; changed: boolean }[],
 ): Promise<Set<string>> {
   if (!done.length) return new Set();
-  const changed = done.filter((d) => d.changed);
   return pg.tx(async (c) => {
     // A rewind takes the chain checkpoint row first: waiting for it here orders us with it.
     await c.query('SELECT 1 FROM indexer_checkpoints WHERE lane = $1 FOR SHARE', [CHAIN_LANE]);
     await lockRowsInOrder(c, 'addresses', 'hash', [...new Set(done.map((d) => d.address))]);
+    const del = await c.query<{ address: string; block_number: string }>(
+      `DELETE FROM coin_balance_pending p USING unnest($1::text[], $2::bigint[]) AS x(h, b)
+       WHERE p.address = x.h AND p.block_number = x.b RETURNING p.address, p.block_number`,
+      [done.map((d) => d.address), done.map((d) => d.block)],
+    );
+    const kept = new Set(del.rows.map((r) => `${r.address}|${Number(r.block_number)}`));
+    // An orphaned reading must not become an address's balance: the surviving chain's readings
+    // at lower blocks could then never replace it.
+    const saved = done.filter((d) => kept.has(`${d.address}|${d.block}`));
+    const latest = new Map<string, (typeof done)[number]>();
+    for (const d of saved) if (d.changed && (latest.get(d.address)?.block ?? -1) < d.block) latest.set(d.address, d);
+    const changed = [...latest.values()];
     if (changed.length) {
       await c.query(
         `UPDATE addresses a SET coin_balance = x.v::numeric, coin_balance_block = x.b
@@ -204,14 +238,9 @@ export async function saveCoinBalances(
     }
     await c.query(
       `UPDATE addresses SET coin_balance = 0 WHERE hash = ANY($1::text[]) AND coin_balance IS NULL`,
-      [done.filter((d) => !d.changed).map((d) => d.address)],
+      [saved.filter((d) => !d.changed).map((d) => d.address)],
     );
-    const del = await c.query<{ address: string; block_number: string }>(
-      `DELETE FROM coin_balance_pending p USING unnest($1::text[], $2::bigint[]) AS x(h, b)
-       WHERE p.address = x.h AND p.block_number = x.b RETURNING p.address, p.block_number`,
-      [done.map((d) => d.address), done.map((d) => d.block)],
-    );
-    return new Set(del.rows.map((r) => `${r.address}|${Number(r.block_number)}`));
+    return kept;
   });
 }
 
