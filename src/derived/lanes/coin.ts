@@ -91,7 +91,8 @@ async function readings(env: LaneEnv, claimed: { address: string; block_number: 
   await ask([...firsts]);
   const noState = [...outcomes.values()].some((o) => !o.ok && o.error.kind === 'rpc' && isStateUnavailable(o.error));
   const readFirst = new Set([...firsts].filter((d) => outcomes.get(d)!.ok).map((d) => d.address));
-  if (!refused(env) && !noState && !env.history.missing) await ask(due.filter((d) => readFirst.has(d.address) && !firsts.has(d)));
+  // (A refused method leaves no first read, so nothing more is asked.)
+  if (!noState && !env.history.missing) await ask(due.filter((d) => readFirst.has(d.address) && !firsts.has(d)));
   if (refused(env)) {
     // Refused (said once by env.history): not an attempt that failed, nothing to retry.
     await lanes.releaseCoinBalances(pg, due);
