@@ -90,6 +90,32 @@ export function importCycles(files: ReadonlyMap<string, string>): string[] {
   return out;
 }
 
+/** Import specifiers a module loads as it loads (static imports and re-exports, not `import type`, not `import()`). */
+export function loadedSpecifiers(source: string): string[] {
+  const out: string[] = [];
+  const re = /(?:^|[\s;])(?:import|export)\s+(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]/gm;
+  for (let m = re.exec(source); m; m = re.exec(source)) out.push((m[1] ?? m[2])!);
+  return out;
+}
+
+/** Every module (repo-relative, or a package name) that loading `entry` loads, itself included. */
+export function loadedBy(files: ReadonlyMap<string, string>, entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    const source = files.get(f);
+    if (source === undefined) return;
+    for (const spec of loadedSpecifiers(source)) {
+      const to = target(f, spec);
+      const tsx = to.replace(/\.ts$/, '.tsx');
+      visit(!files.has(to) && files.has(tsx) ? tsx : to);
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
 function sources(): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (dir: string) => {
@@ -121,6 +147,22 @@ t.test('no module imports across the map', async (t) => {
   const files = sources();
   t.ok(files.size > 100, `${files.size} files read`);
   t.same(violations(files), []);
+});
+
+t.test('a process loads only the code of what it runs', async (t) => {
+  const files = sources();
+  t.same(
+    [...loadedBy(new Map([['src/a.ts', "import type { X } from './indexer/x.js';\nimport { y, type Z } from './y.js';\nexport { w } from './w.js';\nconst v = await import('./v.js');"], ['src/y.ts', "import 'piscina';"]]), 'src/a.ts')].sort(),
+    ['piscina', 'src/a.ts', 'src/w.ts', 'src/y.ts'],
+    'the walk follows what loads, not types or import()',
+  );
+  const INDEXER = /^(src\/(indexer|derived|devnet)\/|workers\/|piscina$)/;
+  for (const role of ['src/bin/role-api.ts', 'src/bin/role-ui.ts', 'src/bin/role-notifier.ts']) {
+    t.same([...loadedBy(files, role)].filter((m) => INDEXER.test(m)), [], `${role} loads no indexer, derived-lane, devnet or worker code`);
+  }
+  // `explorer --help`, `migrate` or `account create` load a role's modules only when they run it.
+  const cli = [...loadedBy(files, 'src/bin/explorer.ts')];
+  t.same(cli.filter((m) => /^src\/(bin\/(role|start)|api|ui|indexer|derived|notify|account\/(app|cli|admin-cli)\.ts)/.test(m)), [], 'src/bin/explorer.ts loads no role before it runs one');
 });
 
 t.test('no modules import each other in a circle', async (t) => {

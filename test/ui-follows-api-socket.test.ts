@@ -11,7 +11,7 @@ import { startApi, type RunningApi } from '../src/api/start-api.js';
 import { createLogger } from '../src/log.js';
 import { loadConfig } from '../src/config/settings.js';
 import { Lifecycle } from '../src/bin/lifecycle.js';
-import { startUiRole } from '../src/bin/roles.js';
+import { startUiRole } from '../src/bin/role-ui.js';
 import { freePort } from '../src/net/local.js';
 
 const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => {

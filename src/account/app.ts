@@ -32,6 +32,7 @@ import {
   intParam,
   jsonObjectBody,
   methodsField,
+  NAME_MAX,
   notFound,
   recordId,
   settingsField,
@@ -45,8 +46,6 @@ export const ACCOUNT_PREFIX = '/account/api/v1';
 export const WATCHLIST_MAX_LIMIT = 1000;
 /** Per-account record caps (a 400 beyond them). */
 export const LIMITS = { apiKeys: 100, watchlist: 10_000, tags: 10_000, customAbis: 1_000 } as const;
-/** Name lengths (Unicode characters). */
-export const NAME_MAX = { tag: 35, other: 255 } as const;
 
 export const INVALID_KEY = 'Invalid API key';
 

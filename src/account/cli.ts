@@ -5,20 +5,10 @@ import type { PgStore } from '../storage/postgres/store.js';
 import { insertSession } from '../storage/postgres/account/credentials.js';
 import { insertUser } from '../storage/postgres/account/users.js';
 import { migrateAll, openStores } from '../storage/stores.js';
-import { NAME_MAX } from './app.js';
 import { normalizeEmail, SESSION_TTL_MS } from './signin.js';
 import { newToken, sha256Hex } from './tokens.js';
-import { Fields } from './validate.js';
-
-export const ACCOUNT_USAGE = 'explorer account create --email <address> --name <display name> [--nickname <nickname>]';
-
-export const ACCOUNT_DETAILS =
-  'Creates an account (user) with that e-mail address and prints a session token for it on\n' +
-  'stdout, one line. Use it as "Authorization: Bearer <token>" on the Account API, e.g. to create\n' +
-  'API keys with POST /account/api/v1/user/api-keys. The session expires after 30 days.\n' +
-  'The nickname defaults to the name. Exits 0 on success, 1 when the e-mail already has an account,\n' +
-  '2 on a usage error. Opens the stores of the settings (DATABASE_URL or the embedded ones under\n' +
-  'DATA_DIR, which no other process may hold) and applies pending migrations first.';
+import { Fields, NAME_MAX } from './validate.js';
+import { ACCOUNT_USAGE } from './cli-usage.js';
 
 export class UsageError extends Error {}
 

@@ -74,6 +74,9 @@ function nulFields(body: unknown): string[] {
 }
 
 /** C0 controls and DEL: never part of a name, a URL or a label. */
+/** Name lengths (Unicode characters): the Account API's and `explorer account create`'s. */
+export const NAME_MAX = { tag: 35, other: 255 } as const;
+
 export const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

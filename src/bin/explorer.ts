@@ -2,12 +2,10 @@
 // The `explorer` command: one entry point, a role per sub-command.
 import { ConfigError, loadConfig, settingsTable, type Config } from '../config/settings.js';
 import { createLogger, setLogFormat, setLogLevel } from '../log.js';
-import { migrateAll, openStores } from '../storage/stores.js';
-import { runStart } from './start.js';
 import { Lifecycle } from './lifecycle.js';
-import { nodeOwnerOf, openMigratedStores, startApiRole, startIndexerRole, startMetrics, startNotifierRole, startUiRole } from './roles.js';
-import { ACCOUNT_DETAILS, ACCOUNT_USAGE, runAccountCommand } from '../account/cli.js';
-import { ADMIN_DETAILS, ADMIN_USAGE, runAdminCommand } from '../account/admin-cli.js';
+// Each command loads what it runs when it runs (a role's modules take a second or more to load):
+// `--help`, `migrate` or `account create` load none of the roles, and `api` no indexer code.
+import { ACCOUNT_DETAILS, ACCOUNT_USAGE, ADMIN_DETAILS, ADMIN_USAGE } from '../account/cli-usage.js';
 
 const log = createLogger('explorer');
 
@@ -27,7 +25,7 @@ const COMMANDS: Record<string, Command> = {
       'With no database settings it uses embedded ClickHouse (chDB) and PostgreSQL under DATA_DIR.\n' +
       'With no ETHEREUM_JSONRPC_HTTP_URL it starts a local anvil devnet with a demo workload.\n' +
       'Stops every child process on Ctrl-C or SIGTERM.',
-    run: (cfg) => runStart(cfg),
+    run: async (cfg) => (await import('./start.js')).runStart(cfg),
   },
   indexer: {
     summary: 'index the chain into ClickHouse: catch-up, head following, reorgs, pending pool',
@@ -76,6 +74,7 @@ const COMMANDS: Record<string, Command> = {
     async run(cfg, args) {
       // stdout carries only the JSON answer.
       if (cfg.logLevel === 'debug' || cfg.logLevel === 'info') setLogLevel('warn');
+      const [{ runAdminCommand }, { nodeOwnerOf }] = await Promise.all([import('../account/admin-cli.js'), import('./roles.js')]);
       return runAdminCommand(cfg, args, cfg.rpcUrl ? nodeOwnerOf(cfg.rpcUrl) : undefined);
     },
   },
@@ -116,6 +115,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'explorer migrate',
     details: 'Applies sql/clickhouse/NNNN_*.sql and sql/postgres/NNNN_*.sql once each; rerunning is a no-op.',
     async run(cfg) {
+      const { migrateAll, openStores } = await import('../storage/stores.js');
       const stores = await openStores(cfg);
       try {
         const r = await migrateAll(stores);
@@ -185,7 +185,7 @@ async function runSignatures(cfg: Config, args: string[]): Promise<number> {
 async function runAccount(cfg: Config, args: string[]): Promise<number> {
   // stdout carries only the token: info lines (which go to stdout) are held back.
   if (cfg.logLevel === 'debug' || cfg.logLevel === 'info') setLogLevel('warn');
-  return runAccountCommand(cfg, args);
+  return (await import('../account/cli.js')).runAccountCommand(cfg, args);
 }
 
 async function runIndexer(cfg: Config): Promise<number> {
@@ -195,6 +195,7 @@ async function runIndexer(cfg: Config): Promise<number> {
   }
   const life = new Lifecycle();
   try {
+    const [{ openMigratedStores, startMetrics }, { startIndexerRole }] = await Promise.all([import('./roles.js'), import('./role-indexer.js')]);
     const stores = await openMigratedStores(cfg, life);
     await startIndexerRole(cfg, stores, { url: cfg.rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life);
     await startMetrics(cfg, life);
@@ -208,6 +209,7 @@ async function runIndexer(cfg: Config): Promise<number> {
 async function runNotifier(cfg: Config): Promise<number> {
   const life = new Lifecycle();
   try {
+    const [{ openMigratedStores, startMetrics }, { startNotifierRole }] = await Promise.all([import('./roles.js'), import('./role-notifier.js')]);
     const stores = await openMigratedStores(cfg, life);
     startNotifierRole(cfg, stores, life);
     await startMetrics(cfg, life);
@@ -221,6 +223,7 @@ async function runNotifier(cfg: Config): Promise<number> {
 async function runUi(cfg: Config): Promise<number> {
   const life = new Lifecycle();
   try {
+    const { startUiRole } = await import('./role-ui.js');
     await startUiRole(cfg, life);
   } catch (e) {
     await life.stopAll('start failed');
@@ -232,6 +235,7 @@ async function runUi(cfg: Config): Promise<number> {
 async function runApi(cfg: Config): Promise<number> {
   const life = new Lifecycle();
   try {
+    const [{ openMigratedStores, startMetrics }, { startApiRole }] = await Promise.all([import('./roles.js'), import('./role-api.js')]);
     const stores = await openMigratedStores(cfg, life);
     await startApiRole(cfg, stores, life);
     await startMetrics(cfg, life);

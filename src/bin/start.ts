@@ -5,7 +5,11 @@ import fs from 'node:fs';
 import type { Config } from '../config/settings.js';
 import { createLogger } from '../log.js';
 import { Lifecycle } from './lifecycle.js';
-import { openMigratedStores, redact, startApiRole, startIndexerRole, startMetrics, startNotifierRole, startUiRole, type NodeEndpoint } from './roles.js';
+import { openMigratedStores, redact, startMetrics, type NodeEndpoint } from './roles.js';
+import { startIndexerRole } from './role-indexer.js';
+import { startApiRole } from './role-api.js';
+import { startNotifierRole } from './role-notifier.js';
+import { startUiRole } from './role-ui.js';
 
 const log = createLogger('start');
 

@@ -11,7 +11,8 @@ import { tmpDir } from '../../helpers/tmp.js';
 import { minedIn, rpc } from '../../helpers/rpc.js';
 import { loadConfig } from '../../../src/config/settings.js';
 import { Lifecycle } from '../../../src/bin/lifecycle.js';
-import { startIndexerRole, startMetrics } from '../../../src/bin/roles.js';
+import { startMetrics } from '../../../src/bin/roles.js';
+import { startIndexerRole } from '../../../src/bin/role-indexer.js';
 import { freePort } from '../../../src/net/local.js';
 
 t.test('scraped figures', async (t) => {
