@@ -68,6 +68,9 @@ import { SETTINGS } from '../src/config/settings.js';
 import { TokenSearchIndex } from '../src/api/token-search.js';
 import { RECENT_BLOCKS, RecentTransactions } from '../src/api/recent-transactions.js';
 
+/** The explorer's CLICKHOUSE_ENGINE_NICE (default 10), read as the explorer reads it. */
+const ENGINE_NICE = envInt('CLICKHOUSE_ENGINE_NICE', 10, 0);
+
 /** The explorer's own API_THREADS default: the benchmark measures what an operator runs. */
 const API_THREADS_DEFAULT = Number(SETTINGS.find((d) => d.env === 'API_THREADS')!.default);
 
@@ -273,6 +276,7 @@ export async function main(): Promise<number> {
   out(`date: ${new Date().toISOString()}`);
   out(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGiB} GiB RAM, ${machine.os}, node ${machine.node}`);
   out(`load average before: ${loadavg()}`);
+  out(`embedded chDB's own threads at nice ${ENGINE_NICE} (CLICKHOUSE_ENGINE_NICE, as the explorer runs them)`);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
   let stores: Stores | undefined;
@@ -287,7 +291,7 @@ export async function main(): Promise<number> {
   let firstError: string | undefined;
   const log = benchLogger((m) => (firstError ??= m));
   try {
-    stores = await openStores({ dataDir: path.join(dir, 'data'), clickhouseDatabase: 'explorer' });
+    stores = await openStores({ dataDir: path.join(dir, 'data'), clickhouseDatabase: 'explorer', clickhouseEngineNice: ENGINE_NICE });
     await migrateAll(stores);
     const st = stores;
 

@@ -47,6 +47,9 @@ import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, medianBy, pipelineBound, redactUrl, targetLine } from './report.js';
 import { envInt, envList, runIfMain } from './run-main.js';
 
+/** The explorer's CLICKHOUSE_ENGINE_NICE (default 10), read as the explorer reads it. */
+const ENGINE_NICE = envInt('CLICKHOUSE_ENGINE_NICE', 10, 0);
+
 /** " (median of 3 passes: 2.41, 2.37, 2.52 s)" after a part's figure (nothing for one pass). */
 const passesNote = (all: number[]): string => (all.length > 1 ? ` (median of ${all.length} passes: ${all.map((x) => x.toFixed(2)).join(', ')} s)` : '');
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -237,7 +240,7 @@ async function runOnce(blocksWanted: number, s: Settings, out: (line: string) =>
       srvPid = server.pid;
       url = server.url;
     }
-    stores = await openStores({ dataDir: path.join(dir, 'data'), clickhouseDatabase: 'explorer' });
+    stores = await openStores({ dataDir: path.join(dir, 'data'), clickhouseDatabase: 'explorer', clickhouseEngineNice: ENGINE_NICE });
     await migrateAll(stores);
 
     const cap: Capture = { tasks: [], bytesPerTable: Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>, results: [], count: 0, fetchMs: 0, decodeMs: 0, on: true };
@@ -564,6 +567,7 @@ export async function main(): Promise<number> {
   out(`date: ${new Date().toISOString()}`);
   out(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGiB} GiB RAM, ${machine.os}, node ${machine.node}`);
   out(`load average before: ${loadavg()}`);
+  out(`embedded chDB's own threads at nice ${ENGINE_NICE} (CLICKHOUSE_ENGINE_NICE, as the explorer runs them)`);
 
   const runs: RunResult[] = [];
   for (const n of sizes) {

@@ -13,7 +13,7 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export type StoreSettings = Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'clickhouseCluster' | 'databaseUrl' | 'dataDir'>;
+export type StoreSettings = Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'clickhouseCluster' | 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'clickhouseEngineNice'>>;
 
 export async function openStores(cfg: StoreSettings): Promise<Stores> {
   if (!cfg.clickhouseUrl || !cfg.databaseUrl) fs.mkdirSync(cfg.dataDir, { recursive: true });
@@ -25,6 +25,7 @@ export async function openStores(cfg: StoreSettings): Promise<Stores> {
       database: cfg.clickhouseDatabase,
       dataDir: path.join(cfg.dataDir, 'clickhouse'),
       cluster: cfg.clickhouseCluster,
+      engineNice: cfg.clickhouseEngineNice,
     });
   } catch (e) {
     await pg.close();

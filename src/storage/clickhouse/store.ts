@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inlineParams, quoteString } from './inline.js';
+import { lowerEngineThreads, type EngineThreads } from './engine-threads.js';
 
 export type RawFormat = 'JSONCompactEachRow' | 'JSONEachRow' | 'RowBinary';
 
@@ -38,6 +39,8 @@ export interface ClickHouseOptions {
   dataDir?: string;
   /** A cluster of the server's remote_servers (CLICKHOUSE_CLUSTER); needs url. */
   cluster?: string;
+  /** Embedded only: the nice of chDB's own threads (CLICKHOUSE_ENGINE_NICE; engine-threads.ts). Default 10. */
+  engineNice?: number;
 }
 
 const SETTINGS: ClickHouseSettings = {
@@ -80,7 +83,7 @@ interface Lane {
 }
 
 // One embedded engine per process (chDB's rule): opening the same directory twice shares it.
-const embeddedByPath = new Map<string, { conns: unknown[]; refs: number }>();
+const embeddedByPath = new Map<string, { conns: unknown[]; refs: number; threads: EngineThreads }>();
 
 export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHouseStore> {
   const db = opts.database;
@@ -133,7 +136,8 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
       const { createChdbConnection } = await import('chdb/connection');
       const conns: unknown[] = [];
       for (let i = 0; i < EMBEDDED_SESSIONS; i++) conns.push(createChdbConnection({ path: embeddedPath }));
-      entry = { conns, refs: 0 };
+      // Its threads start with the first session; later ones are caught as the pool grows.
+      entry = { conns, refs: 0, threads: lowerEngineThreads(opts.engineNice ?? 10) };
       embeddedByPath.set(embeddedPath, entry);
     }
     entry.refs++;
@@ -228,6 +232,7 @@ export async function openClickHouse(opts: ClickHouseOptions): Promise<ClickHous
         const entry = embeddedByPath.get(embeddedPath);
         if (entry && --entry.refs === 0) {
           embeddedByPath.delete(embeddedPath);
+          entry.threads.stop();
           for (const conn of entry.conns) {
             const c = conn as { close?: () => unknown };
             if (typeof c.close === 'function') await c.close();
