@@ -23,7 +23,7 @@ import { indexNode } from './helpers/indexed-node.js';
 import { getFact } from '../src/storage/postgres/indexer.js';
 import { loadConfig, ConfigError } from '../src/config/settings.js';
 import { TRANSACTION_DEPOSITED_TOPIC, WITHDRAWAL_FINALIZED_TOPIC } from '../src/chain/op-l1.js';
-import { BROKEN_TEXT, browserMissing, eachLook, screenshot, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, browserMissing, eachLook, screenshot, withBrowser, gotoSettled } from './helpers/browser.js';
 import { createUi, type Ui } from '../src/ui/ui-server.js';
 import { inProcessClient } from '../src/ui/api-client.js';
 import { startServer } from '../src/api/server.js';
@@ -343,7 +343,7 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
   const depL1 = await rpc<any>(l1, 'eth_getTransactionReceipt', [dep!.l1.hash]);
   await eachLook(browser, async (context, look) => {
     const page = await context.newPage();
-    t.equal((await page.goto(`${base}/deposits`, { waitUntil: 'networkidle' }))?.status(), 200, `${look.vp} ${look.scheme}: /deposits`);
+    t.equal((await gotoSettled(page, `${base}/deposits`))?.status(), 200, `${look.vp} ${look.scheme}: /deposits`);
     const row = await page.$eval(`main table tbody tr:has(a[href="/tx/${dep!.l2}"])`, (tr) => Array.from(tr.querySelectorAll('td')).map((td) => ({ text: (td as HTMLElement).innerText, title: td.querySelector('[title]')?.getAttribute('title') ?? null })));
     t.ok(row.some((c) => c.title === depL1.transactionHash), 'the deposit\'s L1 transaction, whole in its title');
     t.ok(row.some((c) => c.text.replace(/,/g, '') === String(Number(BigInt(depL1.blockNumber)))), 'its L1 block');
@@ -351,7 +351,7 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
     t.notMatch(await page.innerText('main'), BROKEN_TEXT);
     await screenshot(page, `op-stack-l1-deposits-${look.vp}-${look.scheme}`);
 
-    t.equal((await page.goto(`${base}/withdrawals`, { waitUntil: 'networkidle' }))?.status(), 200, `${look.vp} ${look.scheme}: /withdrawals`);
+    t.equal((await gotoSettled(page, `${base}/withdrawals`))?.status(), 200, `${look.vp} ${look.scheme}: /withdrawals`);
     const w1Row = await page.$eval(`main table tbody tr:has(a[href="/tx/${w1.hash}"])`, (tr) => (tr as HTMLElement).innerText);
     t.match(w1Row, /Relayed/, 'w1: Relayed');
     t.match(w1Row, fin1.hash.slice(0, 6), 'w1: its finalizing L1 transaction');
@@ -360,7 +360,7 @@ t.test('the L1 side of deposits and withdrawals, from the real OptimismPortal2 o
     t.notMatch(await page.innerText('main'), BROKEN_TEXT);
     await screenshot(page, `op-stack-l1-withdrawals-${look.vp}-${look.scheme}`);
 
-    t.equal((await page.goto(`${base}/tx/${dep!.l2}`, { waitUntil: 'networkidle' }))?.status(), 200, `${look.vp} ${look.scheme}: the deposit's page`);
+    t.equal((await gotoSettled(page, `${base}/tx/${dep!.l2}`))?.status(), 200, `${look.vp} ${look.scheme}: the deposit's page`);
     const main = await page.innerText('#tx');
     t.match(main, depL1.transactionHash, 'the deposit page: its L1 transaction');
     t.match(main, depL1.from.toLowerCase(), 'the deposit page: its L1 sender');

@@ -3,7 +3,7 @@
 // empty-table-header were moderate ones), at desktop and phone sizes, light and dark.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
-import { axeRun, browserMissing, eachLook, withAxe, withBrowser } from './helpers/browser.js';
+import { axeRun, browserMissing, eachLook, withAxe, withBrowser, gotoSettled } from './helpers/browser.js';
 
 /**
  * What the dark scheme can change: it changes only colour variables (src/ui/styles/app.css), so a
@@ -50,7 +50,7 @@ t.test('no moderate, serious or critical accessibility violation on any page', {
       await withAxe(context);
       const page = await context.newPage();
       for (const p of pages) {
-        await page.goto(f.base + p, { waitUntil: 'networkidle' });
+        await gotoSettled(page, f.base + p);
         const violations = await axeRun(page, scheme === 'dark' ? COLOUR_RULES : undefined);
         const bad = violations.filter((v) => v.impact === 'moderate' || v.impact === 'serious' || v.impact === 'critical');
         t.same(

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import type { BrowserContext, Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink } from './helpers/account.js';
-import { BROKEN_TEXT, axeViolations, browserMissing, screenshot, withAxe, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, axeViolations, browserMissing, screenshot, withAxe, withBrowser, gotoSettled } from './helpers/browser.js';
 import { signedInContext } from './helpers/ui-account.js';
 
 const KEYS = '/account/api/v1/user/api-keys';
@@ -55,7 +55,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
   /** Screenshots of `path` at 1366 (the signed-in page as it is) and 360 wide, and axe-core on it. */
   const look = async (t: Test, path: string, name: string) => {
     await screenshot(page, name);
-    await phonePage.goto(f.base + path, { waitUntil: 'networkidle' });
+    await gotoSettled(phonePage, f.base + path);
     await screenshot(phonePage, `${name}-phone`);
     // What sticks out on the right (inside a box that scrolls sideways, as tables and tabs do, it does not count).
     const over = await phonePage.evaluate(() =>
@@ -67,14 +67,14 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
         .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className ? `.${String(e.className).split(' ').join('.')}` : ''}`),
     );
     t.same(over, [], `${path} at 360 wide: nothing in the page sticks out of the screen`);
-    await axePage.goto(f.base + path, { waitUntil: 'networkidle' });
+    await gotoSettled(axePage, f.base + path);
     t.same(await axeViolations(axePage), [], `${path}: axe-core finds no serious or critical violation`);
   };
   /** Stats from the data API with `authorization: Bearer <key>`. */
   const statsWith = (key: string) => f.server!.handle({ method: 'GET', path: '/api/v2/stats', query: new URLSearchParams(), headers: { authorization: `Bearer ${key}` }, ip: '127.0.0.1' });
 
   await t.test('API keys: created with the secret shown once, listed, revoked after a confirmation', async (t) => {
-    await page.goto(`${f.base}/account/api-keys`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/api-keys`);
     t.match(await bodyText(t, page), 'No API key yet', 'none at first');
 
     // A name the API refuses (blank once trimmed): its message in the form, nothing created.
@@ -118,7 +118,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     t.match(await bodyText(t, page), /Every request that sends this key is refused/, 'a confirmation page says what revoking does');
     t.match(await page.innerText('main'), keys[0].id, 'and names the key by its whole id');
     t.equal((await statsWith(secret)).status, 200, 'opening it revokes nothing');
-    await axePage.goto(page.url(), { waitUntil: 'networkidle' });
+    await gotoSettled(axePage, page.url());
     t.same(await axeViolations(axePage), [], 'the confirmation page: axe-core clean');
     await Promise.all([page.waitForURL(`${f.base}/account/api-keys?done=revoked`), page.click('form.confirm-form button[type=submit]')]);
     t.match(await page.innerText('.form-ok'), /revoked/, 'revoked');
@@ -128,7 +128,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
   });
 
   await t.test('private tags: added, counted as typed, edited, moved, removed', async (t) => {
-    await page.goto(`${f.base}/account/tags?address=${A1}#add`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/tags?address=${A1}#add`);
     t.equal(await page.inputValue('#add-address'), A1, 'the address from ?address= is filled in');
     t.equal(await page.getAttribute('#add-name', 'maxlength'), '35', 'the name is limited to 35 characters');
     await page.click('#add-name');
@@ -153,7 +153,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     t.match(await page.innerText(`#tag-${tags[0].id}`), 'Cold wallet', 'the list shows it');
 
     // From an address page's link: back there afterwards (`next`).
-    await page.goto(`${f.base}/account/tags?address=${A2}&next=${encodeURIComponent(`/address/${A2}`)}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/tags?address=${A2}&next=${encodeURIComponent(`/address/${A2}`)}`);
     await page.fill('#add-name', 'Hot wallet');
     await Promise.all([page.waitForURL(`${f.base}/address/${A2}`), page.click('form[action="/account/tags"] button')]);
     t.pass('back on the address page');
@@ -166,13 +166,13 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     t.equal(offsite.headers.get('location'), '/account/tags?done=added', 'a `next` off this site is not followed');
 
     // Edit the name: replaced in place.
-    await page.goto(`${f.base}/account/tags`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/tags`);
     const first = tags[0].id;
     await page.click(`#tag-${first} a:text("Edit")`);
     await page.waitForURL(`${f.base}/account/tags/${first}/edit`);
     t.equal(await page.inputValue('#edit-name'), 'Cold wallet', 'the edit form holds the tag');
     t.equal(await page.innerText('#edit-name-count'), '11/35', 'counted there too');
-    await axePage.goto(page.url(), { waitUntil: 'networkidle' });
+    await gotoSettled(axePage, page.url());
     t.same(await axeViolations(axePage), [], 'the edit page: axe-core clean');
     await page.fill('#edit-name', 'Cold storage');
     await Promise.all([page.waitForURL(`${f.base}/account/tags?done=saved`), page.click(`form[action="/account/tags/${first}/edit"] button`)]);
@@ -180,7 +180,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     t.same(tags.map((g) => [g.id, g.address_hash.toLowerCase(), g.name]), [[first, A1, 'Cold storage'], [tags[1].id, A2, 'Hot wallet']], 'renamed in place (same record)');
 
     // Moving it onto an address with its own tag would replace that one: refused, nothing lost.
-    await page.goto(`${f.base}/account/tags/${first}/edit`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/tags/${first}/edit`);
     await page.fill('#edit-address', A2);
     await page.click(`form[action="/account/tags/${first}/edit"] button`);
     t.match(await page.innerText('#edit-error'), /already has your tag “Hot wallet”/, 'a move onto a tagged address is refused in the form');
@@ -204,7 +204,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
 
   await t.test('custom ABIs: checked in the browser and by the API, pasted or read from a file, replaced, removed', async (t) => {
     const contract = f.devnet.scenario.contracts.DevnetToken;
-    await page.goto(`${f.base}/account/custom-abis`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/custom-abis`);
     t.ok(await page.isVisible('#add-abi-file'), 'with JavaScript the file input is offered');
     const posts: string[] = [];
     page.on('request', (r) => {
@@ -257,7 +257,7 @@ t.test('API keys, private tags and custom ABIs in the web UI', { skip: browserMi
     await page.click(`#abi-${id} a:text("Replace")`);
     await page.waitForURL(`${f.base}/account/custom-abis/${id}/edit`);
     t.same(JSON.parse(await page.inputValue('#edit-abi')), abis[0].abi, 'the replace form holds the ABI');
-    await axePage.goto(page.url(), { waitUntil: 'networkidle' });
+    await gotoSettled(axePage, page.url());
     t.same(await axeViolations(axePage), [], 'the replace page: axe-core clean');
     await page.fill('#edit-abi', JSON.stringify([BALANCE]));
     await page.fill('#edit-name', 'Devnet token (read-only)');

@@ -6,7 +6,7 @@ import t from 'tap';
 import { privateKeyToAccount } from 'viem/accounts';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink, codeOf } from './helpers/account.js';
-import { browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { injectWallet } from './helpers/ui-account.js';
 
 const WALLET = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -20,7 +20,7 @@ t.test('signing in and out of the web UI', { skip: browserMissing() ?? false }, 
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
     const w = await watchedPage(context);
     const wallet = await injectWallet(w.page, WALLET);
-    await w.page.goto(`${f.base}/account`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/account`);
     t.match(w.page.url(), /\/account\/sign-in\?next=%2Faccount$/, 'an anonymous visitor is sent to the sign-in page');
     await w.page.click('[data-siwe]');
     await w.page.waitForURL(`${f.base}/account`, { timeout: 15_000 });
@@ -40,7 +40,7 @@ t.test('signing in and out of the web UI', { skip: browserMissing() ?? false }, 
     await screenshot(w.page, 'account-profile-wallet');
 
     // A signed-in page is private: never cached, by the UI or anyone.
-    const res = await w.page.goto(`${f.base}/blocks`, { waitUntil: 'networkidle' });
+    const res = await gotoSettled(w.page, `${f.base}/blocks`);
     t.equal(res?.headers()['cache-control'], 'private, no-store', 'signed-in pages are private, no-store');
 
     await Promise.all([w.page.waitForURL(`${f.base}/`), w.page.click('header form[action="/account/sign-out"] button')]);
@@ -55,7 +55,7 @@ t.test('signing in and out of the web UI', { skip: browserMissing() ?? false }, 
   await t.test('with an e-mailed code, and deleting the account', async (t) => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const w = await watchedPage(context);
-    await w.page.goto(`${f.base}/account/sign-in`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/account/sign-in`);
     await w.page.fill('#email', 'visitor@example.org');
     await Promise.all([w.page.waitForURL(/\/account\/sign-in\/code\?/), w.page.click('form[action="/account/sign-in/email"] button')]);
     const mail = await smtp.next();

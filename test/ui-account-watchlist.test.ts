@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { uiOnDevnet } from './helpers/ui.js';
 import { codeOf, smtpSink } from './helpers/account.js';
-import { axeViolations, browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+import { axeViolations, browserMissing, screenshot, withBrowser, gotoSettled } from './helpers/browser.js';
 import { signedInContext } from './helpers/ui-account.js';
 import { devAccount } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
@@ -61,7 +61,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
   const A = '0x00000000000000000000000000000000000a0a01';
 
   await t.test('add with chosen settings, edit, remove', async (t) => {
-    await page.goto(`${f.base}/account/watchlist`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/watchlist`);
     t.match(await page.innerText('main'), /No address is watched yet/, 'an empty watchlist says so');
     t.ok(await page.isChecked('#add-ERC-721-in'), 'a new entry notifies about everything by default');
     t.ok(await page.isChecked('#add-email'), 'by e-mail');
@@ -124,7 +124,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
   await t.test('paging through 30 entries', async (t) => {
     const hashes = Array.from({ length: 30 }, (_, i) => `0x${(0xb000 + i).toString(16).padStart(40, '0')}`);
     for (const [i, h] of hashes.entries()) t.equal((await s.api('POST', WATCH, { address_hash: h, name: `entry ${i}` })).status, 201);
-    await page.goto(`${f.base}/account/watchlist`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/watchlist`);
     t.equal(await page.locator('tr[id^="watch-"]').count(), 25, 'the first page holds 25');
     t.match(await page.innerText('.pager'), /1–25 of 30/);
     await Promise.all([page.waitForURL(/skip=25/), page.click('.pager a[rel=next]')]);
@@ -140,7 +140,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
   let secret = '';
 
   await t.test('webhook: set (secret once), refused URL, rotate, test delivery', async (t) => {
-    await page.goto(`${f.base}/account/notifications`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/notifications`);
     policy.allowPrivate = false;
     await page.fill('#webhook-url', receiver.url);
     const [refusedUrl] = await Promise.all([page.waitForNavigation(), page.click('form[action="/account/notifications/webhook"] button')]);
@@ -161,11 +161,11 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
     const set = (await s.api('GET', SETTINGS)).body.data;
     t.equal(set.webhook_url, receiver.url, 'the webhook is stored');
 
-    await page.goto(`${f.base}/account/notifications`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/notifications`);
     t.notMatch(await page.content(), secret, 'the settings page never shows the secret again');
     const again = await page.goto(`${f.base}/account/notifications/webhook`);
     t.notMatch(await again!.text(), secret, 'nor does a GET of the form address');
-    await page.goto(`${f.base}/account/notifications`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/notifications`);
 
     await Promise.all([page.waitForURL(/webhook\/rotate$/), page.click('a:text("Rotate the secret")')]);
     await Promise.all([page.waitForLoadState('networkidle'), page.click('form[action="/account/notifications/webhook/rotate"] button')]);
@@ -173,7 +173,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
     t.not(rotated, secret, 'rotating gives a new secret');
     secret = rotated;
 
-    await page.goto(`${f.base}/account/notifications`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/notifications`);
     await Promise.all([page.waitForURL(/done=test-queued/), page.click('form[action="/account/notifications/webhook/test"] button')]);
     t.match(await page.innerText('#webhook .form-ok'), /test delivery is queued/i);
     await until(() => receiver.got.some((d) => JSON.parse(d.body).event === 'watchlist.test'), 'the test delivery');
@@ -182,7 +182,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
   });
 
   await t.test('notification e-mail to another address, confirmed with the mailed code', async (t) => {
-    await page.goto(`${f.base}/account/notifications`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/notifications`);
     await page.fill('#notify-email', 'alerts@example.org');
     await Promise.all([page.waitForURL(/done=code-sent/), page.click('form[action="/account/notifications/email"] button')]);
     const mail = await smtp.next();
@@ -205,7 +205,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
 
   await t.test('a transfer to an address watched from the UI reaches the webhook set from the UI', async (t) => {
     const W = '0x00000000000000000000000000000000000c0c0b';
-    await page.goto(`${f.base}/account/watchlist?address=${W}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/watchlist?address=${W}`);
     t.equal(await page.inputValue('#add-address'), W, '?address= fills the form');
     t.ok(await page.isChecked('#add-webhook'), 'with a webhook set, a new entry sends by webhook');
     await page.fill('#add-name', 'Deposit box');
@@ -223,7 +223,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
     t.equal(body.watchlist_entry.address_hash.toLowerCase(), W);
 
     await until(async () => {
-      await page.goto(`${f.base}/account/notifications/log`, { waitUntil: 'networkidle' });
+      await gotoSettled(page, `${f.base}/account/notifications/log`);
       return (await page.locator(`tr:has(a[href$="${hash.toLowerCase()}"]) .status.ok`).count()) > 0;
     }, 'the delivered line in the log page');
     const line = await page.innerText(`tr:has(a[href$="${hash.toLowerCase()}"]):has-text("webhook")`);
@@ -231,7 +231,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
     t.match(line, /delivered/, 'and that it was delivered');
     t.same(await axeViolations(page), [], 'the log page is accessible');
     await screenshot(page, 'account-notifications-log');
-    await page.goto(`${f.base}/account/notifications`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/notifications`);
     t.match(await page.innerText('main'), /delivered/, 'the settings page lists recent deliveries');
     t.same(await axeViolations(page), [], 'the notifications page is accessible');
     await screenshot(page, 'account-notifications');
@@ -245,7 +245,7 @@ t.test('watchlist and notification pages', { skip: browserMissing() ?? false }, 
       ['/account/watchlist', 'account-watchlist-phone'],
       ['/account/notifications', 'account-notifications-phone'],
     ]) {
-      await phone.goto(f.base + path, { waitUntil: 'networkidle' });
+      await gotoSettled(phone, f.base + path);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       t.ok(overflow <= 0, `${path} fits 360 px (overflow ${overflow})`);
       const spill = await phone.evaluate(() => Array.from(document.querySelectorAll('.card, fieldset')).filter((e) => e.scrollWidth > e.clientWidth && !e.querySelector('table')).length);

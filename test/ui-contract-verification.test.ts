@@ -10,7 +10,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { devnetStandardInput } from './helpers/devnet.js';
-import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
@@ -31,7 +31,7 @@ t.test('verifying a contract in the web UI', { skip: browserMissing() ?? false }
   const page = w.page;
 
   await t.test('an unverified contract links to the verify form', async (t) => {
-    await page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(page, tab);
     t.match(await page.innerText('main'), 'Not verified', 'says it is not verified');
     t.same(await axeViolations(page), [], 'the unverified tab is axe-clean');
     await Promise.all([page.waitForURL(verifyUrl), page.click('a:text("Verify and publish")')]);
@@ -42,14 +42,14 @@ t.test('verifying a contract in the web UI', { skip: browserMissing() ?? false }
     t.same(await axeViolations(page), [], 'the verify form is axe-clean');
     await screenshot(page, 'contract-verify-form');
     const phone = await watchedPage(await browser.newContext({ viewport: VIEWPORTS.phone }));
-    await phone.page.goto(verifyUrl, { waitUntil: 'networkidle' });
+    await gotoSettled(phone.page, verifyUrl);
     t.ok((await overflow(phone.page)) <= 1, 'the form fits a 360 px screen');
     await screenshot(phone.page, 'contract-verify-form-phone');
     await phone.page.context().close();
   });
 
   await t.test('refusals are shown in the form with the values kept', async (t) => {
-    await page.goto(verifyUrl, { waitUntil: 'networkidle' });
+    await gotoSettled(page, verifyUrl);
     await page.fill('#contract_name', 'DevnetToken');
     await page.selectOption('#license_type', 'mit');
     const broken = input.slice(0, -10);
@@ -78,7 +78,7 @@ t.test('verifying a contract in the web UI', { skip: browserMissing() ?? false }
   });
 
   await t.test('a wrong contract name fails, and the form says why', async (t) => {
-    await page.goto(verifyUrl, { waitUntil: 'networkidle' });
+    await gotoSettled(page, verifyUrl);
     await page.fill('#contract_name', 'NoSuchContract');
     // The island reads the chosen file into the text area.
     await page.setInputFiles('#input_file', { name: 'input.json', mimeType: 'application/json', buffer: Buffer.from(input) });
@@ -97,7 +97,7 @@ t.test('verifying a contract in the web UI', { skip: browserMissing() ?? false }
 
   await t.test('a file chosen with JavaScript off verifies; the waiting tab reloads itself', async (t) => {
     const off = await watchedPage(await browser.newContext({ viewport: VIEWPORTS.desktop, javaScriptEnabled: false }));
-    await off.page.goto(verifyUrl, { waitUntil: 'networkidle' });
+    await gotoSettled(off.page, verifyUrl);
     await off.page.fill('#contract_name', 'DevnetToken');
     await Promise.all([off.page.waitForLoadState('networkidle'), off.page.click('form[data-verify-form] button[type=submit]')]);
     t.equal(await off.page.innerText('#verify-error'), 'Paste the standard JSON input or choose its .json file.', 'nothing to verify: said in the form');
@@ -119,7 +119,7 @@ t.test('verifying a contract in the web UI', { skip: browserMissing() ?? false }
 
   await t.test('the verified contract tab', async (t) => {
     const sc = (await f.get(`/api/v2/smart-contracts/${h}`)).body;
-    await page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(page, tab);
     const main = await page.innerText('main');
     t.notMatch(main, BROKEN_TEXT, 'no broken text');
     const rows = await page.$$eval('section[aria-labelledby="contract-h"] dl.details > .row', (rs) =>
@@ -164,7 +164,7 @@ t.test('verifying a contract in the web UI', { skip: browserMissing() ?? false }
     t.same(w.errors, [], 'no console error');
 
     const phone = await watchedPage(await browser.newContext({ viewport: VIEWPORTS.phone }));
-    await phone.page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(phone.page, tab);
     t.ok((await overflow(phone.page)) <= 1, `nothing wider than a 360 px screen (${await overflow(phone.page)} px)`);
     t.ok(await phone.page.$eval('.src-file[open] .src-code', (e) => e.scrollWidth > e.clientWidth), 'long source lines scroll inside their box');
     await screenshot(phone.page, 'contract-verified-phone');

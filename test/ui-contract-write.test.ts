@@ -14,7 +14,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { devnetStandardInput } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { forwardToNode, nodeWallet } from './helpers/ui-account.js';
-import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 /**
@@ -95,7 +95,7 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
 
   await t.test('without JavaScript, or without a wallet, the forms are disabled with a note', async (t) => {
     const off = await watchedPage(await browser.newContext({ viewport: VIEWPORTS.desktop, javaScriptEnabled: false }));
-    await off.page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(off.page, tab);
     const fieldsets = await off.page.$$eval('form[data-method-form] fieldset', (fs) => fs.map((x) => (x as HTMLFieldSetElement).disabled));
     t.ok(fieldsets.length >= 6, `${fieldsets.length} method forms`);
     t.ok(fieldsets.every(Boolean), 'all disabled');
@@ -111,7 +111,7 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
     await off.page.context().close();
 
     const bare = await watchedPage(await browser.newContext({ viewport: VIEWPORTS.desktop }));
-    await bare.page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(bare.page, tab);
     t.equal(await bare.page.innerText('section[aria-labelledby="write-h"] .wallet-note'), 'No browser wallet was found: writing needs one (such as MetaMask).', 'no wallet: said');
     t.ok(await bare.page.$$eval('form[data-method-form] fieldset', (fs) => fs.every((x) => (x as HTMLFieldSetElement).disabled)), 'and the forms stay disabled');
     t.same(bare.errors, [], 'no console error');
@@ -122,7 +122,7 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
   const page = w.page;
 
   await t.test('bad inputs are refused before the wallet is asked', async (t) => {
-    await page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(page, tab);
     const transfer = writeItem(page, 'transfer');
     t.equal(await transfer.locator('fieldset').isEnabled(), true, 'the form is enabled with a wallet');
     t.match(await page.innerText('section[aria-labelledby="write-h"] .wallet-note'), /sent as a transaction from your browser wallet/);
@@ -227,7 +227,7 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
   });
 
   await t.test('a payable method sends the value given in ETH', async (t) => {
-    await page.goto(`${f.base}/address/${s.contracts.Forwarder}?tab=contract`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/address/${s.contracts.Forwarder}?tab=contract`);
     const relay = writeItem(page, 'relay');
     t.same(await relay.locator('label').allInnerTexts(), ['target address', 'Value to send (ETH)'], 'a value field for a payable method');
     t.equal(await writeItem(page, 'forward').locator('[data-value]').count(), 1);
@@ -256,7 +256,7 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
     t.equal(BigInt(await rpc<string>(node, 'eth_getBalance', [carol, 'latest'])) - before, 25n * 10n ** 16n, 'relayed to the target');
     await partShot(relay, 'contract-write-payable');
     t.same(await axeViolations(page), [], 'axe-clean');
-    await page.goto(tab, { waitUntil: 'networkidle' });
+    await gotoSettled(page, tab);
   });
 
   await t.test('a read method with arguments is answered through the wallet', async (t) => {
@@ -277,7 +277,7 @@ t.test('contract methods through the browser wallet', { skip: browserMissing() ?
     for (const [vp, size] of Object.entries(VIEWPORTS)) {
       await t.test(`${vp} ${scheme}`, async (t) => {
         const c = await watchedPage(await walletContext({ viewport: size, colorScheme: scheme }));
-        await c.page.goto(tab, { waitUntil: 'networkidle' });
+        await gotoSettled(c.page, tab);
         // An error and a result shown, as a visitor would see them.
         const transfer = writeItem(c.page, 'transfer');
         await transfer.locator('input[name=arg0]').fill('0xnot-an-address');

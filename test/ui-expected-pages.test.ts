@@ -10,7 +10,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { checkLooks } from './helpers/looks.js';
 import { walk } from './helpers/api-derived.js';
 import { rpcCall } from './helpers/api.js';
-import { BROKEN_TEXT, browserMissing, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, browserMissing, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { gwei, percent, shortHash } from '../src/ui/format.js';
 import { fullness } from '../src/ui/pages/gas-tracker.js';
 import { xLabel } from '../src/ui/components/chart.js';
@@ -39,7 +39,7 @@ t.test('gas tracker, advanced filter, address activity, young-chain charts', { s
   await t.test('gas tracker', async (t) => {
     const stats = await api('/api/v2/stats');
     const blocks = (await api('/api/v2/blocks?type=block')).items;
-    await page.goto(`${f.base}/gas-tracker`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/gas-tracker`);
     t.ok(stats.gas_prices, 'the API has gas prices on the scenario');
     for (const level of ['slow', 'average', 'fast']) {
       const l = stats.gas_prices[level];
@@ -126,7 +126,7 @@ t.test('gas tracker, advanced filter, address activity, young-chain charts', { s
     const hourly = (await api('/api/v1/lines/newTxns?resolution=HOUR')).chart;
     t.ok(daily.length < 2, 'the daily chart has at most one finished day');
     t.ok(hourly.length >= 2, `the API has hours (${hourly.length})`);
-    await page.goto(`${f.base}/`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/`);
     const home = await page.innerText('section[aria-labelledby="daily"]');
     t.notMatch(home, /No data/i, 'the home chart does not say "no data yet"');
     t.match(home, /Transactions per hour/);
@@ -134,7 +134,7 @@ t.test('gas tracker, advanced filter, address activity, young-chain charts', { s
     t.same(table, hourly.map((p: any) => [xLabel(p.date), p.value]), "its points are the API's hours");
     const scripts = async () => page.$$eval('script[src]', (ss) => ss.map((x) => x.getAttribute('src')!));
     t.ok((await scripts()).some((x) => /chart/.test(x)), 'the chart script loads where a line is drawn');
-    await page.goto(`${f.base}/stats`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/stats`);
     const art = await page.innerText('article[data-line="newTxns"]');
     t.match(art, /per hour over the last 48 hours/, 'the stats chart of transactions is per hour');
     const statsTable = await page.$$eval('article[data-line="newTxns"] figure table.chart-data tr', (trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent]));
@@ -143,7 +143,7 @@ t.test('gas tracker, advanced filter, address activity, young-chain charts', { s
     t.same(w.errors, [], 'no console error');
     t.same(w.failed, [], 'no failed request');
     // A page without a chart to draw does not load the script.
-    await page.goto(`${f.base}/gas-tracker`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/gas-tracker`);
     t.notOk((await scripts()).some((x) => /chart/.test(x)), 'no chart script on a page without a chart');
   });
 

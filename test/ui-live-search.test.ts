@@ -4,7 +4,7 @@
 // with JavaScript off the home and block pages still show their data.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
-import { browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { minedIn } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
 import { groupDigits } from '../src/ui/format.js';
@@ -17,7 +17,7 @@ t.test('live updates and search in a browser', { skip: browserMissing() ?? false
 
   await t.test('a new block appears on the home page without a reload', async (t) => {
     const w = await watchedPage(context);
-    await w.page.goto(f.base + '/', { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, f.base + '/');
     const before = Number(await f.rpc<string>('eth_blockNumber'));
     t.ok(await w.page.isVisible(`#live a[href="/block/${before}"]`), `block ${before} is listed`);
     // A value transfer mines a block; the indexer commits it, the socket announces it.
@@ -37,7 +37,7 @@ t.test('live updates and search in a browser', { skip: browserMissing() ?? false
 
   await t.test('search suggestions, keyboard and Enter', async (t) => {
     const w = await watchedPage(context);
-    await w.page.goto(f.base + '/blocks', { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, f.base + '/blocks');
     await w.page.keyboard.press('/');
     t.equal(await w.page.evaluate(() => document.activeElement?.id), 'q', '"/" focuses the search box');
     await w.page.keyboard.type('Devnet Tok', { delay: 30 });
@@ -51,15 +51,15 @@ t.test('live updates and search in a browser', { skip: browserMissing() ?? false
 
     // The start of an address (issue #33: "0x5FbDB2" found nothing): suggested as you type, and listed by the search page.
     const token = s.contracts.DevnetToken;
-    await w.page.goto(f.base + '/blocks', { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, f.base + '/blocks');
     await w.page.fill('#q', token.slice(0, 8));
     await w.page.waitForSelector(`#q-suggest li a[href="/address/${token}"]`, { timeout: 10_000 });
     t.pass(`typing ${token.slice(0, 8)} suggests ${token}`);
     await screenshot(w.page, 'search-address-prefix');
-    await w.page.goto(`${f.base}/search?q=${token.slice(0, 8)}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/search?q=${token.slice(0, 8)}`);
     t.ok(await w.page.isVisible(`.results a[href="/address/${token}"]`), 'the search page lists the address starting with it');
 
-    await w.page.goto(f.base + '/blocks', { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, f.base + '/blocks');
     await w.page.fill('#q', s.forwardTx.hash);
     await Promise.all([w.page.waitForURL(`**/tx/${s.forwardTx.hash}`), w.page.press('#q', 'Enter')]);
     t.pass('Enter on a transaction hash opens the transaction page');

@@ -12,7 +12,7 @@ import { withAnvil } from './helpers/devnet.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { startReplayRpc } from './helpers/replay-rpc.js';
 import { indexNode } from './helpers/indexed-node.js';
-import { BROKEN_TEXT, browserMissing, eachLook, screenshot, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, browserMissing, eachLook, screenshot, withBrowser, gotoSettled } from './helpers/browser.js';
 import { createUi, type Ui } from '../src/ui/ui-server.js';
 import { inProcessClient } from '../src/ui/api-client.js';
 import { startServer } from '../src/api/server.js';
@@ -82,7 +82,7 @@ t.test('a deposit and a transaction with its L1 fee on the transaction page', { 
     });
   await eachLook(browser, async (context, look) => {
     const page = await context.newPage();
-    const r1 = await page.goto(`${base}/tx/${deposit}`, { waitUntil: 'networkidle' });
+    const r1 = await gotoSettled(page, `${base}/tx/${deposit}`);
     t.equal(r1?.status(), 200, `${look.vp} ${look.scheme}: the deposit's page`);
     const d = await details(page);
     t.equal(d['Source hash'], `0x${'c3'.repeat(32)}`, 'the source hash');
@@ -94,7 +94,7 @@ t.test('a deposit and a transaction with its L1 fee on the transaction page', { 
     t.notMatch(await page.innerText('main'), BROKEN_TEXT);
     await screenshot(page, `op-stack-deposit-${look.vp}-${look.scheme}`);
 
-    const r2 = await page.goto(`${base}/tx/${user}`, { waitUntil: 'networkidle' });
+    const r2 = await gotoSettled(page, `${base}/tx/${user}`);
     t.equal(r2?.status(), 200, `${look.vp} ${look.scheme}: the user transaction's page`);
     const u = await details(page);
     t.match(u['L1 data fee'], formatUnits(BigInt(L1.l1Fee), 18).slice(0, 6), 'the L1 data fee');
@@ -106,7 +106,7 @@ t.test('a deposit and a transaction with its L1 fee on the transaction page', { 
     t.notMatch(await page.innerText('main'), BROKEN_TEXT);
     await screenshot(page, `op-stack-l1-fee-${look.vp}-${look.scheme}`);
 
-    const r3 = await page.goto(`${base}/deposits`, { waitUntil: 'networkidle' });
+    const r3 = await gotoSettled(page, `${base}/deposits`);
     t.equal(r3?.status(), 200, `${look.vp} ${look.scheme}: the deposits page`);
     const listed = await page.$$eval('main table tbody tr td:first-child a[href^="/tx/"]', (as) => as.map((a) => a.getAttribute('href')));
     t.ok(listed.includes(`/tx/${deposit}`), 'the deposit is listed');
@@ -115,7 +115,7 @@ t.test('a deposit and a transaction with its L1 fee on the transaction page', { 
     t.notMatch(await page.innerText('main'), BROKEN_TEXT);
     await screenshot(page, `op-stack-deposits-${look.vp}-${look.scheme}`);
 
-    const r4 = await page.goto(`${base}/withdrawals`, { waitUntil: 'networkidle' });
+    const r4 = await gotoSettled(page, `${base}/withdrawals`);
     t.equal(r4?.status(), 200, `${look.vp} ${look.scheme}: the withdrawals page`);
     const wl = await page.$$eval('main table tbody tr a[href^="/tx/"]', (as) => as.map((a) => a.getAttribute('href')));
     t.same(wl, [`/tx/${withdrawal}`], 'the withdrawal is listed');

@@ -3,7 +3,7 @@
 // failed request and no broken text; screenshots under test-output/screenshots.
 import t from 'tap';
 import { uiOnDevnet } from './helpers/ui.js';
-import { BROKEN_TEXT, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, eachLook, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { groupDigits } from '../src/ui/format.js';
 
 const V2 = '/api/v2';
@@ -57,7 +57,7 @@ t.test('explorer pages in a browser', { skip: browserMissing() ?? false }, async
       const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
         w.clear();
-        const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
+        const res = await gotoSettled(w.page, f.base + p.path);
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
         if (p.name === 'not-found') t.equal(res?.status(), 404, `${label}: 404`);

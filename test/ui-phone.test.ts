@@ -12,7 +12,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
 import type { Page } from 'playwright-core';
-import { browserMissing, screenshot, withBrowser } from './helpers/browser.js';
+import { browserMissing, screenshot, withBrowser, gotoSettled } from './helpers/browser.js';
 
 const PHONE = { width: 390, height: 844 };
 /** An account that sends more transactions than /tabs-counters counts (it stops at 51: "more than 50"). */
@@ -66,7 +66,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
       const page = await context.newPage();
       let cards = 0;
       for (const p of lists) {
-        await page.goto(f.base + p, { waitUntil: 'networkidle' });
+        await gotoSettled(page, f.base + p);
         const r = await page.evaluate(() => {
           const vw = document.documentElement.clientWidth;
           const cells = Array.from(document.querySelectorAll<HTMLTableCellElement>('.table-wrap tbody td'));
@@ -102,7 +102,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
         [`/token/${token}`, '.details .addr a'],
         [`/tx/${s.forwardTx.hash}`, '.details .addr a'],
       ] as const) {
-        await page.goto(f.base + p, { waitUntil: 'networkidle' });
+        await gotoSettled(page, f.base + p);
         const lines = await page.$eval(sel, (el) => {
           const perLine = new Map<number, number>();
           const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
@@ -122,7 +122,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
       }
 
       // The home page's first screen: one search box.
-      await page.goto(f.base + '/', { waitUntil: 'networkidle' });
+      await gotoSettled(page, f.base + '/');
       const boxes = await page.evaluate(() =>
         Array.from(document.querySelectorAll<HTMLInputElement>('input[type=search]')).filter((i) => {
           const b = i.getBoundingClientRect();
@@ -141,7 +141,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
     t.teardown(() => context.close());
     const page = await context.newPage();
     for (const p of ['/txs', `/address/${me}`]) {
-      await page.goto(f.base + p, { waitUntil: 'networkidle' });
+      await gotoSettled(page, f.base + p);
       const r = await page.evaluate(() => ({
         row: getComputedStyle(document.querySelector('.table-wrap tbody tr')!).display,
         head: getComputedStyle(document.querySelector('.table-wrap thead')!).display,
@@ -154,18 +154,18 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
     const counters = (await f.get(`/api/v2/addresses/${BUSY}/counters`)).body;
     const capped = (await f.get(`/api/v2/addresses/${BUSY}/tabs-counters`)).body;
     t.ok(Number(counters.transactions_count) >= BUSY_TXS && capped.transactions_count <= 51, `the API: ${counters.transactions_count} transactions, tabs-counters ${capped.transactions_count}`);
-    await page.goto(`${f.base}/address/${BUSY}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/address/${BUSY}`);
     t.equal(await page.innerText('.tabs a[aria-current="page"] .count'), counters.transactions_count, 'the Transactions tab shows the exact count');
 
     // A row's copy button holds no copy of the hash (the stylesheet draws its icon, the link beside it
     // has the value): a click still copies the full address.
-    await page.goto(f.base + '/txs', { waitUntil: 'networkidle' });
+    await gotoSettled(page, f.base + '/txs');
     const from = page.locator('.table-wrap tbody tr td[data-label="From"] .addr').first();
     const href = await from.locator('a').getAttribute('href');
     t.equal(await from.locator('button.copy svg').count(), 0, 'no inline icon in the copy button');
     await from.locator('button.copy').click();
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), href!.split('/').pop(), 'the copy button copies the full address');
-    await page.goto(f.base + '/', { waitUntil: 'networkidle' });
+    await gotoSettled(page, f.base + '/');
     t.equal(await page.locator('input[type=search]').count(), 1, 'the home page has one search box on a desktop too');
   });
   await t.test("a shortened amount's exact value: a tap, a focus or a hover away, and in its copy button", async (t) => {
@@ -177,7 +177,7 @@ t.test('lists, tabs, addresses and search on a phone', { skip: browserMissing() 
         const context = await browser.newContext({ viewport: size, colorScheme: scheme, hasTouch: vp === 'phone', permissions: ['clipboard-read', 'clipboard-write'], bypassCSP: true });
         t.teardown(() => context.close());
         const page = await context.newPage();
-        await page.goto(`${f.base}/txs`, { waitUntil: 'networkidle' });
+        await gotoSettled(page, `${f.base}/txs`);
         const amount = row(page);
         t.equal(await amount.count(), 1, `${vp} ${scheme}: the value is shortened`);
         t.equal((await amount.innerText()).trim(), '1.23457', `${vp} ${scheme}: to the digits that matter, no "…"`);

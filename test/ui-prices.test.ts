@@ -8,7 +8,7 @@
 import t from 'tap';
 import { apiWithDerived } from './helpers/api-derived.js';
 import { stubPriceSource } from './helpers/price-source.js';
-import { BROKEN_TEXT, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, eachLook, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { ExchangeRates } from '../src/derived/exchange-rates.js';
 import { createUi } from '../src/ui/ui-server.js';
 import { inProcessClient } from '../src/ui/api-client.js';
@@ -73,21 +73,21 @@ t.test('prices on the home, stats and token pages', { skip: browserMissing() ?? 
     const w = await watchedPage(context);
     const name = `${look.vp}-${look.scheme}`;
 
-    await w.page.goto(`${base}/`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${base}/`);
     t.equal((await w.page.innerText(tile('ETH price'))).trim(), `${usd(stats.coin_price)} +${stats.coin_price_change_percentage}%`, `${name}: home shows the price and its change`);
     if (look.vp === 'desktop') await screenshot(w.page, `prices-home-${name}`);
 
-    await w.page.goto(`${base}/stats`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${base}/stats`);
     t.equal((await w.page.innerText(tile('ETH market cap'))).trim(), usd(stats.market_cap, { compact: true }), `${name}: stats shows the market cap`);
     t.equal(await w.page.locator('#coin-price').count(), 1, `${name}: and the price chart`);
     if (look.vp === 'desktop') await screenshot(w.page, `prices-stats-${name}`);
 
-    await w.page.goto(`${base}/gas-tracker`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${base}/gas-tracker`);
     t.equal((await w.page.innerText(tile('ETH price'))).trim(), `${usd(stats.coin_price)} +${stats.coin_price_change_percentage}%`, `${name}: the gas tracker shows the price`);
     t.equal((await w.page.innerText(tile('ETH market cap'))).trim(), usd(stats.market_cap, { compact: true }), `${name}: and the market cap`);
     if (look.vp === 'desktop') await screenshot(w.page, `prices-gas-tracker-${name}`);
 
-    await w.page.goto(`${base}/token/${token}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${base}/token/${token}`);
     const body = await w.page.innerText('.details');
     t.match(body, /Price\s+\$2\.50\b/, `${name}: the token's price`);
     t.match(body, /Market cap\s+\$1,000,000\.00\b/, `${name}: and market cap`);

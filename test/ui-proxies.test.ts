@@ -12,7 +12,7 @@ import { uiOnDevnet } from './helpers/ui.js';
 import { deployProxies, proxiesInput, storeCall, verifyThroughApi } from './helpers/proxies.js';
 import { minedIn } from './helpers/rpc.js';
 import { forwardToNode, nodeWallet } from './helpers/ui-account.js';
-import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
@@ -53,9 +53,9 @@ t.test('proxies in the web UI', { skip: browserMissing() ?? false }, async (t) =
     });
     const w = await watchedPage(ctx);
     const page = w.page;
-    await page.goto(proxyPage, { waitUntil: 'networkidle' });
+    await gotoSettled(page, proxyPage);
     t.match(await page.innerText('dl.details'), new RegExp(`EIP-1967 proxy of Box \\(${getAddress(p.box)}\\)`), 'the implementation is named by its contract name');
-    await page.goto(`${proxyPage}?tab=contract`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${proxyPage}?tab=contract`);
     t.match(await page.innerText('section[aria-labelledby="contract-h"]'), /Proxy\s+EIP-1967 proxy of Box/, "the contract card says it is a proxy");
     const read = page.locator('section[aria-labelledby="proxy-read-h"]');
     const value = read.locator('li.method-item', { has: page.locator('strong', { hasText: /^value$/ }) });
@@ -82,13 +82,13 @@ t.test('proxies in the web UI', { skip: browserMissing() ?? false }, async (t) =
 
   await t.test('phone and dark; a contract that is no proxy', async (t) => {
     const w = await watchedPage(await browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: 'dark' }));
-    await w.page.goto(`${proxyPage}?tab=contract`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${proxyPage}?tab=contract`);
     t.equal(await overflow(w.page), 0, 'nothing wider than the phone');
     await screenshot(w.page, 'proxy-contract-phone-dark');
-    await w.page.goto(proxyPage, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, proxyPage);
     t.equal(await overflow(w.page), 0);
     await screenshot(w.page, 'proxy-address-phone-dark');
-    await w.page.goto(`${f.base}/address/${getAddress(p.box)}?tab=contract`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/address/${getAddress(p.box)}?tab=contract`);
     t.equal(await w.page.locator('section[aria-labelledby="proxy-read-h"]').count(), 0, 'no proxy sections on the implementation');
     t.notMatch(await w.page.innerText('dl.details'), /\bProxy\b/);
     t.same(w.errors, [], 'no console errors');

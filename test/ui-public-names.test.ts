@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { smtpSink } from './helpers/account.js';
 import { image } from './helpers/images.js';
-import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, axeViolations, browserMissing, eachLook, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { injectWallet, signedInContext } from './helpers/ui-account.js';
 import { runAdmin } from '../src/account/admin-cli.js';
 
@@ -74,7 +74,7 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     await eachLook(browser, async (c, { vp: size, scheme }) => {
       if (who) await c.addCookies(await who.context.cookies());
       const w = await watchedPage(c);
-      await w.page.goto(f.base + path, { waitUntil: 'networkidle' });
+      await gotoSettled(w.page, f.base + path);
       await screenshot(w.page, `${name}-${size}-${scheme}`);
       if (size === 'phone') t.same(await overflow(w.page), [], `${path} at 360 wide (${scheme}): nothing sticks out of the screen`);
       t.same(w.errors, [], `${path} (${size}, ${scheme}): no console error`);
@@ -82,17 +82,17 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     });
     const c = who ? await as(who, { viewport: VIEWPORTS.desktop, bypassCSP: true }) : await anon({ viewport: VIEWPORTS.desktop, bypassCSP: true });
     const p = await c.newPage();
-    await p.goto(f.base + path, { waitUntil: 'networkidle' });
+    await gotoSettled(p, f.base + path);
     t.same(await axeViolations(p), [], `${path}: axe-core finds no serious or critical violation`);
     await c.close();
   };
 
   await t.test('the address page links to the submission form, prefilled', async (t) => {
-    await project.page.goto(`${f.base}/address/${token}`, { waitUntil: 'networkidle' });
+    await gotoSettled(project.page, `${f.base}/address/${token}`);
     const href = await project.page.getAttribute('.own-actions a[href^="/account/public-names"]', 'href');
     t.equal(href, `/account/public-names?address=${token}#submit`, 'a "Submit a public name" link with the address');
     const a = await (await anon({ viewport: VIEWPORTS.desktop })).newPage();
-    await a.goto(`${f.base}/address/${token}`, { waitUntil: 'networkidle' });
+    await gotoSettled(a, `${f.base}/address/${token}`);
     t.match(await a.innerText('.own-actions'), /Submit a public name/, 'anyone sees it too (sign-in first)');
     t.notOk(await a.$('.verified-mark'), 'no public name yet');
   });
@@ -102,7 +102,7 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     const off = await as(project, { viewport: VIEWPORTS.desktop, javaScriptEnabled: false });
     const w = await watchedPage(off);
     const page = w.page;
-    await page.goto(`${f.base}/account/public-names?address=${token}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/public-names?address=${token}`);
     t.equal(await page.inputValue('#pn-address'), token, 'the address is prefilled');
     t.ok(await page.$eval('details.pn-links', (d) => (d as HTMLDetailsElement).open), "a token's official links are open");
     t.match(await bodyText(t, page), 'No submission yet', 'nothing submitted yet');
@@ -140,7 +140,7 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     const c = await as(project, { viewport: VIEWPORTS.desktop });
     const w = await watchedPage(c);
     const wallet = await injectWallet(w.page, DEPLOYER);
-    await w.page.goto(`${f.base}/account/public-names?address=${forwarder}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/account/public-names?address=${forwarder}`);
     await w.page.fill('#pn-name', 'Devnet Forwarder');
     await w.page.fill('#pn-tags', 'router');
     t.ok(await w.page.isVisible('[data-owner-sign]'), 'the sign button shows with a wallet');
@@ -159,11 +159,11 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
 
   await t.test('a non-admin gets the 404 page on the review pages', async (t) => {
     for (const path of ['/account/admin/public-names', `/account/admin/public-names/${submissionId}/edit`]) {
-      const r = await project.page.goto(f.base + path, { waitUntil: 'networkidle' });
+      const r = await gotoSettled(project.page, f.base + path);
       t.equal(r?.status(), 404, `${path}: 404`);
       t.match(await project.page.innerText('main'), /Page not found/, 'the UI\'s not-found page');
     }
-    await project.page.goto(`${f.base}/account/public-names`, { waitUntil: 'networkidle' });
+    await gotoSettled(project.page, `${f.base}/account/public-names`);
     t.notOk(await project.page.$('.pn-admin-note'), 'no review link for a non-admin');
     const csrf = await project.page.inputValue('input[name=csrf]');
     const r = await project.page.request.post(`${f.base}/account/admin/public-names/${submissionId}/approve`, {
@@ -179,7 +179,7 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     const off = await as(reviewer, { viewport: VIEWPORTS.desktop, javaScriptEnabled: false });
     const w = await watchedPage(off);
     const page = w.page;
-    await page.goto(`${f.base}/account/admin/public-names`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/admin/public-names`);
     const card = `#review-${submissionId}`;
     const text = await page.innerText(card);
     t.match(text, /Devnet Exchange[\s\S]*Pending review/, 'the pending submission');
@@ -202,7 +202,7 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
 
   await t.test('the address page shows the name, tags, mark and icon; the token pages the icon', async (t) => {
     const page = await (await anon({ viewport: VIEWPORTS.desktop })).newPage();
-    await page.goto(`${f.base}/address/${token}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/address/${token}`);
     t.match(await page.innerText('.addr-head h1'), /Devnet Exchange/, 'the public name in the heading');
     const mark = await page.$('.addr-head .verified-mark');
     t.ok(mark, 'the verified mark');
@@ -221,10 +221,10 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     t.match(iconRes.headers(), { 'content-type': 'image/png', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'" }, 'as an image only');
     await look(t, null, `/address/${token}`, 'public-names-address');
 
-    await page.goto(`${f.base}/token/${token}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/token/${token}`);
     t.equal(await page.$eval('.token-title img.pn-icon', (i) => (i as HTMLImageElement).naturalWidth), 32, 'the token page shows the icon');
     await screenshot(page, 'public-names-token');
-    await page.goto(`${f.base}/tokens`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/tokens`);
     t.equal(await page.$$eval(`a[href="/token/${token}"]`, (as) => as.length > 0), true, 'the token is listed');
     t.equal(await page.$eval(`tr:has(a[href="/token/${token}"]) img.pn-icon`, (i) => (i as HTMLImageElement).naturalWidth), 32, 'the token list shows the icon');
     await look(t, null, '/tokens', 'public-names-tokens');
@@ -241,11 +241,11 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     };
     const heading = async () => {
       await fresh();
-      await anonPage.goto(`${f.base}/address/${token}`, { waitUntil: 'networkidle' });
+      await gotoSettled(anonPage, `${f.base}/address/${token}`);
       return { h1: await anonPage.innerText('.addr-head h1'), mark: !!(await anonPage.$('.verified-mark')), tags: await anonPage.$$eval('.public-tag', (e) => e.map((x) => x.textContent)) };
     };
 
-    await page.goto(`${f.base}/account/admin/public-names/${submissionId}/edit`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/admin/public-names/${submissionId}/edit`);
     t.equal(await page.inputValue('#edit-name'), 'Devnet Exchange', 'the edit form holds the submission');
     await page.fill('#edit-name', 'Devnet <b>');
     await page.click('form[action$="/edit"] button[type=submit]');
@@ -271,15 +271,15 @@ t.test('public names in the web UI: submit, review, where they show', { skip: br
     t.equal(h.mark, true, 'with its mark');
 
     // Approve the signed submission, then revert that approval: it goes away again.
-    await page.goto(`${f.base}/account/admin/public-names`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${f.base}/account/admin/public-names`);
     await Promise.all([page.waitForURL(/done=approved/), page.click(`#review-${signedId} form[action$="/approve"] button`)]);
     await fresh();
-    await anonPage.goto(`${f.base}/address/${forwarder}`, { waitUntil: 'networkidle' });
+    await gotoSettled(anonPage, `${f.base}/address/${forwarder}`);
     t.match(await anonPage.innerText('.addr-head h1'), /Devnet Forwarder/, 'the second name shows');
     const approveDecision = await page.$eval(`#review-${signedId} .pn-decisions li:has(strong:text-is("approve"))`, (li) => li.id.replace('decision-', ''));
     await Promise.all([page.waitForURL(/done=reverted/), page.click(`#decision-${approveDecision} button`)]);
     await fresh();
-    await anonPage.goto(`${f.base}/address/${forwarder}`, { waitUntil: 'networkidle' });
+    await gotoSettled(anonPage, `${f.base}/address/${forwarder}`);
     t.notMatch(await anonPage.innerText('.addr-head h1'), /Devnet Forwarder/, 'the approval reverted: gone');
     t.notOk(await anonPage.$('.verified-mark'), 'and its mark');
     t.match(await page.innerText(`#review-${signedId}`), /Pending review/, 'the submission is pending again');

@@ -12,7 +12,7 @@ import { toHex } from 'viem';
 import { uiOnDevnet } from './helpers/ui.js';
 import { minedIn, rpc } from './helpers/rpc.js';
 import { devAccount } from './helpers/devnet.js';
-import { BROKEN_TEXT, VIEWPORTS, browserMissing, eachLook, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, browserMissing, eachLook, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { startServer } from '../src/api/server.js';
 import { createLogger } from '../src/log.js';
 import { formatUnits, groupDigits, readableDecimal } from '../src/ui/format.js';
@@ -189,7 +189,7 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
       const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
         w.clear();
-        const res = await w.page.goto(base + p.path, { waitUntil: 'networkidle' });
+        const res = await gotoSettled(w.page, base + p.path);
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
         t.equal(res?.status(), 200, `${label}: 200`);
@@ -211,7 +211,7 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
     const w = await watchedPage(context);
     const today = new Date().toISOString().slice(0, 10);
-    await w.page.goto(`${base}/stats?resolution=WEEK`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${base}/stats?resolution=WEEK`);
     await w.page.fill('form.stats-period input[name=from]', today);
     await w.page.fill('form.stats-period input[name=to]', today);
     await Promise.all([w.page.waitForURL(/\/stats\?/), w.page.click('form.stats-period button')]);
@@ -237,7 +237,7 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
       const context = await browser.newContext({ viewport: VIEWPORTS[vp], colorScheme: scheme, bypassCSP: true });
       const page = await context.newPage();
       for (const p of ['/csv', `/csv?address=${sender}`]) {
-        await page.goto(base + p, { waitUntil: 'networkidle' });
+        await gotoSettled(page, base + p);
         await page.addScriptTag({ content: AXE });
         const violations = (await page.evaluate(async () => {
           const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: unknown[] }> } }).axe.run({ resultTypes: ['violations'] });
@@ -253,7 +253,7 @@ t.test('stats, top accounts, verified contracts and CSV pages in a browser', { s
   await t.test('a CSV downloaded through the form is the API’s file', async (t) => {
     const context = await browser.newContext({ viewport: VIEWPORTS.phone, acceptDownloads: true });
     const page = await context.newPage();
-    await page.goto(`${base}/csv?address=${sender}`, { waitUntil: 'networkidle' });
+    await gotoSettled(page, `${base}/csv?address=${sender}`);
     const byDate = page.locator('section.csv-export').first().locator('form').first();
     const from = await byDate.locator('input[name=from_period]').inputValue();
     const to = await byDate.locator('input[name=to_period]').inputValue();

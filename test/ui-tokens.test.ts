@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
-import { BROKEN_TEXT, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { groupDigits } from '../src/ui/format.js';
 
 const V2 = '/api/v2';
@@ -325,7 +325,7 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
       const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of cases) {
         w.clear();
-        const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
+        const res = await gotoSettled(w.page, f.base + p.path);
         const label = `${p.name} ${vp} ${scheme}`;
         const text = await w.page.innerText('body');
         const status = p.status ?? 200;
@@ -357,7 +357,7 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
       let url: string | null = start;
       let pages = 0;
       while (url && pages < 50) {
-        const res = await w.page.goto(f.base + url, { waitUntil: 'networkidle' });
+        const res = await gotoSettled(w.page, f.base + url);
         t.equal(res?.status(), 200, `${url}: 200`);
         keys.push(...(await rows(w.page)).map(key));
         pages++;
@@ -397,7 +397,7 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
   t.test('without JavaScript', async (t) => {
     const context = await browser.newContext({ viewport: VIEWPORTS.phone, javaScriptEnabled: false });
     const w = await watchedPage(context);
-    await w.page.goto(`${f.base}/token/${erc20}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/token/${erc20}`);
     const counters = await api(`/tokens/${erc20}/counters`);
     t.equal(await detail(w.page, 'Total supply'), '1,490 DVT', 'the supply');
     t.equal(await detail(w.page, 'Transfers'), groupDigits(counters.transfers_count), 'the transfers count');
@@ -406,7 +406,7 @@ t.test('token pages in a browser', { skip: browserMissing() ?? false }, async (t
     await Promise.all([w.page.waitForURL(/tab=holders/), w.page.click('.tabs a[href$="?tab=holders"]')]);
     t.equal((await rows(w.page)).length, (await api(`/tokens/${erc20}/holders`)).items.length, 'the holders tab');
     // The token search is a GET form, the type filter links.
-    await w.page.goto(`${f.base}/tokens`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/tokens`);
     await w.page.fill('#token-q', 'NFT');
     await Promise.all([w.page.waitForURL(/\/tokens\?q=NFT/), w.page.press('#token-q', 'Enter')]);
     t.same((await rows(w.page)).map((r) => r.cells[1]), ['ERC-721'], 'the search form finds the NFT');

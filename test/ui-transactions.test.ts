@@ -8,7 +8,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { walk } from './helpers/api-derived.js';
-import { BROKEN_TEXT, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { BROKEN_TEXT, VIEWPORTS, eachLook, browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { formatUnits, groupDigits } from '../src/ui/format.js';
 import { replacePendingPool } from '../src/storage/postgres/indexer.js';
 import { toPendingTx } from '../src/indexer/pending.js';
@@ -350,7 +350,7 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
       const w = await watchedPage(context); // one tab for the whole walk (Watched.clear)
       for (const p of pages) {
         w.clear();
-        const res = await w.page.goto(f.base + p.path, { waitUntil: 'networkidle' });
+        const res = await gotoSettled(w.page, f.base + p.path);
         const text = await w.page.innerText('body');
         const label = `${p.name} ${vp} ${scheme}`;
         const expected = p.status ?? 200;
@@ -436,7 +436,7 @@ t.test('transaction pages in a browser', { skip: browserMissing() ?? false }, as
     await replacePendingPool(f.stores.pg, [toPendingTx(wire)]);
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
     const w = await watchedPage(context);
-    await w.page.goto(`${f.base}/tx/${hash}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/tx/${hash}`);
     t.equal((await details(w.page)).text.Status, 'Pending', 'shown as pending while in the pool');
     await f.rpc('evm_mine');
     await f.catchUp();

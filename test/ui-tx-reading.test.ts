@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { uiOnDevnet } from './helpers/ui.js';
 import { checkLooks } from './helpers/looks.js';
 import { ROUTER, e18, uniswapV2 } from './helpers/uniswap-v2.js';
-import { browserMissing, screenshot, watchedPage, withBrowser } from './helpers/browser.js';
+import { browserMissing, screenshot, watchedPage, withBrowser, gotoSettled } from './helpers/browser.js';
 import { groupDigits, shortHash } from '../src/ui/format.js';
 import { sentenceAmount } from '../src/ui/components/tx-summary.js';
 
@@ -136,7 +136,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
     for (const [name, hash] of [['swap', made.swap], ['erc20 transfer', erc20Tx], ['coin transfer', coinTx]] as const) {
       const summaries: Summary[] = (await api(`/api/v2/transactions/${hash}/summary`)).data.summaries;
       t.ok(summaries.length > 0, `${name}: the API summarises it`);
-      await w.page.goto(`${f.base}/tx/${hash}`, { waitUntil: 'networkidle' });
+      await gotoSettled(w.page, `${f.base}/tx/${hash}`);
       const shown = (await w.page.innerText('.tx-summary')).replace(/\s+/g, ' ').trim();
       t.equal(shown, summaries.map(expectedSentence).join(' '), `${name}: the sentence is the API's template with its variables filled in`);
       const tokens = summaries.flatMap((x) => Object.values(x.summary_template_variables).filter((v) => v.type === 'token').map((v) => `/token/${v.value.address_hash}`));
@@ -144,13 +144,13 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       t.same(links, tokens, `${name}: each token of the sentence links to its page`);
     }
     t.match((await w.page.innerText('.tx-summary')).trim(), /^Transfer 0\.5 ETH to /, 'the coin is named by the chain (template {native})');
-    await w.page.goto(`${f.base}/tx/${made.swap}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/tx/${made.swap}`);
     t.match(await w.page.innerText('.tx-summary'), /^Swap 10 ALP for 9\.\d{1,5} BET$/, 'the swap reads as a swap; the long amount rounded to the digits that matter (never "…"), its exact figure on hover');
     const exacts = await w.page.$$eval('.tx-summary .sum-amount', (xs) => xs.map((x) => x.querySelector('.exact')?.textContent ?? null));
     t.equal(exacts[0], null, 'a short amount has no exact figure to add');
     t.match(exacts[1], /^9\.\d{7,}$/, 'the long one has its exact figure a tap away');
     t.same((await api(`/api/v2/transactions/${made.nothing}/summary`)).data.summaries, [], 'the API has no summary of a bare name() call');
-    await w.page.goto(`${f.base}/tx/${made.nothing}`, { waitUntil: 'networkidle' });
+    await gotoSettled(w.page, `${f.base}/tx/${made.nothing}`);
     t.equal(await w.page.$('.tx-summary'), null, 'and the page shows none');
     t.same(w.errors, [], 'no console error');
     t.same(w.failed, [], 'no failed request');
@@ -190,7 +190,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
         if (sel.length === 10 && !names.has(sel)) names.set(sel, ((await api(`/api/v2/advanced-filters/methods?q=${sel}`)) as { method_id: string; name: string }[])[0]?.name ?? '');
       }
       if (name === 'swap') t.ok([...names.values()].includes('transferFrom'), "the swap's inner transferFrom is named by the API");
-      await w.page.goto(`${f.base}/tx/${hash}?tab=call_tree`, { waitUntil: 'networkidle' });
+      await gotoSettled(w.page, `${f.base}/tx/${hash}?tab=call_tree`);
       const frames = await shownFrames(w.page);
       t.equal(frames.length, trace.length, `${name}: one frame per trace item`);
       trace.forEach((it, i) => {
@@ -252,7 +252,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       const context = await browser.newContext({ viewport });
       t.teardown(() => context.close());
       const w = await watchedPage(context);
-      await w.page.goto(`${f.base}/tx/${made.swap}?tab=call_tree`, { waitUntil: 'networkidle' });
+      await gotoSettled(w.page, `${f.base}/tx/${made.swap}?tab=call_tree`);
       const frames = await shownFrames(w.page);
       const inner = frames.find((x) => x.depth === 2 && x.method === 'transfer');
       t.ok(inner, `${vp}: the pair's call of the token's transfer, two levels down`);
@@ -270,7 +270,7 @@ t.test('a transaction read for the visitor', { skip: browserMissing() ?? false }
       await screenshot(w.page, `tx-reading-call-args-${vp}`);
       // The tree alone, as large as it shows: the arguments can be looked at on a phone's width.
       await screenshot(w.page.locator('.call-tree'), `tx-reading-call-args-tree-${vp}`);
-      await w.page.goto(`${f.base}/tx/${made.relayed}?tab=call_tree`, { waitUntil: 'networkidle' });
+      await gotoSettled(w.page, `${f.base}/tx/${made.relayed}?tab=call_tree`);
       const relayed = (await shownFrames(w.page))[1];
       t.equal(relayed?.method, 'transfer', `${vp}: the relayed call is named by its selector`);
       t.same(relayed?.args, [], `${vp}: but not exactly a transfer: no arguments shown`);

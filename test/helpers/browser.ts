@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request, type Response } from 'playwright-core';
 import { PROJECT_ROOT } from './fixtures.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -118,6 +118,39 @@ export async function watchedPage(context: BrowserContext): Promise<Watched> {
       failed.length = 0;
     },
   };
+}
+
+/**
+ * Opens `url` and returns once it has loaded and none of its requests (an island's fetch included)
+ * has been in flight for `quietMs`. Playwright's `networkidle` waits for 500 ms of quiet after each
+ * navigation: the page islands start their fetches as they load (none on a timer), so a short quiet
+ * after `load` sees the same page, and a walk over a hundred pages no longer idles for a minute.
+ */
+export async function gotoSettled(page: Page, url: string, quietMs = 100): Promise<Response | null> {
+  const inFlight = new Set<Request>();
+  let changed = performance.now();
+  const started = (r: Request) => {
+    inFlight.add(r);
+    changed = performance.now();
+  };
+  const ended = (r: Request) => {
+    if (inFlight.delete(r)) changed = performance.now();
+  };
+  page.on('request', started);
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+  try {
+    const res = await page.goto(url, { waitUntil: 'load' });
+    for (const until = performance.now() + 30_000; inFlight.size > 0 || performance.now() - changed < quietMs; ) {
+      if (performance.now() > until) throw new Error(`${url}: still loading after 30 s: ${[...inFlight].map((r) => r.url()).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return res;
+  } finally {
+    page.off('request', started);
+    page.off('requestfinished', ended);
+    page.off('requestfailed', ended);
+  }
 }
 
 /** Words a broken page shows. */

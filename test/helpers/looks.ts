@@ -4,7 +4,7 @@
 // under test-output/screenshots as `<prefix>-<name>-<viewport>-<scheme>`.
 import type { Test } from 'tap';
 import type { Browser } from 'playwright-core';
-import { BROKEN_TEXT, axeViolations, eachLook, screenshot, watchedPage } from './browser.js';
+import { BROKEN_TEXT, axeViolations, eachLook, screenshot, watchedPage, gotoSettled } from './browser.js';
 
 export async function checkLooks(t: Test, browser: Browser, base: string, pages: readonly (readonly [name: string, path: string])[], prefix: string): Promise<void> {
   await eachLook(
@@ -12,7 +12,7 @@ export async function checkLooks(t: Test, browser: Browser, base: string, pages:
     async (ctx, { vp, scheme }) => {
       const w = await watchedPage(ctx);
       for (const [name, p] of pages) {
-        await w.page.goto(base + p, { waitUntil: 'networkidle' });
+        await gotoSettled(w.page, base + p);
         t.notMatch(await w.page.innerText('main'), BROKEN_TEXT, `${name} ${vp} ${scheme}: no broken text`);
         const wide = await w.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         const out = wide > 0

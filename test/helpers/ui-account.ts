@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hexToString, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { codeOf, type Mail } from './account.js';
-import { watchedPage, type Watched } from './browser.js';
+import { watchedPage, type Watched, gotoSettled } from './browser.js';
 import type { UiFixture } from './ui.js';
 
 /** window.ethereum in `page`, answering eth_requestAccounts and personal_sign (signed in Node by `wallet`). */
@@ -76,7 +76,7 @@ export async function signedInContext(
   // bypassCSP: the tests inject axe-core as a script (the UI's CSP allows scripts from 'self' only).
   const context = await browser.newContext({ viewport, bypassCSP: true });
   const w = await watchedPage(context);
-  await w.page.goto(`${f.base}/account/sign-in`, { waitUntil: 'networkidle' });
+  await gotoSettled(w.page, `${f.base}/account/sign-in`);
   await w.page.fill('#email', email);
   await Promise.all([w.page.waitForURL(/\/account\/sign-in\/code\?/), w.page.click('form[action="/account/sign-in/email"] button')]);
   const mail = await smtp.next();
