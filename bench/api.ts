@@ -59,7 +59,7 @@ import type { LaneEnv } from '../src/derived/lane.js';
 import { CHAIN_LANE, commitBlocks, getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { CpuAccount, listCpu, loadavg, machineInfo } from './sysinfo.js';
 import { TARGETS, evaluate, median, targetLine, type Target } from './report.js';
-import { envInt, runIfMain } from './run-main.js';
+import { engineNice, engineNiceLine, envInt, runIfMain } from './run-main.js';
 import { buildResponseStore, saveResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
 import { createIndexer, type Indexer } from '../src/indexer/indexer.js';
@@ -68,8 +68,8 @@ import { SETTINGS } from '../src/config/settings.js';
 import { TokenSearchIndex } from '../src/api/token-search.js';
 import { RECENT_BLOCKS, RecentTransactions } from '../src/api/recent-transactions.js';
 
-/** The explorer's CLICKHOUSE_ENGINE_NICE (default 10), read as the explorer reads it. */
-const ENGINE_NICE = envInt('CLICKHOUSE_ENGINE_NICE', 10, 0);
+/** chDB's threads at the explorer's CLICKHOUSE_ENGINE_NICE. */
+const ENGINE_NICE = engineNice();
 
 /** The explorer's own API_THREADS default: the benchmark measures what an operator runs. */
 const API_THREADS_DEFAULT = Number(SETTINGS.find((d) => d.env === 'API_THREADS')!.default);
@@ -276,7 +276,7 @@ export async function main(): Promise<number> {
   out(`date: ${new Date().toISOString()}`);
   out(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGiB} GiB RAM, ${machine.os}, node ${machine.node}`);
   out(`load average before: ${loadavg()}`);
-  out(`embedded chDB's own threads at nice ${ENGINE_NICE} (CLICKHOUSE_ENGINE_NICE, as the explorer runs them)`);
+  out(engineNiceLine(ENGINE_NICE));
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
   let stores: Stores | undefined;

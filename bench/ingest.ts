@@ -45,10 +45,10 @@ import { INSERT_GROUP, decodeOnly, fetchedKeys, insertsOnly, parseOnly, pointIns
 import { CpuAccount, listCpu, loadavg, machineInfo, threadCpu, type MachineInfo, type ProcCpu } from './sysinfo.js';
 import { nodeBound, nodeRates, type MethodRate } from './node-rate.js';
 import { evaluate, ingestTargets, medianBy, pipelineBound, redactUrl, targetLine } from './report.js';
-import { envInt, envList, runIfMain } from './run-main.js';
+import { engineNice, engineNiceLine, envInt, envList, runIfMain } from './run-main.js';
 
-/** The explorer's CLICKHOUSE_ENGINE_NICE (default 10), read as the explorer reads it. */
-const ENGINE_NICE = envInt('CLICKHOUSE_ENGINE_NICE', 10, 0);
+/** chDB's threads at the explorer's CLICKHOUSE_ENGINE_NICE. */
+const ENGINE_NICE = engineNice();
 
 /** " (median of 3 passes: 2.41, 2.37, 2.52 s)" after a part's figure (nothing for one pass). */
 const passesNote = (all: number[]): string => (all.length > 1 ? ` (median of ${all.length} passes: ${all.map((x) => x.toFixed(2)).join(', ')} s)` : '');
@@ -567,7 +567,7 @@ export async function main(): Promise<number> {
   out(`date: ${new Date().toISOString()}`);
   out(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGiB} GiB RAM, ${machine.os}, node ${machine.node}`);
   out(`load average before: ${loadavg()}`);
-  out(`embedded chDB's own threads at nice ${ENGINE_NICE} (CLICKHOUSE_ENGINE_NICE, as the explorer runs them)`);
+  out(engineNiceLine(ENGINE_NICE));
 
   const runs: RunResult[] = [];
   for (const n of sizes) {

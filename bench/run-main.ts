@@ -1,7 +1,19 @@
 // What the runnable benchmarks share: main() run when the file is the process's entry point (not
 // when a test imports it), exiting with its code or 1 with the error's stack; integer settings read
-// from the environment.
+// from the environment; the explorer's CLICKHOUSE_ENGINE_NICE.
 import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../src/config/settings.js';
+
+/**
+ * CLICKHOUSE_ENGINE_NICE as the explorer reads it (default 10, 0-19): the benches that open the
+ * embedded store run chDB's threads at the nice the explorer would, and print it.
+ */
+export function engineNice(): number {
+  return loadConfig({ CLICKHOUSE_ENGINE_NICE: process.env.CLICKHOUSE_ENGINE_NICE }).clickhouseEngineNice;
+}
+
+/** The line a bench prints about it. */
+export const engineNiceLine = (nice: number) => `embedded chDB's own threads at nice ${nice} (CLICKHOUSE_ENGINE_NICE, as the explorer runs them)`;
 
 /** An integer setting from the environment (`def` when unset or empty); anything else throws. */
 export function envInt(name: string, def: number, min = 0): number {

@@ -3,6 +3,7 @@
 import { ConfigError, loadConfig, settingsTable, type Config } from '../config/settings.js';
 import { createLogger, setLogFormat, setLogLevel } from '../log.js';
 import { Lifecycle } from './lifecycle.js';
+import type { Stores } from '../storage/stores.js';
 // Each command loads what it runs when it runs (a role's modules take a second or more to load):
 // `--help`, `migrate` or `account create` load none of the roles, and `api` no indexer code.
 import { ACCOUNT_DETAILS, ACCOUNT_USAGE, ADMIN_DETAILS, ADMIN_USAGE } from '../account/cli-usage.js';
@@ -188,62 +189,51 @@ async function runAccount(cfg: Config, args: string[]): Promise<number> {
   return (await import('../account/cli.js')).runAccountCommand(cfg, args);
 }
 
+/**
+ * Runs one role until a signal stops it: `start` gets a lifecycle to register what it starts in;
+ * whatever it started is stopped again if it fails.
+ */
+async function runRole(start: (life: Lifecycle) => Promise<unknown>): Promise<number> {
+  const life = new Lifecycle();
+  try {
+    await start(life);
+  } catch (e) {
+    await life.stopAll('start failed');
+    throw e;
+  }
+  return life.untilStopped();
+}
+
+/** A role on the stores (opened and migrated first), with this process's metrics served. */
+async function runStoredRole(cfg: Config, start: (stores: Stores, life: Lifecycle) => Promise<unknown>): Promise<number> {
+  return runRole(async (life) => {
+    const { openMigratedStores, startMetrics } = await import('./roles.js');
+    await start(await openMigratedStores(cfg, life), life);
+    await startMetrics(cfg, life);
+  });
+}
+
 async function runIndexer(cfg: Config): Promise<number> {
-  if (!cfg.rpcUrl) {
+  const rpcUrl = cfg.rpcUrl;
+  if (!rpcUrl) {
     process.stderr.write('explorer indexer: ETHEREUM_JSONRPC_HTTP_URL is not set (only "explorer start" starts a devnet)\n');
     return 78;
   }
-  const life = new Lifecycle();
-  try {
-    const [{ openMigratedStores, startMetrics }, { startIndexerRole }] = await Promise.all([import('./roles.js'), import('./role-indexer.js')]);
-    const stores = await openMigratedStores(cfg, life);
-    await startIndexerRole(cfg, stores, { url: cfg.rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life);
-    await startMetrics(cfg, life);
-  } catch (e) {
-    await life.stopAll('start failed');
-    throw e;
-  }
-  return life.untilStopped();
+  return runStoredRole(cfg, async (stores, life) =>
+    (await import('./role-indexer.js')).startIndexerRole(cfg, stores, { url: rpcUrl, traceUrl: cfg.traceUrl, variant: cfg.variant }, life),
+  );
 }
 
-async function runNotifier(cfg: Config): Promise<number> {
-  const life = new Lifecycle();
-  try {
-    const [{ openMigratedStores, startMetrics }, { startNotifierRole }] = await Promise.all([import('./roles.js'), import('./role-notifier.js')]);
-    const stores = await openMigratedStores(cfg, life);
-    startNotifierRole(cfg, stores, life);
-    await startMetrics(cfg, life);
-  } catch (e) {
-    await life.stopAll('start failed');
-    throw e;
-  }
-  return life.untilStopped();
+function runNotifier(cfg: Config): Promise<number> {
+  return runStoredRole(cfg, async (stores, life) => (await import('./role-notifier.js')).startNotifierRole(cfg, stores, life));
 }
 
-async function runUi(cfg: Config): Promise<number> {
-  const life = new Lifecycle();
-  try {
-    const { startUiRole } = await import('./role-ui.js');
-    await startUiRole(cfg, life);
-  } catch (e) {
-    await life.stopAll('start failed');
-    throw e;
-  }
-  return life.untilStopped();
+function runApi(cfg: Config): Promise<number> {
+  return runStoredRole(cfg, async (stores, life) => (await import('./role-api.js')).startApiRole(cfg, stores, life));
 }
 
-async function runApi(cfg: Config): Promise<number> {
-  const life = new Lifecycle();
-  try {
-    const [{ openMigratedStores, startMetrics }, { startApiRole }] = await Promise.all([import('./roles.js'), import('./role-api.js')]);
-    const stores = await openMigratedStores(cfg, life);
-    await startApiRole(cfg, stores, life);
-    await startMetrics(cfg, life);
-  } catch (e) {
-    await life.stopAll('start failed');
-    throw e;
-  }
-  return life.untilStopped();
+function runUi(cfg: Config): Promise<number> {
+  return runRole(async (life) => (await import('./role-ui.js')).startUiRole(cfg, life));
 }
 
 function mainHelp(): string {

@@ -105,4 +105,3 @@ export async function startApiRole(cfg: Config, stores: Stores, life: Lifecycle,
   // The chain id goes with it: a web UI in this process shows it to the wallet forms.
   return Object.assign(api, { chainId: verifyChainId });
 }
-

@@ -106,4 +106,3 @@ function startExchangeRates(cfg: Config, stores: Stores, life: Lifecycle): void 
   rates.start();
   life.add({ name: 'price fetcher', stop: () => rates.stop() });
 }
-

@@ -25,4 +25,3 @@ export function startNotifierRole(cfg: Config, stores: Stores, life: Lifecycle):
   if (!cfg.smtpUrl) log.warn('SMTP_URL is not set: e-mail notifications and e-mailed sign-in codes are off');
   return notifier;
 }
-

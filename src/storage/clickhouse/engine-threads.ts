@@ -15,8 +15,6 @@ const TASKS = '/proc/self/task';
 export interface EngineThreads {
   /** Engine threads set to the nice so far (threads that ended included). */
   readonly lowered: number;
-  /** One pass now: the engine's pool grows as it works, and a new thread is caught at the next pass. */
-  sweep(): void;
   stop(): void;
 }
 
@@ -62,7 +60,6 @@ export function lowerEngineThreads(nice: number, everyMs = 1000): EngineThreads 
     get lowered() {
       return lowered;
     },
-    sweep,
     stop: () => clearInterval(timer),
   };
 }
