@@ -12,6 +12,7 @@ import { embeddedStores } from './helpers/stores.js';
 import { createIndexer } from '../src/indexer/indexer.js';
 import { createDerived } from '../src/derived/scheduler.js';
 import { ZERO_ADDRESS } from '../src/derived/accounting.js';
+import { readRangeFacts } from '../src/storage/clickhouse/derived.js';
 
 const ABI = parseAbi([
   'function balanceOf(address) view returns (uint256)',
@@ -193,6 +194,36 @@ t.test('derived data equals the node at the head', async (t) => {
   t.equal(chain.get('blocks'), String(head + 1));
   t.equal(chain.get('transactions'), String(txs.length));
   t.equal(chain.get('addresses'), String(addrs.length));
+
+  // --- the lane's range facts name, per block, what the address index tables hold (they are read
+  // from the block-ordered tables those rows come from: storage/clickhouse/derived.ts)
+  const facts = await readRangeFacts(stores.ch, 0, head);
+  const R = 'block_number BETWEEN 0 AND {h:UInt64}';
+  const fromIndex = async (table: string) =>
+    (await stores.ch.query<{ b: string; a: string; n: string }>(`SELECT block_number AS b, address AS a, count() AS n FROM ${table} FINAL WHERE ${R} GROUP BY b, a`, { h: head }))
+      .map((r) => `${r.b}|${r.a}|${r.n}`)
+      .sort();
+  const counted = (rows: { block_number: number; address: string; n: number }[]) => rows.map((r) => `${r.block_number}|${r.address}|${r.n}`).sort();
+  const byTx = await fromIndex('address_transactions');
+  t.same(counted(facts.addressTxs), byTx, `transactions per (block, address): ${byTx.length} as address_transactions holds them`);
+  t.same(counted(facts.addressTransfers), await fromIndex('address_token_transfers'), 'token transfers per (block, address) as address_token_transfers holds them');
+  t.same(counted(facts.addressLogs), await fromIndex('address_logs'), 'logs per (block, address) as address_logs holds them');
+  const internalSeen = await fromIndex('address_internal_transactions');
+  t.ok(internalSeen.length > 0 && facts.transfers.length > 0, 'the scenario has internal transactions and token transfers');
+  const firstSeen = (
+    await stores.ch.query<{ b: string; a: string }>(
+      `SELECT min(b) AS b, a FROM (
+         SELECT block_number AS b, address AS a FROM address_transactions FINAL WHERE ${R}
+         UNION ALL SELECT block_number, address FROM address_token_transfers FINAL WHERE ${R}
+         UNION ALL SELECT block_number, address FROM address_internal_transactions FINAL WHERE ${R}
+         UNION ALL SELECT number, miner FROM blocks FINAL WHERE number <= {h:UInt64}
+         UNION ALL SELECT block_number, address FROM withdrawals FINAL WHERE ${R}
+         UNION ALL SELECT block_number, address FROM address_logs FINAL WHERE ${R}
+       ) WHERE a != '' GROUP BY a`,
+      { h: head },
+    )
+  ).map((r) => `${r.b}|${r.a}`);
+  t.same(facts.seen.map((r) => `${r.block_number}|${r.address}`).sort(), firstSeen.sort(), `first block of each address seen: ${firstSeen.length} as the index tables say`);
 });
 
 async function waitFor(fn: () => Promise<boolean>, ms = 60_000): Promise<void> {

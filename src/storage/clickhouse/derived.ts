@@ -42,15 +42,35 @@ const num = <T extends object>(rows: T[], ...keys: (keyof T & string)[]): T[] =>
   return rows;
 };
 
+/**
+ * The addresses each row names, as src/chain/bundle.ts writes them into the address index tables
+ * (address_transactions, address_token_transfers, address_internal_transactions, address_logs),
+ * read instead from the tables those rows come from. The index tables are ordered by address, so
+ * a block range there reads every part's whole block_number column (its cost grows with the
+ * store); these are ordered by block number and read only the range. A transaction names its
+ * sender (always), its receiver and the contract it created; a transfer its sender and receiver;
+ * a frame below the top level its non-empty sender and receiver; a log its emitter.
+ */
+export const RANGE_ADDRESSES = {
+  transactions: "arrayDistinct(arrayConcat([from], arrayFilter(x -> x != '', [to, created_contract])))",
+  transfers: 'arrayDistinct([from, to])',
+  internal: "arrayDistinct(arrayFilter(x -> x != '', [from, to]))",
+} as const;
+
 export async function readRangeFacts(ch: ClickHouseStore, from: number, to: number): Promise<RangeFacts> {
   const p = { a: from, b: to };
   const R = 'block_number BETWEEN {a:UInt64} AND {b:UInt64}';
+  const A = RANGE_ADDRESSES;
   const [blocks, addressTxs, senderGas, transfers, addressTransfers, txCounts, creations, selfDestructs, touched, seen, addressLogs, addressWithdrawals] = await Promise.all([
     ch.query<RangeFacts['blocks'][number]>(
       'SELECT number, hash, miner, toUnixTimestamp(timestamp) AS timestamp FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64} ORDER BY number',
       p,
     ),
-    ch.query<RangeFacts['addressTxs'][number]>(`SELECT block_number, address, count() AS n FROM address_transactions WHERE ${R} GROUP BY block_number, address`, p),
+    ch.query<RangeFacts['addressTxs'][number]>(
+      `SELECT block_number, address, count() AS n FROM (SELECT block_number, arrayJoin(${A.transactions}) AS address FROM transactions WHERE ${R})
+       GROUP BY block_number, address`,
+      p,
+    ),
     ch.query<RangeFacts['senderGas'][number]>(
       `SELECT block_number, from AS address, toString(sum(toUInt256(gas_used))) AS gas, count() AS n FROM transactions WHERE ${R} GROUP BY block_number, from`,
       p,
@@ -61,7 +81,8 @@ export async function readRangeFacts(ch: ClickHouseStore, from: number, to: numb
       p,
     ),
     ch.query<RangeFacts['addressTransfers'][number]>(
-      `SELECT block_number, address, count() AS n FROM address_token_transfers WHERE ${R} GROUP BY block_number, address`,
+      `SELECT block_number, address, count() AS n FROM (SELECT block_number, arrayJoin(${A.transfers}) AS address FROM token_transfers WHERE ${R})
+       GROUP BY block_number, address`,
       p,
     ),
     ch.query<RangeFacts['txCounts'][number]>(`SELECT block_number, count() AS n FROM transactions WHERE ${R} GROUP BY block_number`, p),
@@ -89,16 +110,16 @@ export async function readRangeFacts(ch: ClickHouseStore, from: number, to: numb
     ),
     ch.query<RangeFacts['seen'][number]>(
       `SELECT block_number, address FROM (
-         SELECT block_number, address FROM address_transactions WHERE ${R}
-         UNION ALL SELECT block_number, address FROM address_token_transfers WHERE ${R}
-         UNION ALL SELECT block_number, address FROM address_internal_transactions WHERE ${R}
+         SELECT block_number, arrayJoin(${A.transactions}) AS address FROM transactions WHERE ${R}
+         UNION ALL SELECT block_number, arrayJoin(${A.transfers}) AS address FROM token_transfers WHERE ${R}
+         UNION ALL SELECT block_number, arrayJoin(${A.internal}) AS address FROM internal_transactions WHERE ${R} AND trace_index > 0
          UNION ALL SELECT number AS block_number, miner AS address FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}
          UNION ALL SELECT block_number, address FROM withdrawals WHERE ${R}
-         UNION ALL SELECT block_number, address FROM address_logs WHERE ${R}
+         UNION ALL SELECT block_number, address FROM logs WHERE ${R}
        ) WHERE address != '' ORDER BY block_number LIMIT 1 BY address`,
       p,
     ),
-    ch.query<RangeFacts['addressLogs'][number]>(`SELECT block_number, address, count() AS n FROM address_logs WHERE ${R} GROUP BY block_number, address`, p),
+    ch.query<RangeFacts['addressLogs'][number]>(`SELECT block_number, address, count() AS n FROM logs WHERE ${R} GROUP BY block_number, address`, p),
     ch.query<RangeFacts['addressWithdrawals'][number]>(`SELECT block_number, address, count() AS n FROM withdrawals WHERE ${R} GROUP BY block_number, address`, p),
   ]);
   return {
@@ -118,6 +139,38 @@ export async function readRangeFacts(ch: ClickHouseStore, from: number, to: numb
 }
 
 /**
+ * Every address whose accounting-lane rows (activity counters, first-seen row, contract, token
+ * balances, token) the lane's step for blocks [from, to] may change, with those blocks' stored
+ * hashes (a number twice: rows of two branches, being rewritten). A superset of what
+ * readRangeFacts names (test/derived-devnet.test.ts checks it): the API takes the lane's rows of
+ * any other address as current while the lane has not applied these blocks yet
+ * (src/api/accounting-lag.ts).
+ */
+export async function rangeNamedAddresses(
+  ch: ClickHouseStore,
+  from: number,
+  to: number,
+): Promise<{ addresses: string[]; blocks: { number: number; hash: string }[] }> {
+  const p = { a: from, b: to };
+  const R = 'block_number BETWEEN {a:UInt64} AND {b:UInt64}';
+  const [named, blocks] = await Promise.all([
+    ch.query<{ address: string }>(
+      `SELECT DISTINCT address FROM (
+         SELECT arrayJoin([from, to, created_contract]) AS address FROM transactions WHERE ${R}
+         UNION ALL SELECT arrayJoin([from, to, token_address]) AS address FROM token_transfers WHERE ${R}
+         UNION ALL SELECT arrayJoin([from, to, created_contract_address]) AS address FROM internal_transactions WHERE ${R}
+         UNION ALL SELECT address FROM logs WHERE ${R}
+         UNION ALL SELECT address FROM withdrawals WHERE ${R}
+         UNION ALL SELECT miner AS address FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}
+       ) WHERE address != ''`,
+      p,
+    ),
+    ch.query<{ number: string; hash: string }>('SELECT number, hash FROM blocks WHERE number BETWEEN {a:UInt64} AND {b:UInt64}', p),
+  ]);
+  return { addresses: named.map((r) => r.address), blocks: blocks.map((b) => ({ number: Number(b.number), hash: b.hash })) };
+}
+
+/**
  * Per (block, address) in [from, to]: transactions sent, logs emitted, blocks mined, withdrawals
  * received (the accounting lane's activity counters, read back for the upgrade's fill).
  */
@@ -129,7 +182,7 @@ export async function addressActivityCounts(
   const R = 'block_number BETWEEN {a:UInt64} AND {b:UInt64}';
   const rows = await ch.query<{ block_number: number; kind: 'addr_sent' | 'addr_logs' | 'addr_mined' | 'addr_wd'; address: string; n: number }>(
     `SELECT block_number, 'addr_sent' AS kind, from AS address, count() AS n FROM transactions WHERE ${R} GROUP BY block_number, from
-     UNION ALL SELECT block_number, 'addr_logs' AS kind, address, count() AS n FROM address_logs WHERE ${R} GROUP BY block_number, address
+     UNION ALL SELECT block_number, 'addr_logs' AS kind, address, count() AS n FROM logs WHERE ${R} GROUP BY block_number, address
      UNION ALL SELECT number AS block_number, 'addr_mined' AS kind, miner AS address, count() AS n FROM blocks
        WHERE number BETWEEN {a:UInt64} AND {b:UInt64} AND miner != '' GROUP BY number, miner
      UNION ALL SELECT block_number, 'addr_wd' AS kind, address, count() AS n FROM withdrawals WHERE ${R} GROUP BY block_number, address`,
