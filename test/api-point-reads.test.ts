@@ -18,6 +18,9 @@ import { startRouteThreads } from '../src/api/route-threads.js';
 import { RecentTransactions } from '../src/api/recent-transactions.js';
 import { pointAddressTransactions, withPointInputs } from '../src/storage/postgres/points.js';
 import { INPUT_IN_POINT_ROW } from '../src/chain/clickhouse-rows.js';
+import { LAG_BLOCKS_MAX } from '../src/api/accounting-lag.js';
+import { rangeNamedAddresses } from '../src/storage/clickhouse/derived.js';
+import { unwindAccounting } from '../src/storage/postgres/derived.js';
 
 t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
   const api = await apiWithDerived(t);
@@ -67,7 +70,7 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   ).map((r) => r.a);
   addresses.push('0x' + '5e'.repeat(20));
   const lane = await addressFactRows(pg, addresses);
-  t.equal(lane.current, true, 'the accounting lane stands at the checkpoint');
+  t.equal(lane.standing.current, true, 'the accounting lane stands at the checkpoint');
   t.ok([...lane.rows.values()].some((r) => r.log_count !== '0') && [...lane.rows.values()].some((r) => r.sent_count !== '0'), 'and counted logs and senders');
 
   // A later page of each address with two or more transactions: from its second newest on.
@@ -149,6 +152,70 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   t.equal(chQueries.filter((q) => /address_logs|withdrawals WHERE address|miner = /.test(q)).length, 0, 'no address activity probe in ClickHouse on the point path');
   t.equal(byHash, 0, 'no lookup by hash in ClickHouse on the point path');
   const calldataFromPoints = await answers(fresh(), calldataPaths);
+
+  // The accounting lane some blocks behind the checkpoint, as for a second after each block at the
+  // head (src/api/accounting-lag.ts): its rows unwound as a reorg unwinds them, to 4 and to
+  // LAG_BLOCKS_MAX blocks below the checkpoint. What the unwind changed belongs to addresses those
+  // blocks name, so the rows of every other address are those of the checkpoint; their pages are
+  // the same bytes, their overviews with no ClickHouse query. (A page embedding a token the blocks
+  // name shows its holder count as the lane has it: as before, not compared.)
+  await api.derived.stop();
+  const laneRows = async () => {
+    const rows = new Map<string, string>();
+    const add = (kind: string, key: string, row: unknown) => rows.set(`${kind} ${key} ${JSON.stringify(row)}`, key);
+    for (const r of await pg.query<{ hash: string }>('SELECT * FROM addresses')) add('addresses', r.hash, r);
+    for (const r of await pg.query<{ address: string }>('SELECT * FROM contracts')) add('contracts', r.address, r);
+    for (const r of await pg.query<{ address: string }>('SELECT * FROM tokens')) add('tokens', r.address, r);
+    for (const r of await pg.query<{ holder: string }>('SELECT * FROM token_balances')) add('token_balances', r.holder, r);
+    return rows;
+  };
+  const laneTables = ['addresses', 'contracts', 'tokens', 'token_balances', 'token_holders', 'nft_instances', 'chain_counters', 'derived_journal', 'derived_cursors'];
+  const at = await laneRows();
+  const top = blocks.length - 1;
+  t.ok(top > LAG_BLOCKS_MAX, `the devnet has more than ${LAG_BLOCKS_MAX} blocks (${blocks.length})`);
+  for (const lag of [4, LAG_BLOCKS_MAX]) {
+    const base = top - lag;
+    const named = new Set((await rangeNamedAddresses(ch, base + 1, top)).addresses);
+    // Kept aside and put back after (what the other lanes fetched for re-created rows included).
+    for (const table of laneTables) await pg.query(`CREATE TABLE saved_${table} AS SELECT * FROM ${table}`);
+    await pg.tx((c) => unwindAccounting(c, { blockNumber: base, blockHash: blocks[base]!.hash }));
+    const behind = await laneRows();
+    const changed = new Set([...at].filter(([k]) => !behind.has(k)).map(([, a]) => a));
+    for (const [k, a] of behind) if (!at.has(k)) changed.add(a);
+    t.ok(changed.size > 0, `${lag} blocks: the unwind changed the lane's rows of ${changed.size} addresses`);
+    t.same([...changed].filter((a) => !named.has(a)), [], `each of them named by the unapplied blocks (${named.size} named)`);
+
+    const others = addresses.filter((a) => !named.has(a));
+    t.ok(others.length > 0 && others.length < addresses.length, `addresses they name (${addresses.length - others.length}) and do not (${others.length})`);
+    const app = fresh();
+    const onOthers = paths.filter((p) => others.some((a) => p.startsWith(`/api/v2/addresses/${a}`)));
+    let overviewQueries = 0;
+    const seen: string[] = [];
+    for (const p of onOthers) {
+      const before = chQueries.length;
+      const r = await app.handle(request(p));
+      if (/^\/api\/v2\/addresses\/[^/]+$/.test(p)) {
+        // The unapplied range's names: read once, by the first answer that needs them.
+        overviewQueries += chQueries.slice(before).filter((q) => !q.includes('SELECT DISTINCT address FROM (') && !q.startsWith('SELECT number, hash FROM blocks WHERE number BETWEEN')).length;
+      }
+      seen.push(`${r.status} ${typeof r.body === 'string' ? r.body : r.body.toString('utf8')}`);
+    }
+    t.same(seen, onOthers.map((p) => fromPoints[paths.indexOf(p)]), `${onOthers.length} pages of the addresses they do not name: the same bytes`);
+    t.equal(overviewQueries, 0, `their ${others.length} address overviews from the lane's rows, no ClickHouse query`);
+    const before = chQueries.length;
+    const namedOne = addresses.find((a) => named.has(a))!;
+    t.equal((await app.handle(request(`/api/v2/addresses/${namedOne}`))).status, 200, 'an address they name: answered');
+    t.ok(chQueries.slice(before).some((q) => q.includes('address_logs')), 'from ClickHouse');
+
+    await pg.tx(async (c) => {
+      for (const table of laneTables) {
+        await c.query(`DELETE FROM ${table}`);
+        await c.query(`INSERT INTO ${table} SELECT * FROM saved_${table}`);
+        await c.query(`DROP TABLE saved_${table}`);
+      }
+    });
+    t.same(await laneRows(), at, 'put back: the lane at the checkpoint again');
+  }
 
   // The newest blocks in memory (src/api/recent-transactions.ts), with windows small enough to
   // leave blocks out (by count, and by transactions: a block cut by the read's bound left out):

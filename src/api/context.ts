@@ -14,7 +14,8 @@ import { withBlobFields } from '../storage/clickhouse/reads/blobs.js';
 import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-transactions.js';
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
-import { accountingCurrent, addressFactRows, contractsByAddress, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
+import { accountingStanding, addressFactRows, contractsByAddress, type AccountingStanding, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
+import { AccountingLag, type CurrentFor } from './accounting-lag.js';
 import { POINT_BACKFILL_FACT, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
@@ -154,6 +155,8 @@ export class ApiContext {
   private readonly refusedMethods = new RefusedMethods(STATE_METHODS, (e) =>
     this.log.warn(`the node refuses ${e.method}: what it would tell is answered as unknown, and it is not asked again`, { code: e.code, error: e.detail.slice(0, 200) }),
   );
+  /** Which addresses the accounting lane's rows answer for while it is a few blocks behind. */
+  private readonly lag: AccountingLag;
   /** Bumped by every block and reorg. */
   private chainGen = 0;
   private eventsAttached = false;
@@ -165,6 +168,7 @@ export class ApiContext {
     this.rpc = deps.rpc && this.refusedMethods.wrap(deps.rpc);
     this.tokenSearchMemoryMax = deps.tokenSearchMemoryMax ?? TOKEN_SEARCH_MEMORY_MAX;
     this.recent = new RecentTransactions(this.pg);
+    this.lag = new AccountingLag(this.ch);
     this.verification = deps.verification;
     // Answers stored by the lookup are read at once (not at the next timed look).
     this.onlineSignatures = deps.signatureLookup && new OnlineSignatures(this.pg, { ...deps.signatureLookup, log: this.log, onStored: () => void this.signatures.refresh(true).catch(() => undefined) });
@@ -305,7 +309,11 @@ export class ApiContext {
         });
       }
       const rest = ask.filter((a) => !found.has(a));
-      if (rest.length) for (const [a, f] of this.uncreatedFacts(rest, pointRows) ?? (await addressFacts(this.ch, rest, opts))) found.set(a, f);
+      const current = pointRows ? await this.accountingCurrentFor(pointRows.standing) : () => false;
+      const fromLane = rest.filter(current);
+      const fromChain = rest.filter((a) => !current(a));
+      if (pointRows) for (const [a, f] of this.uncreatedFacts(fromLane, pointRows)) found.set(a, f);
+      if (fromChain.length) for (const [a, f] of await addressFacts(this.ch, fromChain, opts)) found.set(a, f);
       // Nothing stored proves it either way (an account that only received, a miner, a contract
       // from before the first indexed block that never logged, an unknown address): the node's
       // code at its head says, as Blockscout's is_contract does ("has code").
@@ -322,13 +330,20 @@ export class ApiContext {
   }
 
   /**
-   * Facts of addresses the contracts table does not hold, from the accounting lane's counters
-   * when it stands at the checkpoint (a log emitted proves a contract, a transaction sent an
-   * account; a creation in the indexed range would be in `contracts`). Undefined when the lane
-   * is behind: then they are proven from ClickHouse's rows.
+   * Which addresses the accounting lane's rows answer for at this standing (read with them): all
+   * when it stands at the checkpoint; a few blocks behind, those the unapplied blocks do not name
+   * (src/api/accounting-lag.ts); the others are proven from ClickHouse's rows.
    */
-  private uncreatedFacts(addresses: string[], p: AddressFactRows | null): Map<string, AddressFacts> | undefined {
-    if (!p?.current) return undefined;
+  accountingCurrentFor(standing: AccountingStanding): Promise<CurrentFor> {
+    return this.lag.currentFor(standing);
+  }
+
+  /**
+   * Facts of addresses the contracts table does not hold, from the accounting lane's counters
+   * (for addresses they are current for: a log emitted proves a contract, a transaction sent an
+   * account; a creation in the indexed range would be in `contracts`).
+   */
+  private uncreatedFacts(addresses: string[], p: AddressFactRows): Map<string, AddressFacts> {
     const out = new Map<string, AddressFacts>();
     for (const a of addresses) {
       if (!/^0x[0-9a-f]{40}$/.test(a)) continue;
@@ -340,12 +355,18 @@ export class ApiContext {
 
   /**
    * Which of these addresses are token contracts seen in transfers: the tokens table (the
-   * accounting lane records each one the first time a transfer names it) when the lane stands at
-   * the checkpoint, else ClickHouse's transfers.
+   * accounting lane records each one the first time a transfer names it) for the addresses its
+   * rows are current for, ClickHouse's transfers for the others.
    */
   private async tokenContracts(addresses: string[]): Promise<Set<string>> {
-    if ((await this.pointsComplete()) && (await accountingCurrent(this.pg))) return new Set((await this.tokenRecords(addresses)).keys());
-    return new Set((await tokenTypes(this.ch, addresses)).keys());
+    const current = (await this.pointsComplete()) ? await this.accountingCurrentFor(await accountingStanding(this.pg)) : () => false;
+    const fromLane = addresses.filter(current);
+    const fromChain = addresses.filter((a) => !current(a));
+    const [lane, chain] = await Promise.all([
+      fromLane.length ? this.tokenRecords(fromLane) : new Map<string, TokenRow>(),
+      fromChain.length ? tokenTypes(this.ch, fromChain) : new Map<string, string>(),
+    ]);
+    return new Set([...lane.keys(), ...chain.keys()]);
   }
 
   // ---- public names (#19) ----

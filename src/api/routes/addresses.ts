@@ -67,8 +67,9 @@ export const TAB_COUNT_CAP = 51;
 
 /**
  * An address's row and what it has (logs, transfers, blocks, withdrawals): from the accounting
- * lane's counters in PostgreSQL when the lane stands at the checkpoint and the upgrade's fill is
- * done, else from ClickHouse's address indexes (the same answer, read there).
+ * lane's counters in PostgreSQL once the upgrade's fill is done, when they are current for it (the
+ * lane at the checkpoint, or a few blocks behind and those blocks not naming it), else from
+ * ClickHouse's address indexes (the same answer, read there).
  */
 async function overviewActivity(
   ctx: ApiContext,
@@ -76,7 +77,7 @@ async function overviewActivity(
   p: (AddressFactRows & { hasTokens: boolean }) | null,
 ): Promise<{ activity: AddressActivity; row: AddressRow | null; holds: boolean }> {
   const r = p?.rows.get(a) ?? null;
-  if (p?.current) {
+  if (p && (await ctx.accountingCurrentFor(p.standing))(a)) {
     const has = (n: string | undefined) => n !== undefined && n !== '0';
     const activity = {
       hasLogs: has(r?.log_count),

@@ -30,26 +30,48 @@ export interface AddressActivityCounts {
   withdrawal_count: string;
 }
 
-const LANE_CURRENT = `coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting')
-  >= (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), false)`;
+/** Where the accounting lane and the chain checkpoint stand, as one statement's columns. */
+const STANDING = `(SELECT block_number FROM derived_cursors WHERE lane = 'accounting') AS lane_block,
+  (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks') AS chain_block,
+  (SELECT block_hash FROM indexer_checkpoints WHERE lane = 'blocks') AS chain_hash`;
+type StandingRow = { lane_block: string | null; chain_block: string | null; chain_hash: string | null };
+
+/**
+ * Where the accounting lane stands against the chain checkpoint, read in the same statement as
+ * the rows it is about. Its rows (counters, contracts, tokens, balances) cover the blocks up to
+ * `lane`; `current` when that is every committed block. A few blocks behind, the rows of an
+ * address those blocks do not name are current all the same (src/api/accounting-lag.ts).
+ */
+export interface AccountingStanding {
+  lane: number | null;
+  checkpoint: { number: number; hash: string } | null;
+  current: boolean;
+}
+
+function standing(r: StandingRow | undefined): AccountingStanding {
+  const lane = r?.lane_block == null ? null : Number(r.lane_block);
+  const checkpoint = r?.chain_block == null || r.chain_hash == null ? null : { number: Number(r.chain_block), hash: r.chain_hash };
+  return { lane, checkpoint, current: lane !== null && checkpoint !== null && lane >= checkpoint.number };
+}
+
 const ACTIVITY_COLUMNS = `a.hash, a.tx_count, a.token_transfer_count, a.gas_used::text AS gas_used, a.coin_balance::text AS coin_balance,
   a.coin_balance_block, a.sent_count::text AS sent_count, a.log_count::text AS log_count, a.mined_count::text AS mined_count,
   a.withdrawal_count::text AS withdrawal_count`;
 
 /**
  * In one read, per address: its contract row (created in the indexed range) and its row with the
- * activity counters, and whether the accounting lane stands at the checkpoint (`current`: the
- * counters and contracts then cover every committed block).
+ * activity counters, and where the accounting lane stands (`standing.current`: the counters and
+ * contracts then cover every committed block).
  */
 export interface AddressFactRows {
-  current: boolean;
+  standing: AccountingStanding;
   rows: Map<string, AddressRow & AddressActivityCounts>;
   contracts: Map<string, ContractRow>;
 }
 
-const FACT_ROWS = `SELECT ${LANE_CURRENT} AS current, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx,
+const FACT_ROWS = `SELECT ${STANDING}, ${ACTIVITY_COLUMNS}, c.address IS NOT NULL AS contract, c.address, c.creator, c.creation_tx,
     c.creation_block, CASE WHEN c.code IS NULL THEN NULL ELSE c.code = '0x' END AS code_empty, c.self_destructed_block`;
-type FactRow = AddressRow & AddressActivityCounts & ContractRow & { current: boolean; contract: boolean };
+type FactRow = AddressRow & AddressActivityCounts & ContractRow & StandingRow & { contract: boolean };
 
 export async function addressFactRows(pg: PgStore, addresses: readonly string[]): Promise<AddressFactRows> {
   const list = [...new Set(addresses.filter((a) => /^0x[0-9a-f]{40}$/.test(a)))];
@@ -76,8 +98,7 @@ async function factRows(rows: FactRow[], pg: PgStore): Promise<AddressFactRows> 
     }
   }
   // With no address asked, the lane's standing alone.
-  const current = rows.length ? rows[0]!.current === true : await accountingCurrent(pg);
-  return { current, rows: out, contracts };
+  return { standing: rows.length ? standing(rows[0]) : await accountingStanding(pg), rows: out, contracts };
 }
 
 /**
@@ -94,13 +115,10 @@ export async function addressOverviewRows(pg: PgStore, address: string): Promise
   return { ...(await factRows(rows, pg)), hasTokens: rows[0]?.has_tokens === true };
 }
 
-/** Whether the accounting lane stands at the chain checkpoint (its tables then cover every committed block). */
-export async function accountingCurrent(pg: PgStore): Promise<boolean> {
-  const [r] = await pg.query<{ current: boolean }>(
-    `SELECT coalesce((SELECT block_number FROM derived_cursors WHERE lane = 'accounting')
-                     >= (SELECT block_number FROM indexer_checkpoints WHERE lane = 'blocks'), false) AS current`,
-  );
-  return r?.current === true;
+/** Where the accounting lane stands against the chain checkpoint. */
+export async function accountingStanding(pg: PgStore): Promise<AccountingStanding> {
+  const [r] = await pg.query<StandingRow>(`SELECT ${STANDING}`);
+  return standing(r);
 }
 
 export interface ContractRow {
