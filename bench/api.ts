@@ -665,7 +665,8 @@ export async function main(): Promise<number> {
     //    callTracer traces continuing the stored chain and shows the next one when told; the
     //    indexer (its worker pool, ClickHouse inserts, point rows and checkpoint) commits each,
     //    the accounting lane applies each block after it (as the derived scheduler runs it: the
-    //    address overview reads its counters while it stands at the checkpoint), and the API
+    //    address facts and overview read its rows for every address the blocks it has not applied
+    //    yet do not name, src/api/accounting-lag.ts), and the API
     //    follows the indexer's events. The other derived-data lanes are not run (their first pass
     //    over the benchmark chain would be a catch-up, not a head's steady state).
     //    Each scenario runs three windows of one slot each (BENCH_API_FOLLOW_EVERY_MS, 12 s),
