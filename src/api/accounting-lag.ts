@@ -34,26 +34,25 @@ export class AccountingLag {
     if (entry?.key !== key) {
       const fresh = { key, named: this.read(s.lane + 1, cp.number, cp.hash) };
       this.last = entry = fresh;
-      // A failed read is not kept: the next request asks again.
-      void fresh.named.then((n) => {
-        if (n === null && this.last === fresh) this.last = null;
+      // A read that failed is not kept: the next request asks again.
+      void fresh.named.catch(() => {
+        if (this.last === fresh) this.last = null;
       });
     }
-    const named = await entry.named;
+    const named = await entry.named.catch(() => null);
     return named ? (a) => !named.has(a) : NONE;
   }
 
+  /** The addresses blocks [from, to] name, or null when the stored blocks are not the checkpoint's branch. */
   private async read(from: number, to: number, hash: string): Promise<ReadonlySet<string> | null> {
-    try {
-      const r = await rangeNamedAddresses(this.ch, from, to);
-      // Exactly one stored block per height, the newest the checkpoint's: otherwise the blocks are
-      // being rewritten by a reorg, and the names could be another branch's.
-      const heights = new Set(r.blocks.map((b) => b.number));
-      const top = r.blocks.find((b) => b.number === to);
-      if (r.blocks.length !== to - from + 1 || heights.size !== r.blocks.length || top?.hash !== hash) return null;
-      return new Set(r.addresses);
-    } catch {
-      return null;
-    }
+    const r = await rangeNamedAddresses(this.ch, from, to);
+    // One hash per height, and the newest the checkpoint's: otherwise the blocks are being
+    // rewritten by a reorg (rows of two branches), and the names could be the other branch's.
+    // Kept for this standing: a reorg's rewind moves the checkpoint, and so the key.
+    const hashes = new Map<number, Set<string>>();
+    for (const b of r.blocks) hashes.set(b.number, (hashes.get(b.number) ?? new Set()).add(b.hash));
+    const oneEach = hashes.size === to - from + 1 && [...hashes.values()].every((h) => h.size === 1);
+    if (!oneEach || !hashes.get(to)?.has(hash)) return null;
+    return new Set(r.addresses);
   }
 }

@@ -51,7 +51,7 @@ const num = <T extends object>(rows: T[], ...keys: (keyof T & string)[]): T[] =>
  * sender (always), its receiver and the contract it created; a transfer its sender and receiver;
  * a frame below the top level its non-empty sender and receiver; a log its emitter.
  */
-export const RANGE_ADDRESSES = {
+const RANGE_ADDRESSES = {
   transactions: "arrayDistinct(arrayConcat([from], arrayFilter(x -> x != '', [to, created_contract])))",
   transfers: 'arrayDistinct([from, to])',
   internal: "arrayDistinct(arrayFilter(x -> x != '', [from, to]))",
@@ -142,9 +142,9 @@ export async function readRangeFacts(ch: ClickHouseStore, from: number, to: numb
  * Every address whose accounting-lane rows (activity counters, first-seen row, contract, token
  * balances, token) the lane's step for blocks [from, to] may change, with those blocks' stored
  * hashes (a number twice: rows of two branches, being rewritten). A superset of what
- * readRangeFacts names (test/derived-devnet.test.ts checks it): the API takes the lane's rows of
- * any other address as current while the lane has not applied these blocks yet
- * (src/api/accounting-lag.ts).
+ * readRangeFacts names (test/api-point-reads.test.ts checks that every row an unwind of the lane
+ * changes belongs to an address named here): the API takes the lane's rows of any other address
+ * as current while the lane has not applied these blocks yet (src/api/accounting-lag.ts).
  */
 export async function rangeNamedAddresses(
   ch: ClickHouseStore,
