@@ -21,11 +21,14 @@
 // keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
 // indexer follows while the uncached reads are measured again: 0 skips that part, any other
 // value gives one per scenario), BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot, and each of that part's
-// windows a slot long), BENCH_API_FOLLOW_PROFILE (a file for the main thread's CPU profile of the
-// first while-indexing window), BENCH_API_THREADS (the uncached app's API
+// windows a slot long), BENCH_API_FOLLOW_PROFILE (a file for the main thread's CPU profile of
+// one while-indexing window), BENCH_API_THREADS (the uncached app's API
 // threads; default the explorer's API_THREADS default), BENCH_API_LIMITER_PAIRS (8: pairs of the
-// cached endpoint without and with the rate limiter beyond the first) and
-// BENCH_API_LIMITER_SECONDS (3: their windows).
+// cached endpoint without and with the rate limiter beyond the first),
+// BENCH_API_LIMITER_SECONDS (3: their windows), BENCH_API_FOLLOW_PROFILE_SCENARIO (the name, or a
+// part of it, of the scenario whose block window BENCH_API_FOLLOW_PROFILE records; the first by default) and
+// BENCH_API_PG_STATEMENTS=1 (pg_stat_statements loaded into the embedded PostgreSQL, and each
+// while-indexing window's heaviest statements printed: it adds a little to every statement).
 import fs from 'node:fs';
 import inspector from 'node:inspector';
 import os from 'node:os';
@@ -38,6 +41,7 @@ import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:pe
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { openStores, migrateAll, type Stores } from '../src/storage/stores.js';
+import { startEmbeddedPostgres } from '../src/storage/postgres/store.js';
 import type { ClickHouseStore } from '../src/storage/clickhouse/store.js';
 import type { PgStore } from '../src/storage/postgres/store.js';
 import { insertChainRows } from '../src/storage/clickhouse/chain.js';
@@ -269,6 +273,7 @@ export async function main(): Promise<number> {
   const limiterSeconds = envInt('BENCH_API_LIMITER_SECONDS', Math.min(3, seconds), 1);
   const apiThreads = envInt('BENCH_API_THREADS', API_THREADS_DEFAULT, 0);
   const keep = process.env.BENCH_API_KEEP === '1';
+  const pgStatements = process.env.BENCH_API_PG_STATEMENTS === '1';
   setLogLevel('warn');
   const machine = machineInfo();
   const out = (s: string) => process.stdout.write(s + '\n');
@@ -291,9 +296,37 @@ export async function main(): Promise<number> {
   let firstError: string | undefined;
   const log = benchLogger((m) => (firstError ??= m));
   try {
+    if (pgStatements) {
+      // The extension must be loaded at the server's start: initialise the data directory,
+      // add it to the configuration, and let openStores start the server again.
+      const pgDir = path.join(dir, 'data', 'postgres');
+      await (await startEmbeddedPostgres(pgDir)).stop();
+      fs.appendFileSync(path.join(pgDir, 'postgresql.conf'), "\nshared_preload_libraries = 'pg_stat_statements'\n");
+    }
     stores = await openStores({ dataDir: path.join(dir, 'data'), clickhouseDatabase: 'explorer', clickhouseEngineNice: ENGINE_NICE });
     await migrateAll(stores);
     const st = stores;
+    if (pgStatements) await st.pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    /** BENCH_API_PG_STATEMENTS: PostgreSQL's statement statistics since the last call, the heaviest first. */
+    const statementsSince = async (label: string) => {
+      if (!pgStatements) return;
+      type Row = { calls: string; ms: number; hit: string; read: string; rows: string; q: string };
+      const top = await st.pg.query<Row>(
+        `SELECT calls::text, total_exec_time AS ms, shared_blks_hit::text AS hit, shared_blks_read::text AS read, rows::text,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS q
+           FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 10`,
+      );
+      const [sum] = await st.pg.query<{ calls: string; ms: number }>('SELECT coalesce(sum(calls), 0)::text AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements');
+      await st.pg.query('SELECT pg_stat_statements_reset()');
+      out(`  PostgreSQL statements, ${label}: ${fmt(Number(sum!.calls))} calls, ${fmt(sum!.ms)} ms of execution in all; the heaviest:`);
+      for (const r of top) {
+        const calls = Number(r.calls);
+        out(
+          `    ${fmt(r.ms, 1)} ms, ${fmt(calls)} calls (${ms(r.ms / calls)} ms, ${fmt(Number(r.hit) / calls)} buffers hit and ${fmt(Number(r.read) / calls)} read, ` +
+            `${fmt(Number(r.rows) / calls, 1)} rows a call): ${r.q}`,
+        );
+      }
+    };
 
     // 1. The chain, written as the indexer's rows; one insert in flight while the next range is generated.
     const g0 = performance.now();
@@ -738,15 +771,19 @@ export async function main(): Promise<number> {
           `each such window sits between two windows of the same length with no new block, whose mean it is held against; first block committed and applied ` +
           `${fmt((performance.now() - i0) / 1000, 1)} s after the start`,
       );
-      // BENCH_API_FOLLOW_PROFILE=<file>: the main thread's CPU profile of the first scenario's
+      // BENCH_API_FOLLOW_PROFILE=<file>: the main thread's CPU profile of one scenario's
       // window with a block (what the indexer and the lane take from the reads; the profiler's
       // sampling weighs on that window alone), written for node --cpu-prof's readers.
       const profileTo = process.env.BENCH_API_FOLLOW_PROFILE;
+      const wanted = process.env.BENCH_API_FOLLOW_PROFILE_SCENARIO ?? '';
+      const profiled = again.find((sc) => sc.name === wanted) ?? again.find((sc) => sc.name.includes(wanted));
       let profile: object | undefined;
+      await statementsSince('before the first while-indexing window (not counted)');
       for (const sc of again) {
         const before = await measure(sc, `${sc.name} beside the indexer, no new block`, slotSeconds);
+        await statementsSince(`${sc.name}, no new block`);
         const n = ++shown;
-        const profiler = profileTo && !profile ? await startCpuProfile() : undefined;
+        const profiler = profileTo && sc === profiled ? await startCpuProfile() : undefined;
         let shownAt = 0;
         let showing: Promise<void> = Promise.resolve();
         // At the end of the window's warm-up, as the generator starts its own (within a few ms).
@@ -766,9 +803,11 @@ export async function main(): Promise<number> {
         clearTimeout(show);
         await showing;
         await settled(n);
+        await statementsSince(`${sc.name} while indexing (the block's commit and its accounting step included)`);
         const commitMs = committedAt - shownAt;
         const appliedMs = appliedAt - shownAt;
         const after = await measure(sc, `${sc.name} beside the indexer, no new block again`, slotSeconds);
+        await statementsSince(`${sc.name}, no new block again`);
         indexing.push({ sc, before, during, after, commitMs, appliedMs });
       }
       if (profile && profileTo) fs.writeFileSync(profileTo, JSON.stringify(profile));
