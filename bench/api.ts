@@ -20,15 +20,16 @@
 // scenario at each; the point store's ceiling at the highest), BENCH_API_SEED, BENCH_API_KEEP=1
 // keeps the temporary directory, BENCH_API_FOLLOW_BLOCKS (blocks of the mainnet-pace head the
 // indexer follows while the uncached reads are measured again: 0 skips that part, any other
-// value gives one per scenario), BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot, and each of that part's
-// windows a slot long), BENCH_API_FOLLOW_PROFILE (a file for the main thread's CPU profile of
-// one while-indexing window), BENCH_API_THREADS (the uncached app's API
-// threads; default the explorer's API_THREADS default), BENCH_API_LIMITER_PAIRS (8: pairs of the
-// cached endpoint without and with the rate limiter beyond the first),
-// BENCH_API_LIMITER_SECONDS (3: their windows), BENCH_API_FOLLOW_PROFILE_SCENARIO (the name, or a
-// part of it, of the scenario whose block window BENCH_API_FOLLOW_PROFILE records; the first by default) and
+// value gives one per scenario, and one whose own CPU is measured with no reads beside it),
+// BENCH_API_FOLLOW_EVERY_MS (12000: one block per slot, and each of that part's windows a slot
+// long), BENCH_API_FOLLOW_PROFILE (a file for the main thread's CPU profile of one
+// while-indexing window), BENCH_API_FOLLOW_PROFILE_SCENARIO (the name, or a part of it, of the
+// scenario whose block window that profile records; the first by default),
 // BENCH_API_PG_STATEMENTS=1 (pg_stat_statements loaded into the embedded PostgreSQL, and each
-// while-indexing window's heaviest statements printed: it adds a little to every statement).
+// while-indexing window's heaviest statements printed: it adds a little to every statement),
+// BENCH_API_THREADS (the uncached app's API threads; default the explorer's API_THREADS default),
+// BENCH_API_LIMITER_PAIRS (8: pairs of the cached endpoint without and with the rate limiter
+// beyond the first) and BENCH_API_LIMITER_SECONDS (3: their windows).
 import fs from 'node:fs';
 import inspector from 'node:inspector';
 import os from 'node:os';
@@ -713,14 +714,18 @@ export async function main(): Promise<number> {
     type Follow = { sc: Scenario; before: Measured; during: Measured; after: Measured; commitMs: number; appliedMs: number };
     const indexing: Follow[] = [];
     let indexingNote = '';
+    /** The block's own CPU with no reads beside it (core-s), and its share of the slot's cores. */
+    let blockOwn: { coreS: number; share: number } | undefined;
     const again = expanded.filter((sc) => sc.server === 'uncached' && sc.connections === uncachedConnections);
     const slotSeconds = followEveryMs / 1000;
-    // 0 skips this step; otherwise the replay node holds one block per scenario after the first.
+    // 0 skips this step; otherwise the replay node holds, after the first, one block measured
+    // alone and one per scenario.
     if (envInt('BENCH_API_FOLLOW_BLOCKS', again.length, 0) > 0) {
       const [tipRow] = await st.ch.query<{ hash: string; ts: string }>('SELECT hash, toString(toUnixTimestamp(timestamp)) AS ts FROM blocks WHERE number = {n:UInt64}', { n: chain.blocks - 1 });
       const tipN = chain.blocks - 1;
       const followStore = buildResponseStore(
-        { blocks: again.length, seed: seed + 4, txsPerBlock: 200, genesisTime: Number(tipRow!.ts) - 12 * tipN, start: { number: tipN + 1, parentHash: tipRow!.hash } },
+        // One block for each scenario's window, and one measured with no reads beside it.
+        { blocks: again.length + 1, seed: seed + 4, txsPerBlock: 200, genesisTime: Number(tipRow!.ts) - 12 * tipN, start: { number: tipN + 1, parentHash: tipRow!.hash } },
         { traces: 'callTracer' },
       );
       const storePath = path.join(dir, 'follow.responses');
@@ -771,6 +776,34 @@ export async function main(): Promise<number> {
           `each such window sits between two windows of the same length with no new block, whose mean it is held against; first block committed and applied ` +
           `${fmt((performance.now() - i0) / 1000, 1)} s after the start`,
       );
+      // The block's own cost, with no reads beside it: the machine's CPU over a slot in which a
+      // block is shown, committed and applied, less the same over a slot with no block (chDB's
+      // merges, the indexer's polls). Reads bound by the cores can lose at most this share of
+      // them to a block; the windows below measure what they do lose, and how far apart two
+      // windows with no block fall on this machine.
+      const slotCpu = async (withBlock: boolean) => {
+        const acct = newCpuAccount();
+        const t0 = performance.now();
+        if (withBlock) {
+          const n = ++shown;
+          await node.show(n);
+          await settled(n);
+        }
+        const left = followEveryMs - (performance.now() - t0);
+        if (left > 0) await new Promise((r) => setTimeout(r, left));
+        const cpu = acct.end();
+        return { cpu, s: Math.max(followEveryMs, performance.now() - t0) / 1000 };
+      };
+      const idleSlot = await slotCpu(false);
+      const blockSlot = await slotCpu(true);
+      const blockCost = blockSlot.cpu.machineBusy - idleSlot.cpu.machineBusy;
+      const blockShare = blockCost / (blockSlot.s * machine.cores);
+      blockOwn = { coreS: blockCost, share: blockShare };
+      out(
+        `reads while indexing: a block's own cost with no reads beside it: ${fmt(blockCost, 2)} core-s of the machine, ${(100 * blockShare).toFixed(1)}% of the ` +
+          `${fmt(blockSlot.s, 1)} s slot's ${machine.cores} cores (a slot with the block: ${fmt(blockSlot.cpu.machineBusy, 2)} core-s, ${listCpu([...blockSlot.cpu.threads, ...blockSlot.cpu.children])}; ` +
+          `the slot before, with none: ${fmt(idleSlot.cpu.machineBusy, 2)} core-s, ${listCpu([...idleSlot.cpu.threads, ...idleSlot.cpu.children])})`,
+      );
       // BENCH_API_FOLLOW_PROFILE=<file>: the main thread's CPU profile of one scenario's
       // window with a block (what the indexer and the lane take from the reads; the profiler's
       // sampling weighs on that window alone), written for node --cpu-prof's readers.
@@ -812,7 +845,7 @@ export async function main(): Promise<number> {
       }
       if (profile && profileTo) fs.writeFileSync(profileTo, JSON.stringify(profile));
       indexingNote =
-        `${blocks} blocks (${fmt(txsIndexed)} txs) committed, one in each while-indexing window, ${indexing.map((f) => `${fmt(f.commitMs)}/${fmt(f.appliedMs)}`).join(', ')} ms from shown to committed/applied; ` +
+        `${blocks} blocks (${fmt(txsIndexed)} txs) committed (the first, the one measured alone, and one in each while-indexing window), ${indexing.map((f) => `${fmt(f.commitMs)}/${fmt(f.appliedMs)}`).join(', ')} ms from shown to committed/applied; ` +
         `indexer at ${fmt(ix.committed ?? 0)}, node head ${fmt(shown)}, accounting lane at ${fmt(await laneAt())}`;
       out(`reads while indexing: ${indexingNote}`);
       detach();
@@ -920,6 +953,7 @@ export async function main(): Promise<number> {
             during: figures(during),
             after: figures(after),
           })),
+          blockOwnCost: blockOwn,
           cachedOverCeiling: ratio,
           pointStore: { connections: uncachedConnections, rps: point.rps, p50ms: point.p50ms, p99ms: point.p99ms, requests: point.requests },
           targets: evaluated,
