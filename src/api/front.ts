@@ -10,8 +10,11 @@ export type Admission = { reply: ApiReply } | { finish(body: Buffer | undefined)
 export interface Front {
   /** Largest body this request may send, in bytes (0: none), from its method, path and headers. */
   bodyLimit(req: ApiRequest): number;
-  /** Checks that need no body (rate limits, credentials); `announcesBody` when one will follow. */
-  admit(req: ApiRequest, announcesBody: boolean): Promise<Admission>;
+  /**
+   * Checks that need no body (rate limits, credentials); `announcesBody` when one will follow.
+   * Decided at once where no lookup is needed (most requests): a promise less per request.
+   */
+  admit(req: ApiRequest, announcesBody: boolean): Admission | Promise<Admission>;
 }
 
 /** The Account API as the gateway and the websocket admission use it (src/account/app.ts). */

@@ -105,7 +105,7 @@ function writeHead(res: uWS.HttpResponse, r: ApiReply): void {
 function handlerFront(handle: (req: ApiRequest) => Promise<ApiReply>, maxBody: number): Front {
   return {
     bodyLimit: (req) => (BODY_METHODS.has(req.method) ? maxBody : 0),
-    admit: async (req) => ({ finish: (body) => handle(admittedRequest(req, req.ip, body, req.meter, req.viewer)) }),
+    admit: (req) => ({ finish: (body) => handle(admittedRequest(req, req.ip, body, req.meter, req.viewer)) }),
   };
 }
 
@@ -331,14 +331,7 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
       res.pause();
     }
 
-    let admitted: Promise<Admission>;
-    try {
-      admitted = front.admit(apiReq, announces);
-    } catch (e) {
-      fail(e);
-      return;
-    }
-    admitted.then((a) => {
+    const admitted = (a: Admission) => {
       if (aborted || answered) return;
       if ('reply' in a) {
         // A connection that stays open reads its next request (res is invalid after the write).
@@ -359,7 +352,15 @@ export function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (announces) res.resume();
       if (bodyDone) run(body);
       else finish = run;
-    }, fail);
+    };
+    // Most admissions are decided at once (no lookup): they go on without waiting for a promise.
+    try {
+      const a = front.admit(apiReq, announces);
+      if (a instanceof Promise) a.then(admitted, fail);
+      else admitted(a);
+    } catch (e) {
+      fail(e);
+    }
   });
 
   const openSockets = new Set<uWS.WebSocket<WsData>>();
