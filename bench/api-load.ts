@@ -4,7 +4,8 @@
 // pipelining). Paths are taken in turn from the list (each connection starts at its own offset).
 // Requests completed during the warm-up are not counted; the measured window is what follows.
 // It reports requests/s, latency percentiles (from every measured request), status counts and
-// bytes. The same generator, the same connections and the same settings measure the bare
+// bytes. An alternating job (runAlternating) measures two servers in slices of a fraction of a
+// second each, in turn, so that the machine's drift falls on both alike. The same generator, the same connections and the same settings measure the bare
 // uWebSockets.js server and the API, so their rates compare.
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -54,6 +55,9 @@ export interface LoadResult extends LatencyFigures {
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 
+/** What a connection does after a response: send the next request, wait for resume(), or close. */
+type After = 'next' | 'hold' | 'stop';
+
 /** One connection's parser state: the response being read. */
 class Conn {
   private sock: net.Socket;
@@ -64,16 +68,22 @@ class Conn {
   private status = 0;
   private chunked = false;
   closed = false;
+  /** No request in flight, waiting for resume(). */
+  held = false;
 
   constructor(
     private readonly job: LoadJob,
     offset: number,
-    private readonly done: (status: number, latencyNs: bigint, bytes: number) => boolean,
+    private readonly done: (status: number, latencyNs: bigint, bytes: number) => After,
     private readonly fail: () => void,
+    startHeld = false,
   ) {
     this.next = offset;
+    this.held = startHeld;
     this.sock = net.connect({ host: job.host, port: job.port, noDelay: true });
-    this.sock.on('connect', () => this.send());
+    this.sock.on('connect', () => {
+      if (!this.held) this.send();
+    });
     this.sock.on('data', (d) => this.onData(d));
     this.sock.on('error', () => this.onError());
     this.sock.on('close', () => {
@@ -115,8 +125,13 @@ class Conn {
       }
       const latency = process.hrtime.bigint() - this.started;
       this.buf = this.buf.subarray(total);
-      if (!this.done(this.status, latency, total)) {
+      const after = this.done(this.status, latency, total);
+      if (after === 'stop') {
         this.close();
+        return;
+      }
+      if (after === 'hold') {
+        this.held = true;
         return;
       }
       this.send();
@@ -129,6 +144,13 @@ class Conn {
     this.closed = true;
     this.sock.destroy();
     this.fail();
+  }
+
+  /** Sends the next request after a hold (a connection still connecting sends on connect). */
+  resume(): void {
+    if (!this.held || this.closed) return;
+    this.held = false;
+    if (this.sock.readyState === 'open') this.send();
   }
 
   close(): void {
@@ -163,14 +185,14 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     let cpu0 = process.cpuUsage();
     let t0 = 0n;
     const conns: Conn[] = [];
-    const done = (status: number, latencyNs: bigint, n: number): boolean => {
-      if (stopping) return false;
+    const done = (status: number, latencyNs: bigint, n: number): After => {
+      if (stopping) return 'stop';
       if (measuring) {
         latencies.push(Number(latencyNs) / 1e6);
         statuses[status] = (statuses[status] ?? 0) + 1;
         bytes += n;
       }
-      return true;
+      return 'next';
     };
     const step = Math.max(1, Math.floor(job.paths.length / Math.max(1, job.connections)));
     for (let i = 0; i < job.connections; i++) conns.push(new Conn(job, i * step, done, () => errors++));
@@ -195,6 +217,114 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
   });
 }
 
+/** Two servers measured in turn (`ports`: the same paths, connections and windows on each). */
+export interface AlternatingJob extends Omit<LoadJob, 'port'> {
+  ports: [number, number];
+  /** How long each turn lasts (ms). */
+  sliceMs: number;
+}
+
+/**
+ * Two servers measured in alternating slices: each has its own `connections` keep-alive
+ * connections; during one server's slice only its connections send (closed loop), then they
+ * finish the requests in flight and hold while the other's send. A server's rate is the requests
+ * completed within its slices over their summed length; the requests finishing after a slice ends
+ * (the drain, a fraction of a millisecond) count for neither. Slices alternate which server goes
+ * first in each pair. Warm-up slices are not counted. Over a window of many slices, the machine's
+ * drift (neighbours, frequency) falls on both servers alike, which two whole windows one after the
+ * other do not give on a shared machine: what a small difference between the two needs.
+ */
+export function runAlternating(job: AlternatingJob): Promise<[LoadResult, LoadResult]> {
+  return new Promise((resolve) => {
+    type Side = { latencies: number[]; statuses: Record<string, number>; errors: number; bytes: number; ns: bigint; conns: Conn[]; inFlight: number };
+    const sides: [Side, Side] = [0, 1].map(() => ({ latencies: [], statuses: {}, errors: 0, bytes: 0, ns: 0n, conns: [], inFlight: 0 })) as unknown as [Side, Side];
+    let active = 0;
+    let counting = false;
+    let measuring = false;
+    let stopping = false;
+    let sliceStart = 0n;
+    let cpu0 = process.cpuUsage();
+    const cpuByMeasuredSide = [0, 0];
+    const step = Math.max(1, Math.floor(job.paths.length / Math.max(1, job.connections)));
+    const done = (s: 0 | 1) => (status: number, latencyNs: bigint, n: number): After => {
+      if (stopping) return 'stop';
+      const side = sides[s];
+      if (s === active && counting) {
+        if (measuring) {
+          side.latencies.push(Number(latencyNs) / 1e6);
+          side.statuses[status] = (side.statuses[status] ?? 0) + 1;
+          side.bytes += n;
+        }
+        return 'next';
+      }
+      side.inFlight--;
+      if (side.inFlight === 0) startSlice();
+      return 'hold';
+    };
+    for (const s of [0, 1] as const) {
+      const sub: LoadJob = { ...job, port: job.ports[s] };
+      // A connection lost while its side drains no longer holds the next slice back.
+      const lost = () => {
+        sides[s].errors++;
+        if (stopping || counting || s !== active || sides[s].inFlight <= 0) return;
+        if (--sides[s].inFlight === 0) startSlice();
+      };
+      for (let i = 0; i < job.connections; i++) sides[s].conns.push(new Conn(sub, i * step, done(s), lost, s === 1));
+    }
+    // Side 0 starts (its connections send on connect); the order within each later pair alternates.
+    // The window is whole ABBA groups of measured slices, after the warm-up's slices.
+    const warmupSlices = Math.ceil(job.warmupMs / job.sliceMs);
+    const measuredSlices = 4 * Math.max(1, Math.round(job.durationMs / job.sliceMs / 4));
+    let slices = 0;
+    const finish = () => {
+      stopping = true;
+      for (const side of sides) for (const c of side.conns) c.close();
+      resolve(
+        sides.map((side, s) => ({
+          ...latencyFigures(side.latencies, Number(side.ns) / 1e9),
+          statuses: side.statuses,
+          errors: side.errors,
+          bytes: side.bytes,
+          cpuS: cpuByMeasuredSide[s]!,
+        })) as [LoadResult, LoadResult],
+      );
+    };
+    const endSlice = () => {
+      if (measuring) {
+        sides[active].ns += process.hrtime.bigint() - sliceStart;
+        const c = process.cpuUsage();
+        cpuByMeasuredSide[active]! += (c.user + c.system - cpu0.user - cpu0.system) / 1e6;
+        cpu0 = c;
+        if (slices + 1 >= warmupSlices + measuredSlices) {
+          finish();
+          return;
+        }
+      }
+      counting = false;
+      const side = sides[active];
+      side.inFlight = side.conns.filter((c) => !c.held && !c.closed).length;
+      if (side.inFlight === 0) startSlice();
+    };
+    const startSlice = () => {
+      slices++;
+      // ABBA: 0 1 1 0 0 1 1 0 ...
+      active = (Math.floor((slices + 1) / 2) % 2) as 0 | 1;
+      if (!measuring && slices >= warmupSlices) {
+        measuring = true;
+        cpu0 = process.cpuUsage();
+      }
+      counting = true;
+      sliceStart = process.hrtime.bigint();
+      for (const c of sides[active].conns) c.resume();
+      setTimeout(endSlice, job.sliceMs);
+    };
+    sliceStart = process.hrtime.bigint();
+    counting = true;
+    measuring = warmupSlices === 0;
+    setTimeout(endSlice, job.sliceMs);
+  });
+}
+
 /**
  * A forked load process's side of bench/api.ts's forkGenerator: one job per message, its result
  * (or error) sent back; the process ends when the parent disconnects.
@@ -210,4 +340,6 @@ export function serveJobs<J, R>(run: (job: J) => Promise<R>): void {
   process.send!({ ready: true });
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url && process.send) serveJobs(runLoad);
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url && process.send) {
+  serveJobs<LoadJob | AlternatingJob, LoadResult | [LoadResult, LoadResult]>((job) => ('ports' in job ? runAlternating(job) : runLoad(job)));
+}

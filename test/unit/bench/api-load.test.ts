@@ -1,0 +1,60 @@
+// The load generator's alternating windows (bench/api-load.ts runAlternating): each server is
+// counted only in its own slices, the two get the same measured time, and a slower server shows
+// as slower while the same server against itself does not.
+import t from 'tap';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runAlternating } from '../../../bench/api-load.js';
+
+/** A server answering every request after `delayMs`, counting what it answered. */
+async function server(delayMs: number) {
+  const s = { answered: 0, port: 0, srv: undefined as unknown as http.Server };
+  s.srv = http.createServer((_req, res) => {
+    const send = () => {
+      s.answered++;
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.end('ok');
+    };
+    if (delayMs > 0) setTimeout(send, delayMs);
+    else send();
+  });
+  await new Promise<void>((r) => s.srv.listen(0, '127.0.0.1', () => r()));
+  s.port = (s.srv.address() as AddressInfo).port;
+  return s;
+}
+
+t.test('a slower server is measured slower; each side gets half of the measured time', async (t) => {
+  const fast = await server(0);
+  const slow = await server(4);
+  t.teardown(() => {
+    fast.srv.closeAllConnections();
+    slow.srv.closeAllConnections();
+    fast.srv.close();
+    slow.srv.close();
+  });
+  const [a, b] = await runAlternating({ host: '127.0.0.1', ports: [fast.port, slow.port], paths: ['/x'], connections: 2, warmupMs: 100, durationMs: 800, sliceMs: 50 });
+  t.equal(a.statuses['200'], a.requests, 'every counted request of the first is a 200');
+  t.equal(b.statuses['200'], b.requests, 'and of the second');
+  t.equal(a.errors + b.errors, 0, 'no connection errors');
+  // 16 slices of 50 ms, 8 each: each side's time is its slices' (timers run late, not early).
+  t.ok(a.seconds >= 0.4 && a.seconds < 0.6, `the first side measured ${a.seconds} s`);
+  t.ok(b.seconds >= 0.4 && b.seconds < 0.6, `the second side measured ${b.seconds} s`);
+  // 2 connections at 4 ms a request: at most ~500 req/s; the fast one answers far more.
+  t.ok(b.rps < 600, `the slow server: ${b.rps} req/s`);
+  t.ok(a.rps > 3 * b.rps, `the fast server: ${a.rps} req/s`);
+  t.ok(a.p50ms < b.p50ms, 'latencies are counted per side');
+  // Served beyond what was counted: warm-up slices and the drain after each slice.
+  t.ok(fast.answered >= a.requests && slow.answered >= b.requests, 'each side counts only its own server');
+});
+
+t.test('the same server against itself measures alike', async (t) => {
+  const s = await server(2);
+  t.teardown(() => {
+    s.srv.closeAllConnections();
+    s.srv.close();
+  });
+  const [a, b] = await runAlternating({ host: '127.0.0.1', ports: [s.port, s.port], paths: ['/x'], connections: 2, warmupMs: 0, durationMs: 800, sliceMs: 50 });
+  // A timer-paced server: ~2 connections / ~2 ms each; both sides within a third of each other.
+  t.ok(a.requests > 50 && b.requests > 50, `both sides served (${a.requests}, ${b.requests})`);
+  t.ok(Math.abs(1 - b.rps / a.rps) < 0.34, `${a.rps} against ${b.rps} req/s`);
+});
