@@ -621,10 +621,21 @@ export async function main(): Promise<number> {
       });
       gcSeen.observe({ entryTypes: ['gc'] });
       loopDelay.enable();
+      // Whether requests wait for a client of the main thread's PostgreSQL pool (the indexer's
+      // commit and the lane take theirs from it too): sampled every 5 ms.
+      const pool = st.pg.pool;
+      const poolSeen = { samples: 0, waitingSamples: 0, maxWaiting: 0, maxInUse: 0 };
+      const poolTimer = setInterval(() => {
+        poolSeen.samples++;
+        if (pool.waitingCount > 0) poolSeen.waitingSamples++;
+        poolSeen.maxWaiting = Math.max(poolSeen.maxWaiting, pool.waitingCount);
+        poolSeen.maxInUse = Math.max(poolSeen.maxInUse, pool.totalCount - pool.idleCount);
+      }, 5);
       const acct = newCpuAccount();
       for (const k of Object.keys(tally) as (keyof typeof tally)[]) tally[k] = 0;
       const res = await gen!.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: windowSeconds * 1000 });
       const cpu = acct.end();
+      clearInterval(poolTimer);
       loopDelay.disable();
       gcSeen.disconnect();
       const children = cpu.children.reduce((a, [, v]) => a + v, 0);
@@ -646,7 +657,8 @@ export async function main(): Promise<number> {
         const nsMs = (ns: number) => ms(ns / 1e6);
         out(
           `  main thread (warm-up included): event-loop delay p99 ${nsMs(loopDelay.percentile(99))} ms, max ${nsMs(loopDelay.max)} ms; ` +
-            `GC pauses ${gcPauses.length}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} ms in all, longest ${ms(Math.max(0, ...gcPauses))} ms`,
+            `GC pauses ${gcPauses.length}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} ms in all, longest ${ms(Math.max(0, ...gcPauses))} ms; ` +
+            `PostgreSQL pool of ${pool.options.max}: at most ${poolSeen.maxInUse} clients in use, queries waiting for one in ${poolSeen.waitingSamples} of ${poolSeen.samples} 5 ms samples (at most ${poolSeen.maxWaiting})`,
         );
       }
       if (bad.length || res.errors) {
