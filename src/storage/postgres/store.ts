@@ -184,9 +184,9 @@ function removeSocketDir(dir: string | undefined): void {
  * initialises it on first use (the password is kept beside it, readable only by us), clears a
  * server orphaned by a killed earlier run, listens on a Unix socket (socketDir) and on 127.0.0.1
  * at a free port, in its own process group so that a terminal's Ctrl-C reaches only us and we
- * stop it in order. Its URL names the socket: a query over it costs the client and the server
- * less kernel time than over TCP (bench/README.md, issue #30); the port stays open for tools that
- * connect over TCP (psql -h 127.0.0.1).
+ * stop it in order. Its URL names the socket: a query over it costs less kernel time than over
+ * loopback TCP, ~4% more of the API's uncached reads (bench/README.md, issue #30's seventeenth
+ * session); the port stays open for tools that connect over TCP (psql -h 127.0.0.1).
  */
 export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer> {
   const bin = await embeddedBinaries();
