@@ -4,9 +4,10 @@
 // pipelining). Paths are taken in turn from the list (each connection starts at its own offset).
 // Requests completed during the warm-up are not counted; the measured window is what follows.
 // It reports requests/s, latency percentiles (from every measured request), status counts and
-// bytes. An alternating job (runAlternating) measures two servers in slices of a fraction of a
-// second each, in turn, so that the machine's drift falls on both alike. The same generator, the same connections and the same settings measure the bare
-// uWebSockets.js server and the API, so their rates compare.
+// bytes. The same generator, the same connections and the same settings measure the bare
+// uWebSockets.js server and the API, so their rates compare. An alternating job (runAlternating)
+// measures two servers in turn, in slices of a fraction of a second, so that the machine's drift
+// falls on both alike.
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 
@@ -174,12 +175,30 @@ function chunkedEnd(buf: Buffer, from: number): number {
   }
 }
 
+/** The measured requests of one server: what each response adds, and the figures they give. */
+class Tally {
+  readonly latencies: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  bytes = 0;
+  errors = 0;
+
+  add(status: number, latencyNs: bigint, bytes: number): void {
+    this.latencies.push(Number(latencyNs) / 1e6);
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    this.bytes += bytes;
+  }
+
+  result(seconds: number, cpuS: number): LoadResult {
+    return { ...latencyFigures(this.latencies, seconds), statuses: this.statuses, errors: this.errors, bytes: this.bytes, cpuS };
+  }
+}
+
+/** Where each connection starts in the paths, so that they do not all ask the same one. */
+const pathStep = (job: LoadJob | AlternatingJob) => Math.max(1, Math.floor(job.paths.length / Math.max(1, job.connections)));
+
 export function runLoad(job: LoadJob): Promise<LoadResult> {
   return new Promise((resolve) => {
-    const latencies: number[] = [];
-    const statuses: Record<string, number> = {};
-    let errors = 0;
-    let bytes = 0;
+    const tally = new Tally();
     let measuring = false;
     let stopping = false;
     let cpu0 = process.cpuUsage();
@@ -187,15 +206,11 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     const conns: Conn[] = [];
     const done = (status: number, latencyNs: bigint, n: number): After => {
       if (stopping) return 'stop';
-      if (measuring) {
-        latencies.push(Number(latencyNs) / 1e6);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        bytes += n;
-      }
+      if (measuring) tally.add(status, latencyNs, n);
       return 'next';
     };
-    const step = Math.max(1, Math.floor(job.paths.length / Math.max(1, job.connections)));
-    for (let i = 0; i < job.connections; i++) conns.push(new Conn(job, i * step, done, () => errors++));
+    const step = pathStep(job);
+    for (let i = 0; i < job.connections; i++) conns.push(new Conn(job, i * step, done, () => tally.errors++));
     setTimeout(() => {
       measuring = true;
       t0 = process.hrtime.bigint();
@@ -205,13 +220,7 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
         const cpu = process.cpuUsage(cpu0);
         for (const c of conns) c.close();
-        resolve({
-          ...latencyFigures(latencies, seconds),
-          statuses,
-          errors,
-          bytes,
-          cpuS: (cpu.user + cpu.system) / 1e6,
-        });
+        resolve(tally.result(seconds, (cpu.user + cpu.system) / 1e6));
       }, job.durationMs);
     }, job.warmupMs);
   });
@@ -236,25 +245,21 @@ export interface AlternatingJob extends Omit<LoadJob, 'port'> {
  */
 export function runAlternating(job: AlternatingJob): Promise<[LoadResult, LoadResult]> {
   return new Promise((resolve) => {
-    type Side = { latencies: number[]; statuses: Record<string, number>; errors: number; bytes: number; ns: bigint; conns: Conn[]; inFlight: number };
-    const sides: [Side, Side] = [0, 1].map(() => ({ latencies: [], statuses: {}, errors: 0, bytes: 0, ns: 0n, conns: [], inFlight: 0 })) as unknown as [Side, Side];
-    let active = 0;
+    type Side = { tally: Tally; ns: bigint; cpuS: number; conns: Conn[]; inFlight: number };
+    const side = (): Side => ({ tally: new Tally(), ns: 0n, cpuS: 0, conns: [], inFlight: 0 });
+    const sides: [Side, Side] = [side(), side()];
+    let active: 0 | 1 = 0;
     let counting = false;
     let measuring = false;
     let stopping = false;
     let sliceStart = 0n;
     let cpu0 = process.cpuUsage();
-    const cpuByMeasuredSide = [0, 0];
-    const step = Math.max(1, Math.floor(job.paths.length / Math.max(1, job.connections)));
+    const step = pathStep(job);
     const done = (s: 0 | 1) => (status: number, latencyNs: bigint, n: number): After => {
       if (stopping) return 'stop';
       const side = sides[s];
       if (s === active && counting) {
-        if (measuring) {
-          side.latencies.push(Number(latencyNs) / 1e6);
-          side.statuses[status] = (side.statuses[status] ?? 0) + 1;
-          side.bytes += n;
-        }
+        if (measuring) side.tally.add(status, latencyNs, n);
         return 'next';
       }
       side.inFlight--;
@@ -265,7 +270,7 @@ export function runAlternating(job: AlternatingJob): Promise<[LoadResult, LoadRe
       const sub: LoadJob = { ...job, port: job.ports[s] };
       // A connection lost while its side drains no longer holds the next slice back.
       const lost = () => {
-        sides[s].errors++;
+        sides[s].tally.errors++;
         if (stopping || counting || s !== active || sides[s].inFlight <= 0) return;
         if (--sides[s].inFlight === 0) startSlice();
       };
@@ -279,21 +284,13 @@ export function runAlternating(job: AlternatingJob): Promise<[LoadResult, LoadRe
     const finish = () => {
       stopping = true;
       for (const side of sides) for (const c of side.conns) c.close();
-      resolve(
-        sides.map((side, s) => ({
-          ...latencyFigures(side.latencies, Number(side.ns) / 1e9),
-          statuses: side.statuses,
-          errors: side.errors,
-          bytes: side.bytes,
-          cpuS: cpuByMeasuredSide[s]!,
-        })) as [LoadResult, LoadResult],
-      );
+      resolve([sides[0].tally.result(Number(sides[0].ns) / 1e9, sides[0].cpuS), sides[1].tally.result(Number(sides[1].ns) / 1e9, sides[1].cpuS)]);
     };
     const endSlice = () => {
       if (measuring) {
         sides[active].ns += process.hrtime.bigint() - sliceStart;
         const c = process.cpuUsage();
-        cpuByMeasuredSide[active]! += (c.user + c.system - cpu0.user - cpu0.system) / 1e6;
+        sides[active].cpuS += (c.user + c.system - cpu0.user - cpu0.system) / 1e6;
         cpu0 = c;
         if (slices + 1 >= warmupSlices + measuredSlices) {
           finish();

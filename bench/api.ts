@@ -610,6 +610,11 @@ export async function main(): Promise<number> {
     /** A window's figures as the JSON line gives them. */
     const figures = ({ res, apiCpu, others }: Measured) => ({ rps: res.rps, p50ms: res.p50ms, p99ms: res.p99ms, requests: res.requests, apiCpuS: apiCpu, othersCpuS: others });
     const results: Measured[] = [];
+    /** A window that answered anything but 200, or lost connections, fails the run. */
+    const noteRefusals = (label: string, res: LoadResult) => {
+      const bad = Object.entries(res.statuses).filter(([st]) => st !== '200');
+      if (bad.length || res.errors) failure ??= `${label}: ${bad.map(([st, n]) => `${n} x ${st}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
+    };
     /** One scenario under load: its line, its CPU by thread and process, its store queries per request. */
     const measure = async (sc: Scenario, label = sc.name, windowSeconds = seconds): Promise<Measured> => {
       // Where a tail comes from: the main thread held (event-loop delay, GC pauses) or its
@@ -640,7 +645,6 @@ export async function main(): Promise<number> {
       gcSeen.disconnect();
       const children = cpu.children.reduce((a, [, v]) => a + v, 0);
       const others = cpu.machineBusy - cpu.process - children;
-      const bad = Object.entries(res.statuses).filter(([s]) => s !== '200');
       out(
         `${label}: ${fmt(res.rps)} req/s, p50 ${ms(res.p50ms)} ms, p99 ${ms(res.p99ms)} ms (p90 ${ms(res.p90ms)}, max ${ms(res.maxMs)}; ${fmt(res.requests)} requests, ` +
           `${sc.connections} connection${sc.connections === 1 ? '' : 's'}; ${sc.note})`,
@@ -661,9 +665,7 @@ export async function main(): Promise<number> {
             `PostgreSQL pool of ${pool.options.max}: at most ${poolSeen.maxInUse} clients in use, queries waiting for one in ${poolSeen.waitingSamples} of ${poolSeen.samples} 5 ms samples (at most ${poolSeen.maxWaiting})`,
         );
       }
-      if (bad.length || res.errors) {
-        failure ??= `${label}: ${bad.map(([s, n]) => `${n} x ${s}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
-      }
+      noteRefusals(label, res);
       return { sc, res, cpu: listCpu([...cpu.threads, ...cpu.children]), apiCpu: cpu.process, others };
     };
     for (const sc of expanded) {
@@ -689,10 +691,7 @@ export async function main(): Promise<number> {
         durationMs: limiterSeconds * 1000,
         sliceMs: limiterSliceMs,
       });
-      for (const r of both) {
-        const bad = Object.entries(r.statuses).filter(([st]) => st !== '200');
-        if (bad.length || r.errors) failure ??= `${a.name} / ${b.name} alternating: ${bad.map(([st, n]) => `${n} x ${st}`).join(', ')}${r.errors ? ` ${r.errors} connection errors` : ''}`;
-      }
+      for (const r of both) noteRefusals(`${a.name} / ${b.name} alternating`, r);
       return both;
     };
     const [plainAlt, limitedAlt] = await alternate(expanded[1]!, expanded[2]!);

@@ -250,8 +250,9 @@ export async function startEmbeddedPostgres(dir: string): Promise<EmbeddedServer
     proc.on('error', reject);
     proc.on('exit', (code, signal) => {
       LIVE.delete(proc);
-      if (!ready) removeSocketDir(socket);
-      if (!ready) reject(new Error(`embedded PostgreSQL exited at start (${code ?? signal}): ${tail.slice(-5).join(' | ')}`));
+      if (ready) return;
+      removeSocketDir(socket);
+      reject(new Error(`embedded PostgreSQL exited at start (${code ?? signal}): ${tail.slice(-5).join(' | ')}`));
     });
   });
   fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, postgresPid: proc.pid, socketDir: socket }));
