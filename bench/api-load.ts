@@ -9,6 +9,7 @@
 // measures two servers in turn, in slices of a fraction of a second, so that the machine's drift
 // falls on both alike.
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 export interface LoadJob {
@@ -18,6 +19,8 @@ export interface LoadJob {
   connections: number;
   warmupMs: number;
   durationMs: number;
+  /** Return each measured request's completion time and latency (LoadResult.timeline). */
+  timeline?: boolean;
 }
 
 /** A measured window's rate and latency percentiles. */
@@ -46,12 +49,44 @@ export function latencyFigures(latencies: number[], seconds: number): LatencyFig
   };
 }
 
+/** One part of a window's timeline: its own figures, and how many of the window's slowest 1% it holds. */
+export interface Segment extends LatencyFigures {
+  slowest: number;
+}
+
+/**
+ * A window's timeline cut at `cuts` (ms since the epoch, ascending; those outside the window are
+ * clipped to it): the figures of the requests that completed in each part, over that part's
+ * length, and how many of the whole window's slowest 1% (at or above its p99) fell in it.
+ */
+export function timelineSegments(t: NonNullable<LoadResult['timeline']>, seconds: number, cuts: number[]): Segment[] {
+  const end = seconds * 1000;
+  const edges = [0, ...cuts.map((c) => Math.min(end, Math.max(0, c - t.startMs))), end];
+  const parts = edges.slice(1).map(() => [] as number[]);
+  for (let i = 0; i < t.at.length; i++) {
+    let k = 0;
+    while (k < parts.length - 1 && t.at[i]! >= edges[k + 1]!) k++;
+    parts[k]!.push(t.ms[i]!);
+  }
+  const p99 = latencyFigures([...t.ms], seconds).p99ms;
+  return parts.map((ms, k) => {
+    const slowest = ms.filter((x) => x >= p99).length;
+    return { ...latencyFigures(ms, (edges[k + 1]! - edges[k]!) / 1000), slowest };
+  });
+}
+
 export interface LoadResult extends LatencyFigures {
   statuses: Record<string, number>;
   errors: number;
   bytes: number;
   /** CPU seconds of the generator process during the measured window. */
   cpuS: number;
+  /**
+   * When the job asked: the measured window's start (ms since the epoch, so the parent process
+   * can place its own events in it) and, per request in completion order, when it completed (ms
+   * after that start) and its latency (ms).
+   */
+  timeline?: { startMs: number; at: number[]; ms: number[] };
 }
 
 const CRLF2 = Buffer.from('\r\n\r\n');
@@ -182,14 +217,20 @@ class Tally {
   bytes = 0;
   errors = 0;
 
-  add(status: number, latencyNs: bigint, bytes: number): void {
+  /** Completion times (ms after the measured start), kept only for a timeline. */
+  constructor(readonly at?: number[]) {}
+
+  add(status: number, latencyNs: bigint, bytes: number, atMs?: number): void {
     this.latencies.push(Number(latencyNs) / 1e6);
+    if (this.at && atMs !== undefined) this.at.push(atMs);
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     this.bytes += bytes;
   }
 
-  result(seconds: number, cpuS: number): LoadResult {
-    return { ...latencyFigures(this.latencies, seconds), statuses: this.statuses, errors: this.errors, bytes: this.bytes, cpuS };
+  result(seconds: number, cpuS: number, startMs?: number): LoadResult {
+    // Copied before latencyFigures sorts the latencies in place.
+    const timeline = this.at && startMs !== undefined ? { startMs, at: this.at, ms: [...this.latencies] } : undefined;
+    return { ...latencyFigures(this.latencies, seconds), statuses: this.statuses, errors: this.errors, bytes: this.bytes, cpuS, ...(timeline ? { timeline } : {}) };
   }
 }
 
@@ -198,15 +239,16 @@ const pathStep = (job: LoadJob | AlternatingJob) => Math.max(1, Math.floor(job.p
 
 export function runLoad(job: LoadJob): Promise<LoadResult> {
   return new Promise((resolve) => {
-    const tally = new Tally();
+    const tally = new Tally(job.timeline ? [] : undefined);
     let measuring = false;
     let stopping = false;
     let cpu0 = process.cpuUsage();
     let t0 = 0n;
+    let startMs = 0;
     const conns: Conn[] = [];
     const done = (status: number, latencyNs: bigint, n: number): After => {
       if (stopping) return 'stop';
-      if (measuring) tally.add(status, latencyNs, n);
+      if (measuring) tally.add(status, latencyNs, n, tally.at ? Number(process.hrtime.bigint() - t0) / 1e6 : undefined);
       return 'next';
     };
     const step = pathStep(job);
@@ -214,13 +256,14 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     setTimeout(() => {
       measuring = true;
       t0 = process.hrtime.bigint();
+      startMs = performance.timeOrigin + performance.now();
       cpu0 = process.cpuUsage();
       setTimeout(() => {
         stopping = true;
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
         const cpu = process.cpuUsage(cpu0);
         for (const c of conns) c.close();
-        resolve(tally.result(seconds, (cpu.user + cpu.system) / 1e6));
+        resolve(tally.result(seconds, (cpu.user + cpu.system) / 1e6, startMs));
       }, job.durationMs);
     }, job.warmupMs);
   });

@@ -58,7 +58,7 @@ import type { Front } from '../src/api/front.js';
 import { setLogLevel, type Logger } from '../src/log.js';
 import { generateApiChain, searchQueries, tokenCatalogue, rng, type ApiChain, type TokenRowSpec } from './api-chain.js';
 import { forkBareServer, type BareServer } from './api-bare.js';
-import type { AlternatingJob, LoadJob, LoadResult } from './api-load.js';
+import { timelineSegments, type AlternatingJob, type LoadJob, type LoadResult, type Segment } from './api-load.js';
 import type { PointLoadJob, PointLoadResult } from './point-load.js';
 import { PointBackfill, POINT_BACKFILL_CHUNK, POINT_BACKFILL_FACT } from '../src/indexer/point-backfill.js';
 import { accountingLane } from '../src/derived/lanes/accounting.js';
@@ -616,7 +616,7 @@ export async function main(): Promise<number> {
       if (bad.length || res.errors) failure ??= `${label}: ${bad.map(([st, n]) => `${n} x ${st}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
     };
     /** One scenario under load: its line, its CPU by thread and process, its store queries per request. */
-    const measure = async (sc: Scenario, label = sc.name, windowSeconds = seconds): Promise<Measured> => {
+    const measure = async (sc: Scenario, label = sc.name, windowSeconds = seconds, timeline = false): Promise<Measured> => {
       // Where a tail comes from: the main thread held (event-loop delay, GC pauses) or its
       // requests waiting for a core (neither is large then).
       const loopDelay = monitorEventLoopDelay({ resolution: 5 });
@@ -638,7 +638,7 @@ export async function main(): Promise<number> {
       }, 5);
       const acct = newCpuAccount();
       for (const k of Object.keys(tally) as (keyof typeof tally)[]) tally[k] = 0;
-      const res = await gen!.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: windowSeconds * 1000 });
+      const res = await gen!.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: windowSeconds * 1000, timeline });
       const cpu = acct.end();
       clearInterval(poolTimer);
       loopDelay.disable();
@@ -735,8 +735,12 @@ export async function main(): Promise<number> {
     //    moved by 20-37% between runs minutes apart (bench/README.md, issue #30's tenth session),
     //    and two windows with no block half a minute apart by 29-34% (the sixteenth), more than
     //    the 20% the target allows; the windows around it are seconds away, and the verdict is
-    //    the median block's. The idle figures of step 4 are printed beside them.
-    type Follow = { sc: Scenario; block: number; before: Measured; during: Measured; after: Measured; commitMs: number; appliedMs: number };
+    //    the median block's. The idle figures of step 4 are printed beside them. A block window's
+    //    requests are also split by when they completed: while the block was being committed,
+    //    while the lane applied it, and after (which of its parts a tail comes from).
+    /** A block window's requests by when they completed: before the block was shown, until it was committed, until the lane applied it, after. */
+    type Phases = { shownAt: string; before: Segment; committing: Segment; applying: Segment; after: Segment };
+    type Follow = { sc: Scenario; block: number; before: Measured; during: Measured; after: Measured; commitMs: number; appliedMs: number; phases?: Phases };
     const indexing: Follow[] = [];
     let indexingNote = '';
     /** The block's own CPU with no reads beside it (core-s), and its share of the slot's cores. */
@@ -839,7 +843,8 @@ export async function main(): Promise<number> {
       let profile: object | undefined;
       await statementsSince('before the first while-indexing window (not counted)');
       for (const sc of again) {
-        let before = await measure(sc, `${sc.name} beside the indexer, no new block`, slotSeconds);
+        // Every window of this step records its timeline (the same generator work in each).
+        let before = await measure(sc, `${sc.name} beside the indexer, no new block`, slotSeconds, true);
         await statementsSince(`${sc.name}, no new block`);
         for (let r = 1; r <= followRepeats; r++) {
           const of = followRepeats > 1 ? ` (block ${r} of ${followRepeats})` : '';
@@ -859,7 +864,7 @@ export async function main(): Promise<number> {
             () => void (committedAt = performance.now()),
             () => undefined,
           );
-          const during = await measure(sc, `${sc.name} while indexing${of}`, slotSeconds);
+          const during = await measure(sc, `${sc.name} while indexing${of}`, slotSeconds, true);
           if (profiler) profile = await profiler.stop();
           clearTimeout(show);
           await showing;
@@ -867,9 +872,22 @@ export async function main(): Promise<number> {
           await statementsSince(`${sc.name} while indexing${of} (the block's commit and its accounting step included)`);
           const commitMs = committedAt - shownAt;
           const appliedMs = appliedAt - shownAt;
-          const after = await measure(sc, `${sc.name} beside the indexer, no new block again${of}`, slotSeconds);
+          // Where in the window the block's slow requests fell (the parts by completion time).
+          let phases: Phases | undefined;
+          if (during.res.timeline && shownAt) {
+            const epoch = (t: number) => performance.timeOrigin + t;
+            const [b, c, a, rest] = timelineSegments(during.res.timeline, during.res.seconds, [epoch(shownAt), epoch(committedAt), epoch(appliedAt)]);
+            // When it was shown (in the JSON line), to place it among other processes' traces.
+            phases = { shownAt: new Date(epoch(shownAt)).toISOString(), before: b!, committing: c!, applying: a!, after: rest! };
+            const part = (name: string, x: Segment) =>
+              x.requests ? `${name} (${fmt(x.seconds, 2)} s): ${fmt(x.rps)} req/s, p50 ${ms(x.p50ms)} ms, p99 ${ms(x.p99ms)} ms, ${x.slowest} of the slowest 1%` : '';
+            // The block is shown as the measured part starts: the part before it is usually empty.
+            const parts = [part('before the block was shown', b!), part('shown to committed', c!), part('committed to applied', a!), part('after', rest!)];
+            out(`  by completion time: ${parts.filter(Boolean).join('; ')}`);
+          }
+          const after = await measure(sc, `${sc.name} beside the indexer, no new block again${of}`, slotSeconds, true);
           await statementsSince(`${sc.name}, no new block again${of}`);
-          indexing.push({ sc, block: r, before, during, after, commitMs, appliedMs });
+          indexing.push({ sc, block: r, before, during, after, commitMs, appliedMs, phases });
           // The window after this block is the one before the next.
           before = after;
         }
@@ -988,7 +1006,7 @@ export async function main(): Promise<number> {
           connections,
           uncachedConnections: uncachedLevels,
           scenarios: results.map((m) => ({ name: m.sc.name, connections: m.sc.connections, ...figures(m), statuses: m.res.statuses })),
-          whileIndexing: indexing.map(({ sc, block, before, during, after, commitMs, appliedMs }) => ({
+          whileIndexing: indexing.map(({ sc, block, before, during, after, commitMs, appliedMs, phases }) => ({
             name: sc.name,
             connections: sc.connections,
             block,
@@ -998,6 +1016,7 @@ export async function main(): Promise<number> {
             before: figures(before),
             during: figures(during),
             after: figures(after),
+            phases,
           })),
           blockOwnCost: blockOwn,
           cachedOverCeiling: ratio,

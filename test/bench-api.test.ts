@@ -134,6 +134,9 @@ t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
     new RegExp(`^uncached transaction while indexing \\(block 2 of 2\\): ${fig}`, 'm'),
     new RegExp(`^uncached transaction beside the indexer, no new block again \\(block 2 of 2\\): ${fig}`, 'm'),
     new RegExp(`^uncached address transactions page while indexing \\(block 2 of 2\\): ${fig}`, 'm'),
+    // Where in a block's window its requests fell: while it was committed, while the lane applied it, after.
+    /^  by completion time: (.*; )?shown to committed \([\d.]+ s\): [\d,]+ req\/s, p50 [\d.]+ ms, p99 [\d.]+ ms, \d+ of the slowest 1%/m,
+    /"phases":\{"shownAt":"\d{4}-\d\d-\d\dT[\d:.]+Z","before":\{"requests":\d+/,
     // One block's own CPU with no reads beside it, against the slot's cores.
     /^reads while indexing: a block's own cost with no reads beside it: -?[\d.]+ core-s of the machine, -?[\d.]+% of the [\d.]+ s slot's \d+ cores \(a slot with the block: [\d.]+ core-s, .*; the slot before, with none: [\d.]+ core-s, .*\)$/m,
     /"blockOwnCost":\{"coreS":-?[\d.e-]+,"share":-?[\d.e-]+\}/,

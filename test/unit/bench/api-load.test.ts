@@ -1,10 +1,11 @@
 // The load generator's alternating windows (bench/api-load.ts runAlternating): each server is
 // counted only in its own slices, the two get the same measured time, and a slower server shows
-// as slower while the same server against itself does not.
+// as slower while the same server against itself does not. A window's timeline (runLoad with
+// `timeline`) places a slow stretch of the server in the part of the window it fell in.
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runAlternating } from '../../../bench/api-load.js';
+import { runAlternating, runLoad, timelineSegments } from '../../../bench/api-load.js';
 
 /** A server answering every request after `delayMs`, counting what it answered. */
 async function server(delayMs: number) {
@@ -58,4 +59,44 @@ t.test('the same server against itself measures alike', async (t) => {
   // A timer-paced server: ~2 connections / ~2 ms each; both sides within a third of each other.
   t.ok(a.requests > 50 && b.requests > 50, `both sides served (${a.requests}, ${b.requests})`);
   t.ok(Math.abs(1 - b.rps / a.rps) < 0.34, `${a.rps} against ${b.rps} req/s`);
+});
+
+t.test("a window's timeline places a slow stretch in its part of the window", async (t) => {
+  // Answers at once, except for 150 ms starting 300 ms into the measured window, when each
+  // request waits 20 ms.
+  let slowFrom = Infinity;
+  const srv = http.createServer((_req, res) => {
+    const now = Date.now();
+    const send = () => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.end('ok');
+    };
+    if (now >= slowFrom && now < slowFrom + 150) setTimeout(send, 20);
+    else send();
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => {
+    srv.closeAllConnections();
+    srv.close();
+  });
+  const port = (srv.address() as AddressInfo).port;
+  const warmupMs = 100;
+  slowFrom = Date.now() + warmupMs + 300;
+  const res = await runLoad({ host: '127.0.0.1', port, paths: ['/x'], connections: 2, warmupMs, durationMs: 800, timeline: true });
+  const tl = res.timeline!;
+  t.ok(tl, 'the result has a timeline');
+  t.equal(tl.at.length, res.requests, 'one completion time per counted request');
+  t.equal(tl.ms.length, res.requests, 'and one latency');
+  t.ok(tl.at.every((x, i) => i === 0 || x >= tl.at[i - 1]!), 'in completion order');
+  // Cut around the slow stretch, with 30 ms of slack each side for the timers.
+  const [before, slow, after] = timelineSegments(tl, res.seconds, [slowFrom - 30, slowFrom + 150 + 30]);
+  t.equal(before!.requests + slow!.requests + after!.requests, res.requests, 'every request falls in one part');
+  const waited = (ms: number[]) => ms.filter((x) => x >= 15).length;
+  const all = waited(tl.ms);
+  t.ok(all > 0, `requests waited in the slow stretch (${all})`);
+  t.ok(before!.p99ms < 15 && after!.p99ms < 15, `the other parts are fast (p99 ${before!.p99ms}, ${after!.p99ms} ms)`);
+  t.equal(slow!.maxMs >= 15 && before!.maxMs < 15 && after!.maxMs < 15, true, 'every request that waited is in the slow part');
+  const slowest = tl.ms.filter((x) => x >= res.p99ms).length;
+  t.equal(before!.slowest + slow!.slowest + after!.slowest, slowest, "the window's slowest 1% are counted once");
+  t.ok(Math.abs(slow!.seconds - 0.21) < 0.001, `the slow part is as long as its cuts (${slow!.seconds} s)`);
 });
