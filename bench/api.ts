@@ -653,7 +653,7 @@ export async function main(): Promise<number> {
       const storeLine =
         sc.server === 'bare'
           ? ''
-          : `; per request: ${per(tally.chQueries).toFixed(1)} ClickHouse queries (${per(tally.chMs).toFixed(1)} ms summed), ` +
+          : `; per request: ${per(tally.chQueries).toFixed(1)} ClickHouse queries (${per(tally.chMs).toFixed(1)} ms summed; ${fmt(tally.chQueries)} in the window), ` +
             `${per(tally.pgQueries).toFixed(1)} PostgreSQL queries (${per(tally.pgMs).toFixed(1)} ms summed)` +
             (sc.server === 'uncached' && threads ? " on the main thread (the API threads' own are not counted)" : '');
       out(`  cpu s (warm-up included): ${listCpu([...cpu.threads, ...cpu.children])}; other processes ${others.toFixed(1)} of ${((res.seconds + warmup) * machine.cores).toFixed(0)} core-s${storeLine}`);
