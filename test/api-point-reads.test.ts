@@ -20,6 +20,7 @@ import { pointAddressTransactions, withPointInputs } from '../src/storage/postgr
 import { INPUT_IN_POINT_ROW } from '../src/chain/clickhouse-rows.js';
 import { LAG_BLOCKS_MAX } from '../src/api/accounting-lag.js';
 import { rangeNamedAddresses } from '../src/storage/clickhouse/derived.js';
+import { ingest } from '../workers/ingest.js';
 import { unwindAccounting } from '../src/storage/postgres/derived.js';
 
 t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse does', async (t) => {
@@ -176,6 +177,15 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
   for (const lag of [4, LAG_BLOCKS_MAX]) {
     const base = top - lag;
     const named = new Set((await rangeNamedAddresses(ch, base + 1, top)).addresses);
+    // The worker names the same addresses as it decodes those blocks (what the indexer's block
+    // event hands the API in its own process, instead of this read).
+    const caps = await getFact<{ traces: 'callTracer' | 'parity' | 'parity-replay' | 'off' }>(pg, 'capabilities');
+    const decoded = await ingest({ from: base + 1, to: top, rpc: { url: api.devnet.url, variant: 'anvil' }, traces: caps!.traces, receipts: 'block' });
+    t.same(new Set(decoded.named), named, `${lag} blocks: the worker names what ClickHouse's rows name (${named.size})`);
+    if (lag === LAG_BLOCKS_MAX) {
+      const longer = await ingest({ from: base, to: top, rpc: { url: api.devnet.url, variant: 'anvil' }, traces: caps!.traces, receipts: 'block' });
+      t.equal(longer.named, undefined, `a range of ${lag + 1} blocks (a catch-up's) is not named`);
+    }
     // Kept aside and put back after (what the other lanes fetched for re-created rows included).
     for (const table of laneTables) await pg.query(`CREATE TABLE saved_${table} AS SELECT * FROM ${table}`);
     await pg.tx((c) => unwindAccounting(c, { blockNumber: base, blockHash: blocks[base]!.hash }));

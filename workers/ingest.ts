@@ -12,6 +12,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import { PointSink, type PointBatch } from '../src/chain/point-rows.js';
+import { NAMED_RANGE_BLOCKS_MAX, NamedAddresses } from '../src/chain/named-addresses.js';
 import type { TableName } from '../src/chain/clickhouse-rows.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 import { createRpcClient, type MethodStats, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
@@ -59,6 +60,8 @@ export interface IngestResult {
   points: PointBatch;
   /** In block order. */
   blocks: BlockInfo[];
+  /** Every address the range's rows name (src/chain/named-addresses.ts); only for short ranges (a head's). */
+  named?: string[];
   summary: IngestSummary;
   /** Milliseconds spent fetching (RPC + JSON parsing) and decoding+encoding. */
   timings: { fetchMs: number; decodeMs: number };
@@ -115,9 +118,10 @@ export async function ingest(task: IngestTask): Promise<IngestResult> {
   try {
     const summary = new SummaryBuilder();
     const sink = new PointSink(writer);
+    const named = task.to - task.from < NAMED_RANGE_BLOCKS_MAX ? new NamedAddresses(sink) : undefined;
     const blocks: BlockInfo[] = new Array(bundles.length);
     for (let i = 0; i < bundles.length; i++) {
-      blocks[i] = decodeBlockBundle(bundles[i]!, sink, summary);
+      blocks[i] = decodeBlockBundle(bundles[i]!, named ?? sink, summary);
       bundles[i] = undefined as never; // let the wire objects go early
     }
     const tables = writer.toBuffers();
@@ -127,6 +131,7 @@ export async function ingest(task: IngestTask): Promise<IngestResult> {
       tables,
       points,
       blocks,
+      ...(named ? { named: named.addresses() } : {}),
       summary: summary.build(),
       timings: { fetchMs: Math.round(t1 - t0), decodeMs: Math.round(t2 - t1) },
       receiptsFellBack,

@@ -4,7 +4,11 @@
 // only, and an answer that needs them fell back to ClickHouse for every address, which made an
 // address page several times dearer for that second of each block. The rows of an address the
 // unapplied blocks do not name are already those of the checkpoint: only the named ones (a few
-// hundred a block) still go to ClickHouse. The names are read once per unapplied range and shared.
+// hundred a block) still go to ClickHouse. The names are read once per unapplied range and shared;
+// in the process that indexes, the indexer's block events carry them (learn), so that read is
+// not made at all: made from ClickHouse while the block's commit and the lane's step load the
+// cores, it held every request that needed it (the busy address's first page: p99 175-267 ms
+// against 22-31 ms among the requests answered while the lane applied a block; bench/README.md).
 import { rangeNamedAddresses } from '../storage/clickhouse/derived.js';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { AccountingStanding } from '../storage/postgres/reads/addresses.js';
@@ -18,11 +22,67 @@ export type CurrentFor = (address: string) => boolean;
 const ALL: CurrentFor = () => true;
 const NONE: CurrentFor = () => false;
 
+
+/** A committed range with the addresses its rows name, as the indexer's block event gives it. */
+export interface NamedRange {
+  from: number;
+  to: number;
+  blocks: readonly { hash: string; parentHash: string }[];
+  named: readonly string[];
+}
+
+/** A committed range as its block event told it: its ends' hashes and the addresses its rows name. */
+interface Learned {
+  from: number;
+  to: number;
+  parentHash: string;
+  hash: string;
+  named: readonly string[];
+}
+
 export class AccountingLag {
   /** The unapplied range last asked about, and the addresses its blocks name (null: not known). */
   private last: { key: string; named: Promise<ReadonlySet<string> | null> } | null = null;
+  /** The newest ranges the indexer's events described, in height order. */
+  private learned: Learned[] = [];
 
   constructor(private readonly ch: ClickHouseStore) {}
+
+  /** A range the indexer committed, with the addresses its rows name (its block event). */
+  learn(e: NamedRange): void {
+    if (!e.blocks.length) return;
+    // A range at or below one held replaces what follows it (a branch after a reorg); ranges
+    // more than LAG_BLOCKS_MAX blocks below the newest are never asked for.
+    this.learned = this.learned.filter((x) => x.to < e.from && x.to > e.to - LAG_BLOCKS_MAX - 1);
+    this.learned.push({ from: e.from, to: e.to, parentHash: e.blocks[0]!.parentHash, hash: e.blocks[e.blocks.length - 1]!.hash, named: e.named });
+  }
+
+  /** A reorg: what the events told may be of the orphaned branch. */
+  forget(): void {
+    this.learned = [];
+    this.last = null;
+  }
+
+  /**
+   * The addresses blocks [from, to] name, from the events alone: only when consecutive learned
+   * ranges cover every height, each continuing the one before, and the last ends at `to` with
+   * `hash` (the checkpoint's); otherwise null. A range that begins below `from` adds its
+   * addresses too (a superset: those go to ClickHouse, which is right, only slower).
+   */
+  private fromEvents(from: number, to: number, hash: string): ReadonlySet<string> | null {
+    const out = new Set<string>();
+    let at = from;
+    let prev: Learned | undefined;
+    for (const x of this.learned) {
+      if (x.to < at) continue;
+      if (x.from > at || (prev && x.parentHash !== prev.hash)) return null;
+      for (const a of x.named) out.add(a);
+      prev = x;
+      at = x.to + 1;
+      if (x.to >= to) return x.to === to && x.hash === hash ? out : null;
+    }
+    return null;
+  }
 
   /** For a standing read with the rows in question (the same statement), which addresses it covers. */
   async currentFor(s: AccountingStanding): Promise<CurrentFor> {
@@ -32,7 +92,8 @@ export class AccountingLag {
     const key = `${s.lane}:${cp.number}:${cp.hash}`;
     let entry = this.last;
     if (entry?.key !== key) {
-      const fresh = { key, named: this.read(s.lane + 1, cp.number, cp.hash) };
+      const known = this.fromEvents(s.lane + 1, cp.number, cp.hash);
+      const fresh = { key, named: known ? Promise.resolve(known) : this.read(s.lane + 1, cp.number, cp.hash) };
       this.last = entry = fresh;
       // A read that failed is not kept: the next request asks again.
       void fresh.named.catch(() => {

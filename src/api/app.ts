@@ -32,6 +32,7 @@ import { createCsvExport } from './routes/csv-export.js';
 import { verificationConfigRoutes, verificationPost } from './routes/verification.js';
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
+import type { NamedRange } from './accounting-lag.js';
 import { DEFAULT_READY_MAX_LAG_BLOCKS, HEALTH_PATH, healthReply } from './health.js';
 import { VARY, cacheControlOf, etagOf, notModified } from './http-caching.js';
 import { getIcon } from '../storage/postgres/public-names.js';
@@ -99,7 +100,7 @@ export interface RouteThreads {
 /** What an API thread's context must hear as this thread's does (src/api/api-thread.ts applies it). */
 export type ThreadNews =
   | { kind: 'attached'; attached: boolean }
-  | { kind: 'block'; createdContracts: string[] }
+  | { kind: 'block'; createdContracts: string[]; range?: NamedRange }
   | { kind: 'reorg' | 'derived' | 'verified' | 'names' }
   | { kind: 'icon-origin'; origin: string }
   /** The prices the main thread's book shows now (src/api/prices.ts): a thread shows the same. */
@@ -361,10 +362,15 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     cache?.setVolatileTtl(undefined);
     ctx.setAttached(true);
     threads?.tell({ kind: 'attached', attached: true });
-    const onBlock = (e?: { summary?: { createdContracts?: { address: string }[] } }) => {
+    const onBlock = (e?: { summary?: { createdContracts?: { address: string }[] } } & Partial<NamedRange>) => {
       const created = (e?.summary?.createdContracts ?? []).map((c) => c.address);
-      ctx.onChainChange('block', created);
-      threads?.tell({ kind: 'block', createdContracts: created });
+      // The indexer in this process names the range's addresses; another process's events do not.
+      const range: NamedRange | undefined =
+        e?.named && e.blocks && e.from !== undefined && e.to !== undefined
+          ? { from: e.from, to: e.to, blocks: e.blocks.map((b) => ({ hash: b.hash, parentHash: b.parentHash })), named: e.named }
+          : undefined;
+      ctx.onChainChange('block', created, range);
+      threads?.tell({ kind: 'block', createdContracts: created, range });
       cache?.invalidate('block');
     };
     const onReorg = () => {

@@ -15,7 +15,7 @@ import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-trans
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { accountingStanding, addressFactRows, contractsByAddress, type AccountingStanding, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
-import { AccountingLag, type CurrentFor } from './accounting-lag.js';
+import { AccountingLag, type CurrentFor, type NamedRange } from './accounting-lag.js';
 import { POINT_BACKFILL_FACT, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
@@ -193,12 +193,14 @@ export class ApiContext {
    * Called by the app when the indexer reports new blocks or a reorg. `created`: contracts the
    * new blocks created, whose "no code" answers from the node are no longer true.
    */
-  onChainChange(kind: 'block' | 'reorg', created: Iterable<string> = []): void {
+  onChainChange(kind: 'block' | 'reorg', created: Iterable<string> = [], range?: NamedRange): void {
     this.headValue = undefined;
     this.chainGen++;
     this.tokenRows.clear();
     for (const a of created) this.facts.delete(a);
+    if (range) this.lag.learn(range);
     if (kind === 'reorg') {
+      this.lag.forget();
       this.facts.clear();
       this.codeKinds.clear();
       this.blockBaseFees.clear();

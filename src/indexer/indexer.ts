@@ -96,6 +96,8 @@ export interface BlockEvent {
   to: number;
   blocks: BlockInfo[];
   summary: IngestSummary;
+  /** Every address the range's rows name (absent for ranges another process committed). */
+  named?: string[];
 }
 
 export interface ReorgEvent {
@@ -755,7 +757,7 @@ export class Indexer extends EventEmitter {
     this.stall.progressed();
     this.log.debug('committed', { from: first.number, to: last.number, txs: result.summary.txs });
     if ((result.summary.deposits ?? 0) > 0 && this.family && this.family.family !== 'optimism') this.foundDeposits(this.family);
-    this.emit('block', { from: first.number, to: last.number, blocks, summary: result.summary } satisfies BlockEvent);
+    this.emit('block', { from: first.number, to: last.number, blocks, summary: result.summary, named: result.named } satisfies BlockEvent);
   }
 
   /** A range held deposit transactions: the chain is an OP Stack chain (said once; a failed write is tried again at the next deposit). */

@@ -1,7 +1,9 @@
 // AccountingLag (src/api/accounting-lag.ts): which addresses the accounting lane's rows answer for
 // at a standing. At the checkpoint all, far behind none, a few blocks behind every address the
 // unapplied blocks do not name; the names read once per standing, not trusted when the stored
-// blocks are not exactly the checkpoint's branch, and read again after a failed read.
+// blocks are not exactly the checkpoint's branch, and read again after a failed read. In the
+// process that indexes, the block events' names (learn) stand in for the read when they cover
+// the unapplied blocks on the checkpoint's branch.
 import t from 'tap';
 import { AccountingLag, LAG_BLOCKS_MAX } from '../../../src/api/accounting-lag.js';
 import type { ClickHouseStore } from '../../../src/storage/clickhouse/store.js';
@@ -79,4 +81,56 @@ t.test('a failed read: none, and read again next time', async (t) => {
   state.fail = false;
   t.equal((await lag.currentFor(standing(8, 10)))(C), true, 'then read again');
   t.equal(f.reads(), 1);
+});
+
+/** The block event of range [from, to] on the `h<n>` branch, naming `named`. */
+const event = (from: number, to: number, named: string[], hash = (n: number) => `h${n}`) => ({
+  from,
+  to,
+  blocks: Array.from({ length: to - from + 1 }, (_, i) => ({ hash: hash(from + i), parentHash: hash(from + i - 1) })),
+  named,
+});
+
+t.test("the block events' names: no read when they cover the unapplied blocks", async (t) => {
+  const f = fakeClickHouse({ blocks: blocks(9, 12), named: [A, B, C] });
+  const lag = new AccountingLag(f.ch);
+  lag.learn(event(9, 9, [A]));
+  lag.learn(event(10, 11, [B]));
+  lag.learn(event(12, 12, []));
+  t.same([A, B, C].map(await lag.currentFor(standing(8, 12))), [false, false, true], 'four blocks behind: the names of three events');
+  t.same([A, B, C].map(await lag.currentFor(standing(10, 12))), [true, false, true], 'the lane inside a two-block event: that event still counts (a superset)');
+  t.same([A, B, C].map(await lag.currentFor(standing(11, 12))), [true, true, true], 'one block behind, naming nothing');
+  t.equal(f.reads(), 0, 'no ClickHouse read');
+});
+
+t.test("the events' names are not used unless they are the checkpoint's branch, whole", async (t) => {
+  const f = fakeClickHouse({ blocks: blocks(9, 11), named: [A, B] });
+  const gap = new AccountingLag(f.ch);
+  gap.learn(event(9, 9, [A]));
+  gap.learn(event(11, 11, []));
+  t.same([B, C].map(await gap.currentFor(standing(8, 11))), [false, true], 'a height no event told: read from ClickHouse');
+  t.equal(f.reads(), 1);
+
+  const other = new AccountingLag(f.ch);
+  other.learn(event(10, 11, []));
+  t.same([B].map(await other.currentFor(standing(9, 11, 'elsewhere'))), [false], "the newest event is not the checkpoint's block: read");
+  t.equal(f.reads(), 2);
+
+  const broken = new AccountingLag(f.ch);
+  broken.learn(event(10, 10, []));
+  broken.learn(event(11, 11, [], (n) => (n === 10 ? 'x10' : `h${n}`)));
+  t.same([B].map(await broken.currentFor(standing(9, 11))), [false], 'an event that does not continue the one before: read');
+  t.equal(f.reads(), 3);
+
+  const forgot = new AccountingLag(f.ch);
+  forgot.learn(event(10, 11, []));
+  forgot.forget();
+  t.same([B].map(await forgot.currentFor(standing(9, 11))), [false], 'after a reorg nothing learned before counts: read');
+  t.equal(f.reads(), 4);
+
+  const replaced = new AccountingLag(f.ch);
+  replaced.learn(event(10, 11, [C], (n) => `o${n}`));
+  replaced.learn(event(10, 11, []));
+  t.same([B, C].map(await replaced.currentFor(standing(9, 11))), [true, true], 'a range told again (another branch) replaces the first');
+  t.equal(f.reads(), 4, 'without a read');
 });
