@@ -22,7 +22,6 @@ export type CurrentFor = (address: string) => boolean;
 const ALL: CurrentFor = () => true;
 const NONE: CurrentFor = () => false;
 
-
 /** A committed range with the addresses its rows name, as the indexer's block event gives it. */
 export interface NamedRange {
   from: number;
