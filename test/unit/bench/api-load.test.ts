@@ -62,16 +62,17 @@ t.test('the same server against itself measures alike', async (t) => {
 });
 
 t.test("a window's timeline places a slow stretch in its part of the window", async (t) => {
-  // Answers at once, except for 150 ms starting 300 ms into the measured window, when each
-  // request waits 20 ms.
+  // Answers at once, except for 200 ms starting 300 ms into the measured window, when each
+  // request waits 50 ms.
   let slowFrom = Infinity;
+  const stretchMs = 200;
   const srv = http.createServer((_req, res) => {
     const now = Date.now();
     const send = () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
       res.end('ok');
     };
-    if (now >= slowFrom && now < slowFrom + 150) setTimeout(send, 20);
+    if (now >= slowFrom && now < slowFrom + stretchMs) setTimeout(send, 50);
     else send();
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
@@ -82,21 +83,31 @@ t.test("a window's timeline places a slow stretch in its part of the window", as
   const port = (srv.address() as AddressInfo).port;
   const warmupMs = 100;
   slowFrom = Date.now() + warmupMs + 300;
-  const res = await runLoad({ host: '127.0.0.1', port, paths: ['/x'], connections: 2, warmupMs, durationMs: 800, timeline: true });
+  const res = await runLoad({ host: '127.0.0.1', port, paths: ['/x'], connections: 2, warmupMs, durationMs: 900, timeline: true });
   const tl = res.timeline!;
   t.ok(tl, 'the result has a timeline');
   t.equal(tl.at.length, res.requests, 'one completion time per counted request');
   t.equal(tl.ms.length, res.requests, 'and one latency');
   t.ok(tl.at.every((x, i) => i === 0 || x >= tl.at[i - 1]!), 'in completion order');
-  // Cut around the slow stretch, with 30 ms of slack each side for the timers.
-  const [before, slow, after] = timelineSegments(tl, res.seconds, [slowFrom - 30, slowFrom + 150 + 30]);
+  // Cut around the slow stretch: 30 ms of slack before it for the timers, and after it the last
+  // waits' 50 ms and 30 more.
+  const cuts = [slowFrom - 30, slowFrom + stretchMs + 80];
+  const [before, slow, after] = timelineSegments(tl, res.seconds, cuts);
   t.equal(before!.requests + slow!.requests + after!.requests, res.requests, 'every request falls in one part');
-  const waited = (ms: number[]) => ms.filter((x) => x >= 15).length;
-  const all = waited(tl.ms);
-  t.ok(all > 0, `requests waited in the slow stretch (${all})`);
-  t.ok(before!.p99ms < 15 && after!.p99ms < 15, `the other parts are fast (p99 ${before!.p99ms}, ${after!.p99ms} ms)`);
-  t.equal(slow!.maxMs >= 15 && before!.maxMs < 15 && after!.maxMs < 15, true, 'every request that waited is in the slow part');
+  t.ok(Math.abs(slow!.seconds - (cuts[1]! - cuts[0]!) / 1000) < 0.001, `the slow part is as long as its cuts (${slow!.seconds} s)`);
+  // Requests that waited (>= 40 ms), inside the slow part and outside it. A loaded machine can
+  // hold an ordinary request that long now and then; the server's waits are most of them.
+  let inside = 0;
+  let outside = 0;
+  for (let i = 0; i < tl.at.length; i++) {
+    if (tl.ms[i]! < 40) continue;
+    const when = tl.startMs + tl.at[i]!;
+    if (when >= cuts[0]! && when < cuts[1]!) inside++;
+    else outside++;
+  }
+  t.ok(inside >= 2 && inside > outside, `the requests that waited are in the slow part (${inside} there, ${outside} elsewhere)`);
+  t.ok(slow!.maxMs >= 40, `its longest is a wait (${slow!.maxMs} ms)`);
+  t.ok(before!.p50ms < 10 && after!.p50ms < 10, `the other parts are fast (p50 ${before!.p50ms}, ${after!.p50ms} ms)`);
   const slowest = tl.ms.filter((x) => x >= res.p99ms).length;
   t.equal(before!.slowest + slow!.slowest + after!.slowest, slowest, "the window's slowest 1% are counted once");
-  t.ok(Math.abs(slow!.seconds - 0.21) < 0.001, `the slow part is as long as its cuts (${slow!.seconds} s)`);
 });
