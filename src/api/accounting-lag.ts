@@ -9,12 +9,16 @@
 // not made at all: made from ClickHouse while the block's commit and the lane's step load the
 // cores, it held every request that needed it (the busy address's first page: p99 175-267 ms
 // against 22-31 ms among the requests answered while the lane applied a block; bench/README.md).
+import { NAMED_RANGE_BLOCKS_MAX } from '../chain/named-addresses.js';
 import { rangeNamedAddresses } from '../storage/clickhouse/derived.js';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { AccountingStanding } from '../storage/postgres/reads/addresses.js';
 
-/** Beyond this many unapplied blocks (a catch-up) every address goes to ClickHouse, as before. */
-export const LAG_BLOCKS_MAX = 16;
+/**
+ * Beyond this many unapplied blocks (a catch-up) every address goes to ClickHouse, as before.
+ * The ingest worker names ranges up to this length, and no longer ones.
+ */
+export const LAG_BLOCKS_MAX = NAMED_RANGE_BLOCKS_MAX;
 
 /** Whether the lane's rows of an address are those of the checkpoint. */
 export type CurrentFor = (address: string) => boolean;
@@ -22,16 +26,11 @@ export type CurrentFor = (address: string) => boolean;
 const ALL: CurrentFor = () => true;
 const NONE: CurrentFor = () => false;
 
-/** A committed range with the addresses its rows name, as the indexer's block event gives it. */
+/**
+ * A committed range as the indexer's block event tells it: the parent of its first block, its
+ * last block's hash, and the addresses its rows name.
+ */
 export interface NamedRange {
-  from: number;
-  to: number;
-  blocks: readonly { hash: string; parentHash: string }[];
-  named: readonly string[];
-}
-
-/** A committed range as its block event told it: its ends' hashes and the addresses its rows name. */
-interface Learned {
   from: number;
   to: number;
   parentHash: string;
@@ -43,17 +42,16 @@ export class AccountingLag {
   /** The unapplied range last asked about, and the addresses its blocks name (null: not known). */
   private last: { key: string; named: Promise<ReadonlySet<string> | null> } | null = null;
   /** The newest ranges the indexer's events described, in height order. */
-  private learned: Learned[] = [];
+  private learned: NamedRange[] = [];
 
   constructor(private readonly ch: ClickHouseStore) {}
 
   /** A range the indexer committed, with the addresses its rows name (its block event). */
   learn(e: NamedRange): void {
-    if (!e.blocks.length) return;
     // A range at or below one held replaces what follows it (a branch after a reorg); ranges
     // more than LAG_BLOCKS_MAX blocks below the newest are never asked for.
     this.learned = this.learned.filter((x) => x.to < e.from && x.to > e.to - LAG_BLOCKS_MAX - 1);
-    this.learned.push({ from: e.from, to: e.to, parentHash: e.blocks[0]!.parentHash, hash: e.blocks[e.blocks.length - 1]!.hash, named: e.named });
+    this.learned.push(e);
   }
 
   /** A reorg: what the events told may be of the orphaned branch. */
@@ -71,7 +69,7 @@ export class AccountingLag {
   private fromEvents(from: number, to: number, hash: string): ReadonlySet<string> | null {
     const out = new Set<string>();
     let at = from;
-    let prev: Learned | undefined;
+    let prev: NamedRange | undefined;
     for (const x of this.learned) {
       if (x.to < at) continue;
       if (x.from > at || (prev && x.parentHash !== prev.hash)) return null;

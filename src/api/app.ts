@@ -362,13 +362,21 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
     cache?.setVolatileTtl(undefined);
     ctx.setAttached(true);
     threads?.tell({ kind: 'attached', attached: true });
-    const onBlock = (e?: { summary?: { createdContracts?: { address: string }[] } } & Partial<NamedRange>) => {
+    const onBlock = (e?: {
+      summary?: { createdContracts?: { address: string }[] };
+      from?: number;
+      to?: number;
+      blocks?: { hash: string; parentHash: string }[];
+      named?: string[];
+      /** An API thread's event: the range as the main thread passed it on. */
+      range?: NamedRange;
+    }) => {
       const created = (e?.summary?.createdContracts ?? []).map((c) => c.address);
       // The indexer in this process names the range's addresses; another process's events do not.
+      const blocks = e?.blocks;
       const range: NamedRange | undefined =
-        e?.named && e.blocks && e.from !== undefined && e.to !== undefined
-          ? { from: e.from, to: e.to, blocks: e.blocks.map((b) => ({ hash: b.hash, parentHash: b.parentHash })), named: e.named }
-          : undefined;
+        e?.range ??
+        (e?.named && blocks?.length ? { from: e.from!, to: e.to!, parentHash: blocks[0]!.parentHash, hash: blocks[blocks.length - 1]!.hash, named: e.named } : undefined);
       ctx.onChainChange('block', created, range);
       threads?.tell({ kind: 'block', createdContracts: created, range });
       cache?.invalidate('block');

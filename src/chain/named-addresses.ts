@@ -24,17 +24,23 @@ export class NamedAddresses implements RowSink {
     switch (table) {
       case 'transactions': {
         const r = row as RowOf<'transactions'>;
-        this.note(r.from, r.to, r.created_contract);
+        this.note(r.from);
+        this.note(r.to);
+        this.note(r.created_contract);
         break;
       }
       case 'token_transfers': {
         const r = row as RowOf<'token_transfers'>;
-        this.note(r.from, r.to, r.token_address);
+        this.note(r.from);
+        this.note(r.to);
+        this.note(r.token_address);
         break;
       }
       case 'internal_transactions': {
         const r = row as RowOf<'internal_transactions'>;
-        this.note(r.from, r.to, r.created_contract_address);
+        this.note(r.from);
+        this.note(r.to);
+        this.note(r.created_contract_address);
         break;
       }
       case 'logs':
@@ -49,8 +55,9 @@ export class NamedAddresses implements RowSink {
     }
   }
 
-  private note(...addresses: string[]): void {
-    for (const a of addresses) if (a) this.seen.add(a);
+  /** One address (no array per row: this runs for every row the worker decodes). */
+  private note(address: string): void {
+    if (address) this.seen.add(address);
   }
 
   /** Every address named so far, each once. */

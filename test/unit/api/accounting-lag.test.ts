@@ -84,12 +84,7 @@ t.test('a failed read: none, and read again next time', async (t) => {
 });
 
 /** The block event of range [from, to] on the `h<n>` branch, naming `named`. */
-const event = (from: number, to: number, named: string[], hash = (n: number) => `h${n}`) => ({
-  from,
-  to,
-  blocks: Array.from({ length: to - from + 1 }, (_, i) => ({ hash: hash(from + i), parentHash: hash(from + i - 1) })),
-  named,
-});
+const event = (from: number, to: number, named: string[], hash = (n: number) => `h${n}`) => ({ from, to, parentHash: hash(from - 1), hash: hash(to), named });
 
 t.test("the block events' names: no read when they cover the unapplied blocks", async (t) => {
   const f = fakeClickHouse({ blocks: blocks(9, 12), named: [A, B, C] });
