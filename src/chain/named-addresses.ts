@@ -14,6 +14,16 @@ import type { RowOf, TableName } from './clickhouse-rows.js';
  */
 export const NAMED_RANGE_BLOCKS_MAX = 16;
 
+/** The address columns of each table that names addresses (rangeNamedAddresses reads the same). */
+const ADDRESS_COLUMNS: { readonly [T in TableName]?: readonly (keyof RowOf<T>)[] } = {
+  transactions: ['from', 'to', 'created_contract'],
+  token_transfers: ['from', 'to', 'token_address'],
+  internal_transactions: ['from', 'to', 'created_contract_address'],
+  logs: ['address'],
+  withdrawals: ['address'],
+  blocks: ['miner'],
+};
+
 export class NamedAddresses implements RowSink {
   private readonly seen = new Set<string>();
 
@@ -21,43 +31,12 @@ export class NamedAddresses implements RowSink {
 
   add<T extends TableName>(table: T, row: RowOf<T>): void {
     this.inner.add(table, row);
-    switch (table) {
-      case 'transactions': {
-        const r = row as RowOf<'transactions'>;
-        this.note(r.from);
-        this.note(r.to);
-        this.note(r.created_contract);
-        break;
-      }
-      case 'token_transfers': {
-        const r = row as RowOf<'token_transfers'>;
-        this.note(r.from);
-        this.note(r.to);
-        this.note(r.token_address);
-        break;
-      }
-      case 'internal_transactions': {
-        const r = row as RowOf<'internal_transactions'>;
-        this.note(r.from);
-        this.note(r.to);
-        this.note(r.created_contract_address);
-        break;
-      }
-      case 'logs':
-        this.note((row as RowOf<'logs'>).address);
-        break;
-      case 'withdrawals':
-        this.note((row as RowOf<'withdrawals'>).address);
-        break;
-      case 'blocks':
-        this.note((row as RowOf<'blocks'>).miner);
-        break;
+    const columns = ADDRESS_COLUMNS[table];
+    if (!columns) return;
+    for (const c of columns) {
+      const a = row[c] as string;
+      if (a) this.seen.add(a);
     }
-  }
-
-  /** One address (no array per row: this runs for every row the worker decodes). */
-  private note(address: string): void {
-    if (address) this.seen.add(address);
   }
 
   /** Every address named so far, each once. */
