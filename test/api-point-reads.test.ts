@@ -19,7 +19,9 @@ import { RecentTransactions } from '../src/api/recent-transactions.js';
 import { pointAddressTransactions, withPointInputs } from '../src/storage/postgres/points.js';
 import { INPUT_IN_POINT_ROW } from '../src/chain/clickhouse-rows.js';
 import { LAG_BLOCKS_MAX } from '../src/api/accounting-lag.js';
-import { rangeNamedAddresses } from '../src/storage/clickhouse/derived.js';
+import { rangeNamedAddresses, readRangeFacts } from '../src/storage/clickhouse/derived.js';
+import { accountingChanges } from '../src/derived/accounting.js';
+import { NAMED } from '../src/chain/named-addresses.js';
 import { ingest } from '../workers/ingest.js';
 import { unwindAccounting } from '../src/storage/postgres/derived.js';
 
@@ -181,7 +183,22 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     // event hands the API in its own process, instead of this read).
     const caps = await getFact<{ traces: 'callTracer' | 'parity' | 'parity-replay' | 'off' }>(pg, 'capabilities');
     const decoded = await ingest({ from: base + 1, to: top, rpc: { url: api.devnet.url, variant: 'anvil' }, traces: caps!.traces, receipts: 'block' });
-    t.same(new Set(decoded.named), named, `${lag} blocks: the worker names what ClickHouse's rows name (${named.size})`);
+    t.same(new Set(decoded.named!.addresses), named, `${lag} blocks: the worker names what ClickHouse's rows name (${named.size})`);
+    // And what it says of them is what the accounting lane records from those blocks' rows: the
+    // counters they move, the addresses first seen, the contracts created and destroyed, the tokens.
+    const changes = accountingChanges(await readRangeFacts(ch, base + 1, top), { blockNumber: top, blockHash: blocks[top]!.hash });
+    const BIT: Record<string, number> = { addr_logs: NAMED.LOGGED, addr_sent: NAMED.SENT, addr_tt: NAMED.TRANSFERRED, addr_mined: NAMED.MINED, addr_wd: NAMED.WITHDREW };
+    const laneBits = new Map<string, number>();
+    const bit = (a: string, b: number) => laneBits.set(a, (laneBits.get(a) ?? 0) | b);
+    for (const c of changes.counters) if (BIT[c.kind]) bit(c.key, BIT[c.kind]!);
+    for (const x of changes.seen) bit(x.address, NAMED.SEEN);
+    const sorted = <T,>(xs: T[]) => xs.map((x) => JSON.stringify(x)).sort();
+    const n = decoded.named!;
+    t.same(sorted(n.addresses.map((a, i) => [a, n.kinds[i]]).filter(([, k]) => k)), sorted([...laneBits]), `${lag} blocks: what the worker says each address did is what the lane counts (${laneBits.size})`);
+    t.ok([NAMED.LOGGED, NAMED.SENT, NAMED.TRANSFERRED, NAMED.MINED, NAMED.SEEN].every((b) => n.kinds.some((k) => k & b)), 'logs, senders, transfers, a miner and first sightings among them');
+    t.same(sorted(n.created), sorted(changes.creations.map((c) => ({ address: c.address, creator: c.creator, tx: c.tx, block: c.block }))), `the contracts created (${n.created.length})`);
+    t.same(sorted(n.selfDestructed), sorted([...new Set(changes.selfDestructs.map((x) => x.address))]), `the contracts destroyed (${n.selfDestructed.length})`);
+    t.same(sorted(n.tokens), sorted(changes.tokens.map((x) => [x.address, x.type])), `the tokens first seen in transfers, with their standard (${n.tokens.length})`);
     if (lag === LAG_BLOCKS_MAX) {
       const longer = await ingest({ from: base, to: top, rpc: { url: api.devnet.url, variant: 'anvil' }, traces: caps!.traces, receipts: 'block' });
       t.equal(longer.named, undefined, `a range of ${lag + 1} blocks (a catch-up's) is not named`);
@@ -216,6 +233,44 @@ t.test('transactions, blocks and addresses: PostgreSQL answers as ClickHouse doe
     const namedOne = addresses.find((a) => named.has(a))!;
     t.equal((await app.handle(request(`/api/v2/addresses/${namedOne}`))).status, 200, 'an address they name: answered');
     t.ok(chQueries.slice(before).some((q) => q.includes('address_logs')), 'from ClickHouse');
+
+    // Told those blocks by the indexer's block event (as the indexer in the same process tells
+    // it): the addresses they name answered from the lane's rows and what the event says of them,
+    // the same bytes as from ClickHouse's rows above, with no ClickHouse query. A transaction's
+    // answer shows its addresses' facts, the overview its creation, activity and token.
+    const events = new EventEmitter();
+    const told = createApiApp({ ch: counted, pg, log: createLogger('api'), cacheMaxMb: 0, rpc: node });
+    told.attach(events);
+    events.emit('block', { from: base + 1, to: top, blocks: decoded.blocks, summary: decoded.summary, named: decoded.named });
+    const onNamed = [...addresses.filter((a) => named.has(a)).map((a) => `/api/v2/addresses/${a}`), ...txs.map((x) => `/api/v2/transactions/${x.hash}`)];
+    const fromChain: string[] = [];
+    const chainApp = fresh();
+    for (const p of onNamed) {
+      const r = await chainApp.handle(request(p));
+      fromChain.push(`${r.status} ${typeof r.body === 'string' ? r.body : r.body.toString('utf8')}`);
+    }
+    const fromEvents: string[] = [];
+    let toldQueries = 0;
+    for (const p of onNamed) {
+      const at = chQueries.length;
+      const r = await told.handle(request(p));
+      toldQueries += chQueries.slice(at).filter((q) => !q.startsWith('SELECT number FROM blocks ORDER BY number DESC LIMIT 1')).length;
+      fromEvents.push(`${r.status} ${typeof r.body === 'string' ? r.body : r.body.toString('utf8')}`);
+    }
+    // ClickHouse's proof of an address does not see a self-destruct; the lane's rows do, and so do
+    // the events: an overview's creation status is the one the lane gives at the checkpoint.
+    let destroyed = 0;
+    const expected = fromChain.map((x, i) => {
+      const p = onNamed[i]!;
+      if (!/^\/api\/v2\/addresses\/[^/]+$/.test(p)) return x;
+      const body = JSON.parse(x.slice(4));
+      const atCheckpoint = JSON.parse(fromPoints[paths.indexOf(p)]!.slice(4)).creation_status;
+      if (atCheckpoint !== body.creation_status) destroyed++;
+      return `${x.slice(0, 4)}${JSON.stringify({ ...body, creation_status: atCheckpoint })}`;
+    });
+    t.same(fromEvents, expected, `${lag} blocks: ${onNamed.length - txs.length} overviews of the addresses they name and ${txs.length} transactions: the same bytes from the events (${destroyed} self-destructed, as the lane says at the checkpoint)`);
+    t.ok(destroyed > 0, 'one of them destroyed in those blocks');
+    t.equal(toldQueries, 0, 'with no ClickHouse query');
 
     await pg.tx(async (c) => {
       for (const table of laneTables) {

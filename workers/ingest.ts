@@ -12,7 +12,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SummaryBuilder, decodeBlockBundle, type BlockInfo, type IngestSummary } from '../src/chain/bundle.js';
 import { TableWriter } from '../src/chain/clickhouse-encode.js';
 import { PointSink, type PointBatch } from '../src/chain/point-rows.js';
-import { NAMED_RANGE_BLOCKS_MAX, NamedAddresses } from '../src/chain/named-addresses.js';
+import { NAMED_RANGE_BLOCKS_MAX, NamedAddresses, type RangeNames } from '../src/chain/named-addresses.js';
 import type { TableName } from '../src/chain/clickhouse-rows.js';
 import { TABLE_NAMES } from '../src/chain/clickhouse-rows.js';
 import { createRpcClient, type MethodStats, type RpcClient, type RpcVariant } from '../src/rpc/client.js';
@@ -60,8 +60,8 @@ export interface IngestResult {
   points: PointBatch;
   /** In block order. */
   blocks: BlockInfo[];
-  /** Every address the range's rows name (src/chain/named-addresses.ts); only for short ranges (a head's). */
-  named?: string[];
+  /** Every address the range's rows name, and what they say of them (src/chain/named-addresses.ts); only for short ranges (a head's). */
+  named?: RangeNames;
   summary: IngestSummary;
   /** Milliseconds spent fetching (RPC + JSON parsing) and decoding+encoding. */
   timings: { fetchMs: number; decodeMs: number };
@@ -131,7 +131,7 @@ export async function ingest(task: IngestTask): Promise<IngestResult> {
       tables,
       points,
       blocks,
-      ...(named ? { named: named.addresses() } : {}),
+      ...(named ? { named: named.names() } : {}),
       summary: summary.build(),
       timings: { fetchMs: Math.round(t1 - t0), decodeMs: Math.round(t2 - t1) },
       receiptsFellBack,

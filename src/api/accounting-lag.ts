@@ -3,13 +3,15 @@
 // commits it; until then its counters, contracts and tokens cover the blocks up to its cursor
 // only, and an answer that needs them fell back to ClickHouse for every address, which made an
 // address page several times dearer for that second of each block. The rows of an address the
-// unapplied blocks do not name are already those of the checkpoint: only the named ones (a few
-// hundred a block) still go to ClickHouse. The names are read once per unapplied range and shared;
-// in the process that indexes, the indexer's block events carry them (learn), so that read is
-// not made at all: made from ClickHouse while the block's commit and the lane's step load the
-// cores, it held every request that needed it (the busy address's first page: p99 175-267 ms
-// against 22-31 ms among the requests answered while the lane applied a block; bench/README.md).
-import { NAMED_RANGE_BLOCKS_MAX } from '../chain/named-addresses.js';
+// unapplied blocks do not name are already those of the checkpoint. In the process that indexes,
+// the indexer's block events also carry what those blocks' rows say of the addresses they name
+// (learn): the lane's rows and that answer for them too, with no ClickHouse read at all (made
+// while the block's commit and the lane's step load the cores, such a read held every request
+// that needed it: the busy address's first page at p99 175-267 ms against 22-31 ms among the
+// requests answered while the lane applied a block; bench/README.md). Elsewhere (another
+// process's indexer) the names are read from ClickHouse once per unapplied range and shared, and
+// the named addresses are proven from ClickHouse's rows.
+import { NAMED_RANGE_BLOCKS_MAX, type NamedCreation, type RangeNames } from '../chain/named-addresses.js';
 import { rangeNamedAddresses } from '../storage/clickhouse/derived.js';
 import type { ClickHouseStore } from '../storage/clickhouse/store.js';
 import type { AccountingStanding } from '../storage/postgres/reads/addresses.js';
@@ -28,25 +30,45 @@ const NONE: CurrentFor = () => false;
 
 /**
  * A committed range as the indexer's block event tells it: the parent of its first block, its
- * last block's hash, and the addresses its rows name.
+ * last block's hash, and the addresses its rows name with what they say of them.
  */
 export interface NamedRange {
   from: number;
   to: number;
   parentHash: string;
   hash: string;
-  named: readonly string[];
+  named: RangeNames;
+}
+
+/**
+ * What the unapplied blocks' rows say of the addresses they name: what the lane will add to its
+ * rows of them when it applies those blocks.
+ */
+export interface UnappliedFacts {
+  /** NAMED bits, OR-ed over the blocks. */
+  kinds: ReadonlyMap<string, number>;
+  /** The first creation of each address. */
+  created: ReadonlyMap<string, NamedCreation>;
+  selfDestructed: ReadonlySet<string>;
+  /** The first transfer's standard of each token contract. */
+  tokens: ReadonlyMap<string, string>;
+}
+
+/** The unapplied blocks' names, and their facts when the events told them (null when read from ClickHouse). */
+interface Unapplied {
+  named: ReadonlySet<string>;
+  facts: UnappliedFacts | null;
 }
 
 export class AccountingLag {
-  /** The unapplied range last asked about, and the addresses its blocks name (null: not known). */
-  private last: { key: string; named: Promise<ReadonlySet<string> | null> } | null = null;
+  /** The unapplied range last asked about, and what its blocks name (null: not known). */
+  private last: { key: string; value: Promise<Unapplied | null> } | null = null;
   /** The newest ranges the indexer's events described, in height order. */
   private learned: NamedRange[] = [];
 
   constructor(private readonly ch: ClickHouseStore) {}
 
-  /** A range the indexer committed, with the addresses its rows name (its block event). */
+  /** A range the indexer committed, with what its rows name (its block event). */
   learn(e: NamedRange): void {
     // A range at or below one held replaces what follows it (a branch after a reorg); ranges
     // more than LAG_BLOCKS_MAX blocks below the newest are never asked for.
@@ -61,48 +83,75 @@ export class AccountingLag {
   }
 
   /**
-   * The addresses blocks [from, to] name, from the events alone: only when consecutive learned
-   * ranges cover every height, each continuing the one before, and the last ends at `to` with
-   * `hash` (the checkpoint's); otherwise null. A range that begins below `from` adds its
-   * addresses too (a superset: those go to ClickHouse, which is right, only slower).
+   * What blocks [from, to] name, from the events alone: only when consecutive learned ranges
+   * cover every height, each continuing the one before, and the last ends at `to` with `hash`
+   * (the checkpoint's); otherwise null. A range that begins below `from` adds its addresses too
+   * (a superset, only slower: the facts it adds are of blocks the lane applied, which its rows
+   * already count, and they only ever say what those rows say too).
    */
-  private fromEvents(from: number, to: number, hash: string): ReadonlySet<string> | null {
-    const out = new Set<string>();
+  private fromEvents(from: number, to: number, hash: string): Unapplied | null {
+    const named = new Set<string>();
+    const kinds = new Map<string, number>();
+    const created = new Map<string, NamedCreation>();
+    const selfDestructed = new Set<string>();
+    const tokens = new Map<string, string>();
     let at = from;
     let prev: NamedRange | undefined;
     for (const x of this.learned) {
       if (x.to < at) continue;
       if (x.from > at || (prev && x.parentHash !== prev.hash)) return null;
-      for (const a of x.named) out.add(a);
+      const n = x.named;
+      for (let i = 0; i < n.addresses.length; i++) {
+        const a = n.addresses[i]!;
+        named.add(a);
+        kinds.set(a, (kinds.get(a) ?? 0) | n.kinds[i]!);
+      }
+      for (const c of n.created) if (!created.has(c.address)) created.set(c.address, c);
+      for (const a of n.selfDestructed) selfDestructed.add(a);
+      for (const [a, type] of n.tokens) if (!tokens.has(a)) tokens.set(a, type);
       prev = x;
       at = x.to + 1;
-      if (x.to >= to) return x.to === to && x.hash === hash ? out : null;
+      if (x.to >= to) return x.to === to && x.hash === hash ? { named, facts: { kinds, created, selfDestructed, tokens } } : null;
     }
     return null;
+  }
+
+  /** What the blocks the lane has not applied name, at this standing (read with the rows in question). */
+  private unapplied(s: AccountingStanding): Promise<Unapplied | null> | null {
+    const cp = s.checkpoint;
+    if (s.lane === null || cp === null || cp.number - s.lane > LAG_BLOCKS_MAX) return null;
+    const key = `${s.lane}:${cp.number}:${cp.hash}`;
+    let entry = this.last;
+    if (entry?.key !== key) {
+      const known = this.fromEvents(s.lane + 1, cp.number, cp.hash);
+      const fresh = { key, value: known ? Promise.resolve(known) : this.read(s.lane + 1, cp.number, cp.hash) };
+      this.last = entry = fresh;
+      // A read that failed is not kept: the next request asks again.
+      void fresh.value.catch(() => {
+        if (this.last === fresh) this.last = null;
+      });
+    }
+    return entry.value.catch(() => null);
   }
 
   /** For a standing read with the rows in question (the same statement), which addresses it covers. */
   async currentFor(s: AccountingStanding): Promise<CurrentFor> {
     if (s.current) return ALL;
-    const cp = s.checkpoint;
-    if (s.lane === null || cp === null || cp.number - s.lane > LAG_BLOCKS_MAX) return NONE;
-    const key = `${s.lane}:${cp.number}:${cp.hash}`;
-    let entry = this.last;
-    if (entry?.key !== key) {
-      const known = this.fromEvents(s.lane + 1, cp.number, cp.hash);
-      const fresh = { key, named: known ? Promise.resolve(known) : this.read(s.lane + 1, cp.number, cp.hash) };
-      this.last = entry = fresh;
-      // A read that failed is not kept: the next request asks again.
-      void fresh.named.catch(() => {
-        if (this.last === fresh) this.last = null;
-      });
-    }
-    const named = await entry.named.catch(() => null);
-    return named ? (a) => !named.has(a) : NONE;
+    const u = await this.unapplied(s);
+    return u ? (a) => !u.named.has(a) : NONE;
   }
 
-  /** The addresses blocks [from, to] name, or null when the stored blocks are not the checkpoint's branch. */
-  private async read(from: number, to: number, hash: string): Promise<ReadonlySet<string> | null> {
+  /**
+   * What the unapplied blocks say of the addresses they name, when the indexer's events told it
+   * (null otherwise, and when the lane's rows are current or too far behind to use).
+   */
+  async unappliedFacts(s: AccountingStanding): Promise<UnappliedFacts | null> {
+    if (s.current) return null;
+    return (await this.unapplied(s))?.facts ?? null;
+  }
+
+  /** What blocks [from, to] name, read from ClickHouse (no facts), or null when the stored blocks are not the checkpoint's branch. */
+  private async read(from: number, to: number, hash: string): Promise<Unapplied | null> {
     const r = await rangeNamedAddresses(this.ch, from, to);
     // One hash per height, and the newest the checkpoint's: otherwise the blocks are being
     // rewritten by a reorg (rows of two branches), and the names could be the other branch's.
@@ -111,6 +160,6 @@ export class AccountingLag {
     for (const b of r.blocks) hashes.set(b.number, (hashes.get(b.number) ?? new Set()).add(b.hash));
     const oneEach = hashes.size === to - from + 1 && [...hashes.values()].every((h) => h.size === 1);
     if (!oneEach || !hashes.get(to)?.has(hash)) return null;
-    return new Set(r.addresses);
+    return { named: new Set(r.addresses), facts: null };
   }
 }

@@ -33,6 +33,7 @@ import { verificationConfigRoutes, verificationPost } from './routes/verificatio
 import { createEtherscanApi } from './etherscan/etherscan-app.js';
 import { isEtherscanPath } from './etherscan/params.js';
 import type { NamedRange } from './accounting-lag.js';
+import type { RangeNames } from '../chain/named-addresses.js';
 import { DEFAULT_READY_MAX_LAG_BLOCKS, HEALTH_PATH, healthReply } from './health.js';
 import { VARY, cacheControlOf, etagOf, notModified } from './http-caching.js';
 import { getIcon } from '../storage/postgres/public-names.js';
@@ -367,7 +368,7 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       from?: number;
       to?: number;
       blocks?: { hash: string; parentHash: string }[];
-      named?: string[];
+      named?: RangeNames;
       /** An API thread's event: the range as the main thread passed it on. */
       range?: NamedRange;
     }) => {

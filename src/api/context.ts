@@ -15,7 +15,8 @@ import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-trans
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { accountingStanding, addressFactRows, contractsByAddress, type AccountingStanding, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
-import { AccountingLag, type CurrentFor, type NamedRange } from './accounting-lag.js';
+import { AccountingLag, type CurrentFor, type NamedRange, type UnappliedFacts } from './accounting-lag.js';
+import { NAMED } from '../chain/named-addresses.js';
 import { POINT_BACKFILL_FACT, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
 import { RefusedMethods, STATE_METHODS } from '../rpc/refused-methods.js';
@@ -313,8 +314,17 @@ export class ApiContext {
       const rest = ask.filter((a) => !found.has(a));
       const current = pointRows ? await this.accountingCurrentFor(pointRows.standing) : () => false;
       const fromLane = rest.filter(current);
-      const fromChain = rest.filter((a) => !current(a));
+      let fromChain = rest.filter((a) => !current(a));
+      // The addresses the blocks the lane has not applied yet name: its rows and what those
+      // blocks say of them (the indexer's events), when known; else ClickHouse's rows.
+      const unapplied = pointRows ? await this.accountingUnapplied(pointRows.standing) : null;
       if (pointRows) for (const [a, f] of this.uncreatedFacts(fromLane, pointRows)) found.set(a, f);
+      if (pointRows && unapplied) {
+        for (const [a, f] of this.uncreatedFacts(fromChain, pointRows, unapplied)) found.set(a, f);
+        // A contract of the lane's rows the unapplied blocks destroyed.
+        for (const [a, f] of found) if (unapplied.selfDestructed.has(a) && f.creation) f.selfDestructed = true;
+        fromChain = [];
+      }
       if (fromChain.length) for (const [a, f] of await addressFacts(this.ch, fromChain, opts)) found.set(a, f);
       // Nothing stored proves it either way (an account that only received, a miner, a contract
       // from before the first indexed block that never logged, an unknown address): the node's
@@ -341,16 +351,35 @@ export class ApiContext {
   }
 
   /**
+   * What the blocks the lane has not applied say of the addresses they name, when the indexer's
+   * events told it (src/api/accounting-lag.ts); null when the lane's rows are current, or when
+   * those addresses are to be proven from ClickHouse's rows.
+   */
+  accountingUnapplied(standing: AccountingStanding): Promise<UnappliedFacts | null> {
+    return this.lag.unappliedFacts(standing);
+  }
+
+  /**
    * Facts of addresses the contracts table does not hold, from the accounting lane's counters
    * (for addresses they are current for: a log emitted proves a contract, a transaction sent an
-   * account; a creation in the indexed range would be in `contracts`).
+   * account; a creation in the indexed range would be in `contracts`), and, for those the
+   * unapplied blocks name, from what those blocks add to them (`unapplied`): what the lane's rows
+   * will say once it applies them.
    */
-  private uncreatedFacts(addresses: string[], p: AddressFactRows): Map<string, AddressFacts> {
+  private uncreatedFacts(addresses: string[], p: AddressFactRows, unapplied?: UnappliedFacts): Map<string, AddressFacts> {
     const out = new Map<string, AddressFacts>();
     for (const a of addresses) {
       if (!/^0x[0-9a-f]{40}$/.test(a)) continue;
+      const c = unapplied?.created.get(a);
+      if (c) {
+        out.set(a, { isContract: true, creation: { transactionHash: c.tx, creator: c.creator, blockNumber: String(c.block) }, selfDestructed: unapplied!.selfDestructed.has(a) });
+        continue;
+      }
       const r = p.rows.get(a);
-      out.set(a, { isContract: r && r.log_count !== '0' ? true : r && r.sent_count !== '0' ? false : null, creation: null });
+      const k = unapplied?.kinds.get(a) ?? 0;
+      const logged = (r && r.log_count !== '0') || (k & NAMED.LOGGED) !== 0;
+      const sent = (r && r.sent_count !== '0') || (k & NAMED.SENT) !== 0;
+      out.set(a, { isContract: logged ? true : sent ? false : null, creation: null });
     }
     return out;
   }
@@ -361,14 +390,19 @@ export class ApiContext {
    * rows are current for, ClickHouse's transfers for the others.
    */
   private async tokenContracts(addresses: string[]): Promise<Set<string>> {
-    const current = (await this.pointsComplete()) ? await this.accountingCurrentFor(await accountingStanding(this.pg)) : () => false;
-    const fromLane = addresses.filter(current);
-    const fromChain = addresses.filter((a) => !current(a));
+    const standing = (await this.pointsComplete()) ? await accountingStanding(this.pg) : null;
+    const [current, unapplied] = standing ? await Promise.all([this.accountingCurrentFor(standing), this.accountingUnapplied(standing)]) : [() => false, null];
+    // The unapplied blocks' first transfers of a token (the events) and the tokens rows of the
+    // lane together say what the rows will once it applies them.
+    const fromLane = unapplied ? addresses : addresses.filter(current);
+    const fromChain = unapplied ? [] : addresses.filter((a) => !current(a));
     const [lane, chain] = await Promise.all([
       fromLane.length ? this.tokenRecords(fromLane) : new Map<string, TokenRow>(),
       fromChain.length ? tokenTypes(this.ch, fromChain) : new Map<string, string>(),
     ]);
-    return new Set([...lane.keys(), ...chain.keys()]);
+    const out = new Set([...lane.keys(), ...chain.keys()]);
+    for (const a of addresses) if (unapplied?.tokens.has(a)) out.add(a);
+    return out;
   }
 
   // ---- public names (#19) ----

@@ -33,6 +33,7 @@ import { detectCapabilities, type Capabilities } from '../rpc/capabilities.js';
 import { createLogger, type Logger } from '../log.js';
 import type { IngestResult, IngestTask, RpcReport } from '../../workers/ingest.js';
 import type { BlockInfo, IngestSummary } from '../chain/bundle.js';
+import type { RangeNames } from '../chain/named-addresses.js';
 import { createIngestPool, type IngestPool } from './pool.js';
 import { PendingFollower } from './pending.js';
 import { backoffMs, Sleeper } from '../retry.js';
@@ -96,8 +97,8 @@ export interface BlockEvent {
   to: number;
   blocks: BlockInfo[];
   summary: IngestSummary;
-  /** Every address the range's rows name (absent for ranges another process committed). */
-  named?: string[];
+  /** Every address the range's rows name, and what they say of them (absent for ranges another process committed). */
+  named?: RangeNames;
 }
 
 export interface ReorgEvent {

@@ -61,6 +61,7 @@ import {
   withCaveats,
 } from './common.js';
 import { addressCaveats, type HistoryFacts } from '../../storage/partial-history.js';
+import { NAMED } from '../../chain/named-addresses.js';
 
 /** Blockscout's tab counters stop at 51: the frontend shows "50+" beyond a page. */
 export const TAB_COUNT_CAP = 51;
@@ -68,8 +69,9 @@ export const TAB_COUNT_CAP = 51;
 /**
  * An address's row and what it has (logs, transfers, blocks, withdrawals): from the accounting
  * lane's counters in PostgreSQL once the upgrade's fill is done, when they are current for it (the
- * lane at the checkpoint, or a few blocks behind and those blocks not naming it), else from
- * ClickHouse's address indexes (the same answer, read there).
+ * lane at the checkpoint, or a few blocks behind and those blocks not naming it), or with what
+ * the blocks it has not applied say of it (the indexer's events, src/api/accounting-lag.ts);
+ * else from ClickHouse's address indexes (the same answer, read there).
  */
 async function overviewActivity(
   ctx: ApiContext,
@@ -77,16 +79,20 @@ async function overviewActivity(
   p: (AddressFactRows & { hasTokens: boolean }) | null,
 ): Promise<{ activity: AddressActivity; row: AddressRow | null; holds: boolean }> {
   const r = p?.rows.get(a) ?? null;
-  if (p && (await ctx.accountingCurrentFor(p.standing))(a)) {
-    const has = (n: string | undefined) => n !== undefined && n !== '0';
+  const current = p && (await ctx.accountingCurrentFor(p.standing))(a);
+  const unapplied = p && !current ? await ctx.accountingUnapplied(p.standing) : null;
+  if (p && (current || unapplied)) {
+    const k = unapplied?.kinds.get(a) ?? 0;
+    const has = (n: string | undefined, bit: number) => (n !== undefined && n !== '0') || (k & bit) !== 0;
     const activity = {
-      hasLogs: has(r?.log_count),
-      hasTokenTransfers: has(r?.token_transfer_count?.toString()),
-      hasValidatedBlocks: has(r?.mined_count),
-      hasWithdrawals: has(r?.withdrawal_count),
-      // A token seen in transfers has its tokens row (the same lane writes it).
-      tokenType: null,
-      seen: r !== null,
+      hasLogs: has(r?.log_count, NAMED.LOGGED),
+      hasTokenTransfers: has(r?.token_transfer_count?.toString(), NAMED.TRANSFERRED),
+      hasValidatedBlocks: has(r?.mined_count, NAMED.MINED),
+      hasWithdrawals: has(r?.withdrawal_count, NAMED.WITHDREW),
+      // A token seen in transfers has its tokens row (the same lane writes it), or is one the
+      // unapplied blocks first saw.
+      tokenType: unapplied?.tokens.get(a) ?? null,
+      seen: r !== null || (k & NAMED.SEEN) !== 0,
     };
     return { activity, row: r, holds: p.hasTokens };
   }

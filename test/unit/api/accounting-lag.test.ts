@@ -3,9 +3,11 @@
 // unapplied blocks do not name; the names read once per standing, not trusted when the stored
 // blocks are not exactly the checkpoint's branch, and read again after a failed read. In the
 // process that indexes, the block events' names (learn) stand in for the read when they cover
-// the unapplied blocks on the checkpoint's branch.
+// the unapplied blocks on the checkpoint's branch, and what they say of the addresses they name
+// (unappliedFacts) is known only then.
 import t from 'tap';
 import { AccountingLag, LAG_BLOCKS_MAX } from '../../../src/api/accounting-lag.js';
+import { NAMED, type RangeNames } from '../../../src/chain/named-addresses.js';
 import type { ClickHouseStore } from '../../../src/storage/clickhouse/store.js';
 import type { AccountingStanding } from '../../../src/storage/postgres/reads/addresses.js';
 
@@ -83,8 +85,14 @@ t.test('a failed read: none, and read again next time', async (t) => {
   t.equal(f.reads(), 1);
 });
 
-/** The block event of range [from, to] on the `h<n>` branch, naming `named`. */
-const event = (from: number, to: number, named: string[], hash = (n: number) => `h${n}`) => ({ from, to, parentHash: hash(from - 1), hash: hash(to), named });
+/** The block event of range [from, to] on the `h<n>` branch, naming `named` (and saying `facts` of them). */
+const event = (from: number, to: number, named: string[], hash = (n: number) => `h${n}`, facts: Partial<RangeNames> = {}) => ({
+  from,
+  to,
+  parentHash: hash(from - 1),
+  hash: hash(to),
+  named: { addresses: named, kinds: named.map(() => 0), created: [], selfDestructed: [], tokens: [], ...facts },
+});
 
 t.test("the block events' names: no read when they cover the unapplied blocks", async (t) => {
   const f = fakeClickHouse({ blocks: blocks(9, 12), named: [A, B, C] });
@@ -128,4 +136,35 @@ t.test("the events' names are not used unless they are the checkpoint's branch, 
   replaced.learn(event(10, 11, []));
   t.same([B, C].map(await replaced.currentFor(standing(9, 11))), [true, true], 'a range told again (another branch) replaces the first');
   t.equal(f.reads(), 4, 'without a read');
+});
+
+t.test("what the events say of the named addresses: merged over the unapplied blocks, known only from events", async (t) => {
+  const f = fakeClickHouse({ blocks: blocks(9, 12), named: [A, B, C] });
+  const lag = new AccountingLag(f.ch);
+  lag.learn(event(9, 9, [A, B], undefined, { kinds: [NAMED.SENT | NAMED.SEEN, NAMED.LOGGED], tokens: [[B, 'ERC-20']] }));
+  lag.learn(
+    event(10, 11, [A, C], undefined, {
+      kinds: [NAMED.TRANSFERRED, NAMED.SEEN],
+      created: [{ address: C, creator: A, tx: '0x01', block: 10 }],
+      selfDestructed: [B],
+      tokens: [[B, 'ERC-721']],
+    }),
+  );
+  lag.learn(event(12, 12, [C], undefined, { created: [{ address: C, creator: B, tx: '0x02', block: 12 }] }));
+  const u = await lag.unappliedFacts(standing(8, 12));
+  t.ok(u, 'known from the events');
+  t.equal(u!.kinds.get(A), NAMED.SENT | NAMED.SEEN | NAMED.TRANSFERRED, "an address's bits over the blocks, OR-ed");
+  t.equal(u!.kinds.get(B), NAMED.LOGGED);
+  t.same(u!.created.get(C), { address: C, creator: A, tx: '0x01', block: 10 }, 'the first creation of an address');
+  t.same([...u!.selfDestructed], [B]);
+  t.equal(u!.tokens.get(B), 'ERC-20', "a token's first standard");
+  t.equal(f.reads(), 0, 'no ClickHouse read');
+  t.equal(await lag.unappliedFacts(standing(12, 12)), null, 'at the checkpoint: nothing unapplied');
+  t.equal(await lag.unappliedFacts(standing(12 - LAG_BLOCKS_MAX - 1, 12)), null, 'too far behind');
+
+  const read = new AccountingLag(f.ch);
+  read.learn(event(12, 12, [C]));
+  t.equal(await read.unappliedFacts(standing(8, 12)), null, 'names read from ClickHouse: no facts (the named addresses are proven there)');
+  t.same([A, B].map(await read.currentFor(standing(8, 12))), [false, false], 'and the names are the read ones');
+  t.equal(f.reads(), 1, 'one read for both');
 });
