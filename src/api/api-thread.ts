@@ -55,7 +55,7 @@ function hear(n: ThreadNews): void {
       }
       return;
     case 'block':
-      events.emit('block', { range: n.range, summary: { createdContracts: n.createdContracts.map((address) => ({ address })) } });
+      events.emit('block', { to: n.to, range: n.range, summary: { createdContracts: n.createdContracts.map((address) => ({ address })) } });
       return;
     case 'reorg':
     case 'derived':

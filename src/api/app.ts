@@ -101,7 +101,7 @@ export interface RouteThreads {
 /** What an API thread's context must hear as this thread's does (src/api/api-thread.ts applies it). */
 export type ThreadNews =
   | { kind: 'attached'; attached: boolean }
-  | { kind: 'block'; createdContracts: string[]; range?: NamedRange }
+  | { kind: 'block'; createdContracts: string[]; range?: NamedRange; to?: number }
   | { kind: 'reorg' | 'derived' | 'verified' | 'names' }
   | { kind: 'icon-origin'; origin: string }
   /** The prices the main thread's book shows now (src/api/prices.ts): a thread shows the same. */
@@ -378,8 +378,8 @@ export function createApiApp(opts: ApiAppOptions): ApiApp {
       const range: NamedRange | undefined =
         e?.range ??
         (e?.named && blocks?.length ? { from: e.from!, to: e.to!, parentHash: blocks[0]!.parentHash, hash: blocks[blocks.length - 1]!.hash, named: e.named } : undefined);
-      ctx.onChainChange('block', created, range);
-      threads?.tell({ kind: 'block', createdContracts: created, range });
+      ctx.onChainChange('block', created, range, e?.to);
+      threads?.tell({ kind: 'block', createdContracts: created, range, to: e?.to });
       cache?.invalidate('block');
     };
     const onReorg = () => {

@@ -126,6 +126,8 @@ export class ApiContext {
   /** Blob data from the beacon node, when one is set. */
   readonly beaconBlobs: BeaconBlobs | undefined;
   private headValue: { at: number; value: bigint | null } | undefined;
+  /** The stored head's read in flight: requests that need it meanwhile share it. */
+  private headRead: Promise<bigint | null> | undefined;
   private tracesValue: { at: number; value: boolean | null } | undefined;
   /**
    * Address facts. Proven ones (contract or not) are kept until a reorg; an unknown one only
@@ -188,14 +190,22 @@ export class ApiContext {
   setAttached(attached: boolean): void {
     this.eventsAttached = attached;
     this.headValue = undefined;
+    this.headRead = undefined;
   }
 
   /**
    * Called by the app when the indexer reports new blocks or a reorg. `created`: contracts the
-   * new blocks created, whose "no code" answers from the node are no longer true.
+   * new blocks created, whose "no code" answers from the node are no longer true. `to`: the last
+   * block a block event's range committed.
    */
-  onChainChange(kind: 'block' | 'reorg', created: Iterable<string> = [], range?: NamedRange): void {
-    this.headValue = undefined;
+  onChainChange(kind: 'block' | 'reorg', created: Iterable<string> = [], range?: NamedRange, to?: number): void {
+    // The stored head after a commit is the higher of the one known and the range's last block
+    // (a range filled below the head, a claimed one of a shared catch-up, leaves it): no read.
+    // Every request that needs the head (a transaction's confirmations) asked ClickHouse for it
+    // right after each block, while the commit and the lane's step load the cores.
+    const known = this.headValue;
+    this.headValue = kind === 'block' && to !== undefined && known ? { at: Date.now(), value: known.value !== null && known.value > BigInt(to) ? known.value : BigInt(to) } : undefined;
+    this.headRead = undefined;
     this.chainGen++;
     this.tokenRows.clear();
     for (const a of created) this.facts.delete(a);
@@ -226,9 +236,24 @@ export class ApiContext {
   /** Highest stored block number (null on an empty store). */
   async head(): Promise<bigint | null> {
     if (this.headValue && this.fresh(this.headValue.at)) return this.headValue.value;
-    const value = await latestBlockNumber(this.ch);
-    this.headValue = { at: Date.now(), value };
-    return value;
+    if (!this.headRead) {
+      const read: Promise<bigint | null> = latestBlockNumber(this.ch).then(
+        (value) => {
+          // Not kept when a block or a reorg came meanwhile: the value may be older than it.
+          if (this.headRead === read) {
+            this.headValue = { at: Date.now(), value };
+            this.headRead = undefined;
+          }
+          return value;
+        },
+        (e: unknown) => {
+          if (this.headRead === read) this.headRead = undefined;
+          throw e;
+        },
+      );
+      this.headRead = read;
+    }
+    return this.headRead;
   }
 
   /** What is partial about the indexed history and the node (src/storage/partial-history.ts), for the answers' caveats. */
