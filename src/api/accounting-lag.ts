@@ -54,6 +54,12 @@ export interface UnappliedFacts {
   tokens: ReadonlyMap<string, string>;
 }
 
+/** Which addresses the lane's rows answer for at a standing, and the unapplied blocks' facts of the others. */
+export interface LaneCoverage {
+  current: CurrentFor;
+  unapplied: UnappliedFacts | null;
+}
+
 /** The unapplied blocks' names, and their facts when the events told them (null when read from ClickHouse). */
 interface Unapplied {
   named: ReadonlySet<string>;
@@ -134,20 +140,15 @@ export class AccountingLag {
     return entry.value.catch(() => null);
   }
 
-  /** For a standing read with the rows in question (the same statement), which addresses it covers. */
-  async currentFor(s: AccountingStanding): Promise<CurrentFor> {
-    if (s.current) return ALL;
-    const u = await this.unapplied(s);
-    return u ? (a) => !u.named.has(a) : NONE;
-  }
-
   /**
-   * What the unapplied blocks say of the addresses they name, when the indexer's events told it
-   * (null otherwise, and when the lane's rows are current or too far behind to use).
+   * For a standing read with the rows in question (the same statement): which addresses the
+   * lane's rows are current for, and what the unapplied blocks say of the others when the
+   * indexer's events told it (null otherwise, and when the rows are current or too far behind).
    */
-  async unappliedFacts(s: AccountingStanding): Promise<UnappliedFacts | null> {
-    if (s.current) return null;
-    return (await this.unapplied(s))?.facts ?? null;
+  async coverage(s: AccountingStanding): Promise<LaneCoverage> {
+    if (s.current) return { current: ALL, unapplied: null };
+    const u = await this.unapplied(s);
+    return u ? { current: (a) => !u.named.has(a), unapplied: u.facts } : { current: NONE, unapplied: null };
   }
 
   /** What blocks [from, to] name, read from ClickHouse (no facts), or null when the stored blocks are not the checkpoint's branch. */

@@ -15,7 +15,7 @@ import { topFramesAndFailures } from '../storage/clickhouse/reads/internal-trans
 import type { TokenTransferRead } from '../storage/clickhouse/reads/token-transfers.js';
 import { tokensByAddress, type TokenRow } from '../storage/postgres/reads/tokens.js';
 import { accountingStanding, addressFactRows, contractsByAddress, type AccountingStanding, type AddressFactRows } from '../storage/postgres/reads/addresses.js';
-import { AccountingLag, type CurrentFor, type NamedRange, type UnappliedFacts } from './accounting-lag.js';
+import { AccountingLag, type LaneCoverage, type NamedRange, type UnappliedFacts } from './accounting-lag.js';
 import { NAMED } from '../chain/named-addresses.js';
 import { POINT_BACKFILL_FACT, type PointDirection, type PointTransaction } from '../storage/postgres/points.js';
 import type { Logger } from '../log.js';
@@ -328,26 +328,26 @@ export class ApiContext {
       const found = new Map<string, AddressFacts>();
       // Point reads (issue #30): contracts and activity counters in one PostgreSQL read.
       const pointRows = opts.rows ?? ((await this.pointsComplete()) ? await addressFactRows(this.pg, ask) : null);
+      const lane = pointRows ? await this.accountingCoverage(pointRows.standing) : null;
+      // The addresses the blocks the lane has not applied yet name: its rows and what those
+      // blocks say of them (the indexer's events), when known; else ClickHouse's rows.
+      const unapplied = lane?.unapplied ?? null;
       for (const [a, c] of pointRows?.contracts ?? (await contractsByAddress(this.pg, ask))) {
         found.set(a, {
           // Code read and empty: nothing is deployed there (Blockscout's is_contract is "has code").
           isContract: c.code_empty !== true,
           creation: { transactionHash: c.creation_tx, creator: c.creator, blockNumber: String(c.creation_block) },
-          selfDestructed: c.self_destructed_block !== null,
+          // Or a contract of the lane's rows the unapplied blocks destroyed.
+          selfDestructed: c.self_destructed_block !== null || (unapplied?.selfDestructed.has(a) ?? false),
         });
       }
       const rest = ask.filter((a) => !found.has(a));
-      const current = pointRows ? await this.accountingCurrentFor(pointRows.standing) : () => false;
+      const current = lane?.current ?? (() => false);
       const fromLane = rest.filter(current);
       let fromChain = rest.filter((a) => !current(a));
-      // The addresses the blocks the lane has not applied yet name: its rows and what those
-      // blocks say of them (the indexer's events), when known; else ClickHouse's rows.
-      const unapplied = pointRows ? await this.accountingUnapplied(pointRows.standing) : null;
       if (pointRows) for (const [a, f] of this.uncreatedFacts(fromLane, pointRows)) found.set(a, f);
       if (pointRows && unapplied) {
         for (const [a, f] of this.uncreatedFacts(fromChain, pointRows, unapplied)) found.set(a, f);
-        // A contract of the lane's rows the unapplied blocks destroyed.
-        for (const [a, f] of found) if (unapplied.selfDestructed.has(a) && f.creation) f.selfDestructed = true;
         fromChain = [];
       }
       if (fromChain.length) for (const [a, f] of await addressFacts(this.ch, fromChain, opts)) found.set(a, f);
@@ -369,19 +369,12 @@ export class ApiContext {
   /**
    * Which addresses the accounting lane's rows answer for at this standing (read with them): all
    * when it stands at the checkpoint; a few blocks behind, those the unapplied blocks do not name
-   * (src/api/accounting-lag.ts); the others are proven from ClickHouse's rows.
+   * (src/api/accounting-lag.ts); the others are proven from ClickHouse's rows, or, when the
+   * indexer's events told what those blocks say of them (`unapplied`), answered from the rows and
+   * that.
    */
-  accountingCurrentFor(standing: AccountingStanding): Promise<CurrentFor> {
-    return this.lag.currentFor(standing);
-  }
-
-  /**
-   * What the blocks the lane has not applied say of the addresses they name, when the indexer's
-   * events told it (src/api/accounting-lag.ts); null when the lane's rows are current, or when
-   * those addresses are to be proven from ClickHouse's rows.
-   */
-  accountingUnapplied(standing: AccountingStanding): Promise<UnappliedFacts | null> {
-    return this.lag.unappliedFacts(standing);
+  accountingCoverage(standing: AccountingStanding): Promise<LaneCoverage> {
+    return this.lag.coverage(standing);
   }
 
   /**
@@ -416,7 +409,7 @@ export class ApiContext {
    */
   private async tokenContracts(addresses: string[]): Promise<Set<string>> {
     const standing = (await this.pointsComplete()) ? await accountingStanding(this.pg) : null;
-    const [current, unapplied] = standing ? await Promise.all([this.accountingCurrentFor(standing), this.accountingUnapplied(standing)]) : [() => false, null];
+    const { current, unapplied } = standing ? await this.accountingCoverage(standing) : { current: () => false, unapplied: null };
     // The unapplied blocks' first transfers of a token (the events) and the tokens rows of the
     // lane together say what the rows will once it applies them.
     const fromLane = unapplied ? addresses : addresses.filter(current);

@@ -69,12 +69,12 @@ export class NamedAddresses implements RowSink {
 
   add<T extends TableName>(table: T, row: RowOf<T>): void {
     this.inner.add(table, row);
-    const { SEEN } = NAMED;
+    const { SEEN, SENT, TRANSFERRED, LOGGED, WITHDREW, MINED } = NAMED;
     // Each table's address columns, as rangeNamedAddresses and the lane's range reads take them.
     switch (table) {
       case 'transactions': {
         const r = row as RowOf<'transactions'>;
-        this.name(r.from, NAMED.SENT | SEEN);
+        this.name(r.from, SENT | SEEN);
         this.name(r.to, SEEN);
         this.name(r.created_contract, SEEN);
         if (r.created_contract && r.status === 1) this.created.push({ address: r.created_contract, creator: r.from, tx: r.hash, block: Number(r.block_number) });
@@ -82,8 +82,8 @@ export class NamedAddresses implements RowSink {
       }
       case 'token_transfers': {
         const r = row as RowOf<'token_transfers'>;
-        this.name(r.from, NAMED.TRANSFERRED | SEEN);
-        this.name(r.to, NAMED.TRANSFERRED | SEEN);
+        this.name(r.from, TRANSFERRED | SEEN);
+        this.name(r.to, TRANSFERRED | SEEN);
         this.name(r.token_address, 0);
         if (!this.tokens.has(r.token_address)) this.tokens.set(r.token_address, r.token_type);
         break;
@@ -103,13 +103,13 @@ export class NamedAddresses implements RowSink {
         break;
       }
       case 'logs':
-        this.name((row as RowOf<'logs'>).address, NAMED.LOGGED | SEEN);
+        this.name((row as RowOf<'logs'>).address, LOGGED | SEEN);
         break;
       case 'withdrawals':
-        this.name((row as RowOf<'withdrawals'>).address, NAMED.WITHDREW | SEEN);
+        this.name((row as RowOf<'withdrawals'>).address, WITHDREW | SEEN);
         break;
       case 'blocks':
-        this.name((row as RowOf<'blocks'>).miner, NAMED.MINED | SEEN);
+        this.name((row as RowOf<'blocks'>).miner, MINED | SEEN);
         break;
     }
   }

@@ -79,8 +79,9 @@ async function overviewActivity(
   p: (AddressFactRows & { hasTokens: boolean }) | null,
 ): Promise<{ activity: AddressActivity; row: AddressRow | null; holds: boolean }> {
   const r = p?.rows.get(a) ?? null;
-  const current = p && (await ctx.accountingCurrentFor(p.standing))(a);
-  const unapplied = p && !current ? await ctx.accountingUnapplied(p.standing) : null;
+  const lane = p && (await ctx.accountingCoverage(p.standing));
+  const current = lane && lane.current(a);
+  const unapplied = lane && !current ? lane.unapplied : null;
   if (p && (current || unapplied)) {
     const k = unapplied?.kinds.get(a) ?? 0;
     const has = (n: string | undefined, bit: number) => (n !== undefined && n !== '0') || (k & bit) !== 0;
