@@ -65,7 +65,7 @@ import { accountingLane } from '../src/derived/lanes/accounting.js';
 import type { LaneEnv } from '../src/derived/lane.js';
 import { CHAIN_LANE, commitBlocks, getFact, setFact } from '../src/storage/postgres/indexer.js';
 import { CpuAccount, listCpu, loadavg, machineInfo } from './sysinfo.js';
-import { TARGETS, evaluate, median, targetLine, type Target } from './report.js';
+import { TARGETS, againstNeighbours, evaluate, median, targetLine, type Target } from './report.js';
 import { engineNice, engineNiceLine, envInt, runIfMain } from './run-main.js';
 import { buildResponseStore, saveResponseStore } from './responses.js';
 import { forkReplayServer, type ReplayServer } from './replay-server.js';
@@ -989,6 +989,32 @@ export async function main(): Promise<number> {
         },
       );
     }
+    // The same ratios for windows with no block: each scenario's no-block windows (the one before
+    // its first block, the one after each) held, as a block's window is, against the mean of the
+    // two around it. Those two are two slots away rather than one (a block's window lies between),
+    // so this is the machine's own movement at about the same distance: how often the bounds above
+    // would miss with no block at all.
+    let noBlockRatios: { rps: number[]; p99: number[] } | undefined;
+    if (indexing.length) {
+      noBlockRatios = { rps: [], p99: [] };
+      for (const sc of again) {
+        const runs = indexing.filter((f) => f.sc === sc);
+        const windows = runs.length ? [runs[0]!.before, ...runs.map((f) => f.after)] : [];
+        noBlockRatios.rps.push(...againstNeighbours(windows.map((w) => w.res.rps)));
+        noBlockRatios.p99.push(...againstNeighbours(windows.map((w) => w.res.p99ms)));
+      }
+      const withBlock = {
+        rps: indexing.map((f) => (2 * f.during.res.rps) / (f.before.res.rps + f.after.res.rps)),
+        p99: indexing.map((f) => (2 * f.during.res.p99ms) / (f.before.res.p99ms + f.after.res.p99ms)),
+      };
+      const beyond = (r: { rps: number[]; p99: number[] }) =>
+        `${r.rps.filter((x) => x < 0.8).length} of ${r.rps.length} on the rate, ${r.p99.filter((x) => x > 1.2).length} of ${r.p99.length} on the p99`;
+      const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
+      out(
+        `reads while indexing, windows with no block against the no-block windows around them (the machine's own movement): rate ratios ${list(noBlockRatios.rps)}; ` +
+          `p99 ratios ${list(noBlockRatios.p99)}; beyond 20%: ${beyond(noBlockRatios)} (the windows with a block: ${beyond(withBlock)})`,
+      );
+    }
     const evaluated = targets.map(evaluate);
     for (const e of evaluated) out(targetLine(e));
     if (firstError) failure ??= `the API logged an error: ${firstError}`;
@@ -1019,6 +1045,7 @@ export async function main(): Promise<number> {
             phases,
           })),
           blockOwnCost: blockOwn,
+          noBlockRatios,
           cachedOverCeiling: ratio,
           pointStore: { connections: uncachedConnections, rps: point.rps, p50ms: point.p50ms, p99ms: point.p99ms, requests: point.requests },
           targets: evaluated,

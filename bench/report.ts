@@ -11,6 +11,13 @@ import type { MachineInfo } from './sysinfo.js';
 export const medianBy = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 export const median = (xs: readonly number[]): number => medianBy(xs, (x) => x);
 
+/**
+ * Each figure of a series but the first and last, over the mean of the two beside it: how far a
+ * window moves against its neighbours with nothing changed (the noise a "within 20% of the
+ * windows around it" bound is measured against).
+ */
+export const againstNeighbours = (xs: readonly number[]): number[] => xs.slice(1, -1).map((x, i) => x / ((xs[i]! + xs[i + 2]!) / 2));
+
 /** Issues #21's and #30's figures, in one place so the benchmarks and the report cannot disagree. */
 export const TARGETS = {
   /** Ingest txs/s over the pipeline bound of its own parts measured in the same run. */

@@ -140,6 +140,8 @@ t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
     // One block's own CPU with no reads beside it, against the slot's cores.
     /^reads while indexing: a block's own cost with no reads beside it: -?[\d.]+ core-s of the machine, -?[\d.]+% of the [\d.]+ s slot's \d+ cores \(a slot with the block: [\d.]+ core-s, .*; the slot before, with none: [\d.]+ core-s, .*\)$/m,
     /"blockOwnCost":\{"coreS":-?[\d.e-]+,"share":-?[\d.e-]+\}/,
+    // The windows with no block held against their own neighbours (one per scenario with two blocks).
+    /^reads while indexing, windows with no block against the no-block windows around them \(the machine's own movement\): rate ratios ([\d.]+(, )?){6}; p99 ratios ([\d.]+(, )?){6}; beyond 20%: \d of 6 on the rate, \d of 6 on the p99 \(the windows with a block: \d+ of 12 on the rate, \d+ of 12 on the p99\)$/m,
     /^reads while indexing: 14 blocks \([\d,]+ txs\) committed \(the first, the one measured alone, and one in each while-indexing window, 2 a scenario\), ([\d,]+\/[\d,]+(, )?){12} ms from shown to committed\/applied; indexer at [\d,]+, node head [\d,]+, accounting lane at [\d,]+$/m,
     /^target api: uncached transaction while indexing: req\/s at 2 connections: [\d,]+ req\/s >= [\d,]+ req\/s \(block [12], the median of 2 blocks' ratios \([\d.]+, [\d.]+\); within 20% of [\d,]+ req\/s, the mean of the windows just before and after with no new block \([\d,]+, [\d,]+\); step 4's idle window [\d,]+ req\/s/m,
     /^target api: uncached transaction while indexing: p99 at 2 connections: [\d.]+ ms < [\d.]+ ms \(block [12], the median of 2 blocks' ratios \([\d.]+, [\d.]+\); within 20% of [\d.]+ ms, the mean of the windows just before and after/m,

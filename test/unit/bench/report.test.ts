@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   TARGETS,
+  againstNeighbours,
   evaluate,
   ingestTargets,
   parseBenchOutput,
@@ -38,6 +39,13 @@ t.test('verdicts at, above and below each kind of bound', async (t) => {
     t.equal(e.ratio, null);
   }
   t.match(targetLine(evaluate(target({ name: 'rate', value: 2000, bound: 1000, unit: 'req/s', note: 'small chain' }))), /^target x: rate: 2,000 req\/s >= 1,000 req\/s \(target; ratio 2\.00\): MET \[small chain\]$/);
+});
+
+t.test('each inner window against the mean of its two neighbours', async (t) => {
+  t.same(againstNeighbours([10, 12, 10]), [1.2], 'one inner window, 20% above the two around it');
+  t.same(againstNeighbours([8, 9, 12, 6]), [9 / 10, 12 / 7.5], 'each inner one against its own two');
+  t.same(againstNeighbours([5, 5]), [], 'no window has two neighbours');
+  t.same(againstNeighbours([]), []);
 });
 
 t.test('the pipeline bound of stages sharing the cores', async (t) => {
