@@ -953,16 +953,25 @@ export async function main(): Promise<number> {
     // Each scenario's blocks: a window with a block against the mean of the two windows around
     // it with none; the verdict is the block whose ratio is the median of the scenario's (so one
     // window the machine disturbed, on either side, moves it little).
+    const around = (f: Follow) => ({ rps: (f.before.res.rps + f.after.res.rps) / 2, p99: (f.before.res.p99ms + f.after.res.p99ms) / 2 });
+    const rpsRatio = (f: Follow) => f.during.res.rps / around(f).rps;
+    const p99Ratio = (f: Follow) => f.during.res.p99ms / around(f).p99;
+    // The same ratios for windows with no block: each scenario's no-block windows (the one before
+    // its first block, the one after each) held, as a block's window is, against the mean of the
+    // two around it. Those two are two slots away rather than one (a block's window lies between),
+    // so this is the machine's own movement at about the same distance: how often the bounds
+    // would miss with no block at all.
+    const noBlockRatios = indexing.length ? { rps: [] as number[], p99: [] as number[] } : undefined;
     for (const sc of again) {
       const runs = indexing.filter((f) => f.sc === sc);
       if (!runs.length) continue;
+      const windows = [runs[0]!.before, ...runs.map((f) => f.after)];
+      noBlockRatios?.rps.push(...againstNeighbours(windows.map((w) => w.res.rps)));
+      noBlockRatios?.p99.push(...againstNeighbours(windows.map((w) => w.res.p99ms)));
       const idle = results.find((x) => x.sc.name === sc.name && x.sc.connections === sc.connections)!.res;
-      const around = (f: Follow) => ({ rps: (f.before.res.rps + f.after.res.rps) / 2, p99: (f.before.res.p99ms + f.after.res.p99ms) / 2 });
       // With an even count, the worse of the two middle ones.
       const medianOf = (ratio: (f: Follow) => number, worseIsHigh: boolean) =>
         [...runs].sort((x, y) => ratio(x) - ratio(y))[(worseIsHigh ? Math.ceil : Math.floor)((runs.length - 1) / 2)]!;
-      const rpsRatio = (f: Follow) => f.during.res.rps / around(f).rps;
-      const p99Ratio = (f: Follow) => f.during.res.p99ms / around(f).p99;
       const byRps = medianOf(rpsRatio, false);
       const byP99 = medianOf(p99Ratio, true);
       const of = (f: Follow, ratio: (f: Follow) => number) =>
@@ -989,24 +998,8 @@ export async function main(): Promise<number> {
         },
       );
     }
-    // The same ratios for windows with no block: each scenario's no-block windows (the one before
-    // its first block, the one after each) held, as a block's window is, against the mean of the
-    // two around it. Those two are two slots away rather than one (a block's window lies between),
-    // so this is the machine's own movement at about the same distance: how often the bounds above
-    // would miss with no block at all.
-    let noBlockRatios: { rps: number[]; p99: number[] } | undefined;
-    if (indexing.length) {
-      noBlockRatios = { rps: [], p99: [] };
-      for (const sc of again) {
-        const runs = indexing.filter((f) => f.sc === sc);
-        const windows = runs.length ? [runs[0]!.before, ...runs.map((f) => f.after)] : [];
-        noBlockRatios.rps.push(...againstNeighbours(windows.map((w) => w.res.rps)));
-        noBlockRatios.p99.push(...againstNeighbours(windows.map((w) => w.res.p99ms)));
-      }
-      const withBlock = {
-        rps: indexing.map((f) => (2 * f.during.res.rps) / (f.before.res.rps + f.after.res.rps)),
-        p99: indexing.map((f) => (2 * f.during.res.p99ms) / (f.before.res.p99ms + f.after.res.p99ms)),
-      };
+    if (noBlockRatios) {
+      const withBlock = { rps: indexing.map(rpsRatio), p99: indexing.map(p99Ratio) };
       const beyond = (r: { rps: number[]; p99: number[] }) =>
         `${r.rps.filter((x) => x < 0.8).length} of ${r.rps.length} on the rate, ${r.p99.filter((x) => x > 1.2).length} of ${r.p99.length} on the p99`;
       const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
