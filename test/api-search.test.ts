@@ -50,7 +50,9 @@ async function fixture(t: Test) {
     );
     return Number(r.n) === 0;
   });
-  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: 16 });
+  // Tokens are added between searches below: every search reads what changed first (the bound's
+  // own behaviour is test/token-search.test.ts's).
+  const app = createApiApp({ ch: stores.ch, pg: stores.pg, log: createLogger('api'), cacheMaxMb: 16, tokenSearchStaleMs: 0 });
   app.attach(indexer);
   const get = async (app: ApiApp, pathAndQuery: string) => {
     const reply = await app.handle(request(pathAndQuery));

@@ -4,10 +4,14 @@
 // non-ASCII letters that the C locale does not fold, names that sort by their UTF-8 bytes,
 // misses), the first page and every later page by cursor, equal row for row; then again after
 // holder counts, names and supplies change, tokens are removed and added, including by a writer
-// that commits after a later one (the change must still be seen).
+// that commits after a later one (the change must still be seen). Then the freshness rule at the
+// default bound: a search answers from memory while the last read began within it, starts the next
+// read in the background after half of it (and does not wait for it), and past it waits for a read
+// that began after it arrived; a background read past TOKEN_SEARCH_MEMORY_MAX leaves nothing to
+// answer from.
 import t, { type Test } from 'tap';
 import { embeddedStores } from './helpers/stores.js';
-import { TokenSearchIndex, compareBytes, foldAscii } from '../src/api/token-search.js';
+import { TOKEN_SEARCH_STALE_MS, TokenSearchIndex, compareBytes, foldAscii } from '../src/api/token-search.js';
 import { createApiApp } from '../src/api/app.js';
 import { createLogger } from '../src/log.js';
 import { request } from './helpers/api.js';
@@ -116,7 +120,8 @@ t.test('the in-memory search answers as PostgreSQL does, and stays current', asy
     holders: Math.floor(r() * r() * 6),
   }));
   await insert(pg, rows);
-  const index = new TokenSearchIndex(pg);
+  // Every search current (the bound is covered by its own test below).
+  const index = new TokenSearchIndex(pg, undefined, { staleMs: 0 });
   const qs = queries(r, rows.map((x) => x.name), 300);
   await compareAll(t, pg, index, qs, 'loaded');
   t.equal(index.size, N, 'every token held');
@@ -149,6 +154,95 @@ t.test('the in-memory search answers as PostgreSQL does, and stays current', asy
   await pg.query(`UPDATE tokens SET name = 'Together' WHERE address = $1`, [address(3)]);
   const together = await Promise.all(Array.from({ length: 8 }, () => index.search('together', { limit: 5 })));
   t.ok(together.every((x) => x.length === 1 && x[0]!.address === address(3)), 'eight searches at once, each current');
+});
+
+t.test('a search answers from memory at most TOKEN_SEARCH_STALE_MS old, and never waits for a read while it is fresh', async (t) => {
+  const stores = await embeddedStores(t);
+  const pg = stores.pg;
+  await insert(pg, [
+    { address: address(1), name: 'Alpha', symbol: 'ALP', holders: 5 },
+    { address: address(2), name: 'Beta', symbol: 'BET', holders: 3 },
+  ]);
+  // The change reads, counted, each held until `gate` opens (when set) or failed with `fail`.
+  let reads = 0;
+  let gate: Promise<void> | null = null;
+  let fail: Error | null = null;
+  let last: Promise<unknown> = Promise.resolve();
+  const pool = {
+    query: (...a: unknown[]) => {
+      reads++;
+      const e = fail;
+      const held = gate;
+      last = (async () => {
+        if (held) await held;
+        if (e) throw e;
+        return (pg.pool.query as (...x: unknown[]) => Promise<unknown>)(...a);
+      })();
+      return last;
+    },
+  };
+  const counted = { ...pg, pool } as unknown as PgStore;
+  /** Until the background read has ended (its query, then what follows it). */
+  const settled = async () => {
+    await last.catch(() => undefined);
+    await new Promise((r) => setImmediate(r));
+  };
+  let clock = 0;
+  const index = new TokenSearchIndex(counted, 10, { now: () => clock });
+  const names = async (q: string) => (await index.search(q, { limit: 5 })).map((x) => x.name);
+
+  t.same(await names('alp'), ['Alpha'], 'the first search waits for the load');
+  t.equal(reads, 1, 'one read');
+  await pg.query(`UPDATE tokens SET name = 'Gamma' WHERE address = $1`, [address(2)]);
+  clock = TOKEN_SEARCH_STALE_MS / 2;
+  t.same(await names('gamma'), [], 'within half the bound: the memory, no read');
+  t.equal(reads, 1, 'no read started');
+  clock = TOKEN_SEARCH_STALE_MS / 2 + 1;
+  t.same(await names('gamma'), [], 'past half the bound: still the memory, answered at once');
+  t.equal(reads, 2, 'and the next read started in the background');
+  t.same(await names('gamma'), [], 'a search meanwhile starts no second one');
+  t.equal(reads, 2);
+  await settled();
+  t.same(await names('gamma'), ['Gamma'], 'once it ends, its changes are answered, with no read');
+  t.equal(reads, 2);
+
+  // A slow read: searches within the bound do not wait for it; past the bound they do.
+  let open!: () => void;
+  gate = new Promise((r) => (open = r));
+  await pg.query(`UPDATE tokens SET name = 'Delta' WHERE address = $1`, [address(1)]);
+  clock += TOKEN_SEARCH_STALE_MS * 0.75;
+  t.same(await names('delta'), [], 'the read is held: the search answers from memory');
+  t.equal(reads, 3, 'the held read is under way');
+  clock += TOKEN_SEARCH_STALE_MS;
+  let answered = false;
+  const waiting = names('delta').then((x) => ((answered = true), x));
+  await new Promise((r) => setTimeout(r, 50));
+  t.notOk(answered, 'past the bound the search waits');
+  gate = null;
+  open();
+  t.same(await waiting, ['Delta'], 'and answers from a read that began after it arrived');
+
+  // A background read past TOKEN_SEARCH_MEMORY_MAX (10) leaves nothing held: the next search waits
+  // and is told, rather than answered from an empty index.
+  await insert(pg, Array.from({ length: 10 }, (_, i) => ({ address: address(100 + i), name: `Filler ${i}`, symbol: 'FIL', holders: 1 })));
+  clock += TOKEN_SEARCH_STALE_MS * 0.75;
+  t.same(await names('delta'), ['Delta'], 'answered from memory while the background read loads too many');
+  await settled();
+  t.equal(index.size, 0, 'that read let go of everything');
+  await t.rejects(index.search('delta', { limit: 5 }), { name: 'TooManyTokens' }, 'the next search, within the bound, waits and is told');
+
+  // A failed background read: memory within the bound still answers; past it the search sees the error.
+  await pg.query(`DELETE FROM tokens WHERE name LIKE 'Filler %'`);
+  const fresh = new TokenSearchIndex(counted, 10, { now: () => clock });
+  t.same((await fresh.search('delta', { limit: 5 })).map((x) => x.name), ['Delta'], 'a new index loads');
+  fail = new Error('connection lost');
+  clock += TOKEN_SEARCH_STALE_MS * 0.75;
+  t.same((await fresh.search('delta', { limit: 5 })).map((x) => x.name), ['Delta'], 'the background read fails: memory still answers within the bound');
+  await settled();
+  clock += TOKEN_SEARCH_STALE_MS;
+  await t.rejects(fresh.search('delta', { limit: 5 }), { message: 'connection lost' }, 'past it, the search waits for a read and sees its error');
+  fail = null;
+  t.same((await fresh.search('delta', { limit: 5 })).map((x) => x.name), ['Delta'], 'and the next read recovers');
 });
 
 t.test('past TOKEN_SEARCH_MEMORY_MAX, or at 0, the API asks PostgreSQL and answers the same', async (t) => {

@@ -41,7 +41,7 @@ const ch: ClickHouseStore = {
 
 const pg = await openPostgres({ url: data.pgUrl, poolSize: data.pgPoolSize });
 const rpc = data.rpc ? createRpcClient(data.rpc) : undefined;
-const app = createApiApp({ ch, pg, log, cacheMaxMb: 0, publicUrl: data.publicUrl, tokenSearchMemoryMax: data.tokenSearchMemoryMax, rpc, beaconNode: data.beaconNode });
+const app = createApiApp({ ch, pg, log, cacheMaxMb: 0, publicUrl: data.publicUrl, tokenSearchMemoryMax: data.tokenSearchMemoryMax, tokenSearchStaleMs: data.tokenSearchStaleMs, rpc, beaconNode: data.beaconNode });
 const events = new EventEmitter();
 let detach: (() => void) | undefined;
 

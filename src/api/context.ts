@@ -63,6 +63,8 @@ export interface ApiDeps {
   publicUrl?: string;
   /** TOKEN_SEARCH_MEMORY_MAX: most tokens held for the in-memory search (src/api/token-search.ts; default TOKEN_SEARCH_MEMORY_MAX there). */
   tokenSearchMemoryMax?: number;
+  /** TOKEN_SEARCH_STALE_MS: how old the in-memory search may be (default TOKEN_SEARCH_STALE_MS there). */
+  tokenSearchStaleMs?: number;
   /** The node, for current values (smart-contract read methods); optional. */
   rpc?: import('../rpc/client.js').RpcClient;
   /** Contract verification (src/verify), when this API verifies: its compilers and service. */
@@ -170,6 +172,7 @@ export class ApiContext {
     this.log = deps.log;
     this.rpc = deps.rpc && this.refusedMethods.wrap(deps.rpc);
     this.tokenSearchMemoryMax = deps.tokenSearchMemoryMax ?? TOKEN_SEARCH_MEMORY_MAX;
+    this.tokenSearchStaleMs = deps.tokenSearchStaleMs;
     this.recent = new RecentTransactions(this.pg);
     this.lag = new AccountingLag(this.ch);
     this.verification = deps.verification;
@@ -519,6 +522,7 @@ export class ApiContext {
   // ---- token search ----
 
   private readonly tokenSearchMemoryMax: number;
+  private readonly tokenSearchStaleMs: number | undefined;
   /** The in-memory token search, once PostgreSQL is known to compare text as bytes (null: it does not; it is asked). */
   private tokenSearchValue: Promise<TokenSearchIndex | null> | undefined;
 
@@ -529,7 +533,7 @@ export class ApiContext {
   async searchTokens(q: string, o: { after?: TokenCursor; limit: number }): Promise<TokenSearchRow[]> {
     const max = this.tokenSearchMemoryMax;
     this.tokenSearchValue ??= (max > 0 ? textIsBytes(this.pg) : Promise.resolve(false)).then(
-      (bytes) => (bytes ? new TokenSearchIndex(this.pg, max) : null),
+      (bytes) => (bytes ? new TokenSearchIndex(this.pg, max, { staleMs: this.tokenSearchStaleMs }) : null),
       (e: unknown) => {
         this.tokenSearchValue = undefined;
         throw e;

@@ -26,6 +26,7 @@ export interface ApiThreadData {
   rpc?: ThreadRpc;
   publicUrl?: string;
   tokenSearchMemoryMax?: number;
+  tokenSearchStaleMs?: number;
   /** BEACON_NODE_URL's options: a blob answer computed in a thread asks the node from there. */
   beaconNode?: BeaconNodeOptions;
   /** News it must start from: whether the app is attached, the icons' origin. */
@@ -60,8 +61,9 @@ export interface RouteThreadsOptions {
   /** The node, for what the routes ask it (contract reads, code of unknown addresses): the main app's client options. */
   rpc?: ThreadRpc;
   publicUrl?: string;
-  /** TOKEN_SEARCH_MEMORY_MAX: each thread holds its own token search. */
+  /** TOKEN_SEARCH_MEMORY_MAX and TOKEN_SEARCH_STALE_MS: each thread holds its own token search. */
   tokenSearchMemoryMax?: number;
+  tokenSearchStaleMs?: number;
   beaconNode?: BeaconNodeOptions;
   log: Logger;
 }
@@ -106,6 +108,7 @@ export async function startRouteThreads(o: RouteThreadsOptions): Promise<Running
       rpc: o.rpc,
       publicUrl: o.publicUrl,
       tokenSearchMemoryMax: o.tokenSearchMemoryMax,
+      tokenSearchStaleMs: o.tokenSearchStaleMs,
       beaconNode: o.beaconNode,
       news: [attached, iconOrigin, prices].filter((n): n is ThreadNews => n !== undefined),
     };

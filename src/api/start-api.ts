@@ -41,6 +41,8 @@ export interface ApiOptions {
   cacheMaxMb: number;
   /** TOKEN_SEARCH_MEMORY_MAX (src/api/token-search.ts; default there). */
   tokenSearchMemoryMax?: number;
+  /** TOKEN_SEARCH_STALE_MS (src/api/token-search.ts; default there). */
+  tokenSearchStaleMs?: number;
   /** READY_MAX_LAG_BLOCKS (src/api/health.ts; default there). */
   readyMaxLagBlocks?: number;
   /** SIGNATURE_LOOKUP_URL / _FORMAT (src/api/online-signatures.ts): asked by the main thread only. */
@@ -128,9 +130,9 @@ async function startVerification(v: NonNullable<ApiOptions['verify']>, pg: PgSto
 export async function startApi(o: ApiOptions): Promise<RunningApi> {
   const verification = o.verify ? await startVerification(o.verify, o.pg, o.log, o.rpc) : undefined;
   const threads = o.threads?.count
-    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, tokenSearchMemoryMax: o.tokenSearchMemoryMax, beaconNode: o.beaconNode, log: o.log.child('threads') })
+    ? await startRouteThreads({ count: o.threads.count, ch: o.ch, pgUrl: o.pg.url, rpc: o.threads.rpc, publicUrl: o.publicUrl, tokenSearchMemoryMax: o.tokenSearchMemoryMax, tokenSearchStaleMs: o.tokenSearchStaleMs, beaconNode: o.beaconNode, log: o.log.child('threads') })
     : undefined;
-  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, signatureLookup: o.signatureLookup, beaconNode: o.beaconNode, exchangeRates: o.exchangeRates, observe: o.observe, threads });
+  const app = createApiApp({ ch: o.ch, pg: o.pg, log: o.log, cacheMaxMb: o.cacheMaxMb, tokenSearchMemoryMax: o.tokenSearchMemoryMax, tokenSearchStaleMs: o.tokenSearchStaleMs, rpc: o.rpc, verification, publicUrl: o.publicUrl, readyMaxLagBlocks: o.readyMaxLagBlocks, signatureLookup: o.signatureLookup, beaconNode: o.beaconNode, exchangeRates: o.exchangeRates, observe: o.observe, threads });
   const detach = o.events?.length ? app.attach(...o.events) : () => undefined;
   // A public-name decision taken through the Account API shows at once: names read again, cached responses dropped.
   const detachNames = o.account?.onPublicNamesChanged?.(() => app.publicNamesChanged()) ?? (() => undefined);

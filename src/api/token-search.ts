@@ -4,9 +4,11 @@
 // characters or more) a piece of either, case-insensitive; exact matches first, then holder count
 // descending, named before unnamed, names in byte order, then the address. Exact only where
 // PostgreSQL folds and sorts text as bytes (the C locale; textIsBytes), which is what is checked
-// before this is used. Kept current by reading, before each search, what changed since the last
-// read (tokenSearchChanges: by transaction, so no commit order is missed); searches that arrive
-// while a read is under way share the next one.
+// before this is used. Kept current by reading what changed since the last read
+// (tokenSearchChanges: by transaction, so no commit order is missed), off the request path while
+// searches keep coming: a search sees every change committed more than TOKEN_SEARCH_STALE_MS
+// before it arrived (as the signature book and public names follow their tables on a period);
+// one arriving later than that after the last read waits for a read that began after it.
 import {
   MIN_SUBSTRING_LENGTH,
   searchable,
@@ -20,6 +22,14 @@ import { SharedRead } from './shared-read.js';
 
 /** Default of TOKEN_SEARCH_MEMORY_MAX: most tokens held (~400 bytes each, bench/README.md). */
 export const TOKEN_SEARCH_MEMORY_MAX = 500_000;
+
+/**
+ * How old, at most, what a search answers from may be (ms): the start of the last completed change
+ * read. Holder counts change once a block (12 s on mainnet) and names when the metadata lane has
+ * fetched them, so a second is not seen; a read on the request path is (issue #30: the read waits
+ * for PostgreSQL's CPU while the accounting lane applies a block).
+ */
+export const TOKEN_SEARCH_STALE_MS = 1000;
 
 /** The tokens table outgrew the bound: the index let go of its memory; ask PostgreSQL. */
 export class TooManyTokens extends Error {
@@ -161,12 +171,27 @@ export class TokenSearchIndex {
   private stamp = 0;
   private at: ChangePosition | null = null;
   private readonly reads = new SharedRead(() => this.readChanges());
+  /** When the last completed read began (performance.now(); -Infinity: nothing held to answer from). */
+  private readAt = -Infinity;
+  /** A read started by a search that did not wait for it. */
+  private ahead = false;
 
-  /** `max`: most tokens held; a read that would hold more throws TooManyTokens (and this index is then empty). */
+  private readonly staleMs: number;
+  private readonly now: () => number;
+
+  /**
+   * `max`: most tokens held; a read that would hold more throws TooManyTokens (and this index is
+   * then empty). `staleMs`: TOKEN_SEARCH_STALE_MS (0: every search waits for a read that began
+   * after it); `now`: the clock (ms, performance.now).
+   */
   constructor(
     private readonly pg: PgStore,
     private readonly max = TOKEN_SEARCH_MEMORY_MAX,
-  ) {}
+    o: { staleMs?: number; now?: () => number } = {},
+  ) {
+    this.staleMs = o.staleMs ?? TOKEN_SEARCH_STALE_MS;
+    this.now = o.now ?? (() => performance.now());
+  }
 
   /** Tokens held. */
   get size(): number {
@@ -178,7 +203,27 @@ export class TokenSearchIndex {
     return this.reads.fresh();
   }
 
+  /**
+   * Makes what is held at most `staleMs` old for a search arriving now: answers at once when the
+   * last read began within it, starting the next read in the background once half of it has gone
+   * (so searches that keep coming never wait); otherwise waits for a read that begins after now.
+   */
+  private current(): Promise<void> | undefined {
+    const age = this.now() - this.readAt;
+    if (age > this.staleMs) return this.refresh();
+    if (age * 2 > this.staleMs && !this.ahead) {
+      this.ahead = true;
+      // A failed read is seen by the next search that has to wait (readAt is not advanced; a
+      // TooManyTokens read leaves nothing held, readAt -Infinity).
+      this.refresh()
+        .catch(() => undefined)
+        .finally(() => (this.ahead = false));
+    }
+    return undefined;
+  }
+
   private async readChanges(): Promise<void> {
+    const began = this.now();
     const since = this.at;
     let after: string | undefined;
     let first: ChangePosition | null = null;
@@ -195,6 +240,7 @@ export class TokenSearchIndex {
       after = c.rows[c.rows.length - 1]!.address;
     }
     this.at = first;
+    this.readAt = began;
     if (this.stale > 1000 && this.stale * 4 > this.total) this.rebuildGrams();
   }
 
@@ -207,6 +253,7 @@ export class TokenSearchIndex {
     this.short.clear();
     this.seen = new Int32Array(0);
     this.at = null;
+    this.readAt = -Infinity;
   }
 
   private put(row: Omit<TokenSearchRow, 'exact'>): void {
@@ -297,11 +344,12 @@ export class TokenSearchIndex {
 
   /**
    * Tokens matching `q` (already trimmed) in rank order after `after`, at most `limit`: exact
-   * matches, then the pieces (searchTokens' contract, answered from memory after a refresh).
+   * matches, then the pieces (searchTokens' contract, answered from memory at most `staleMs` old).
    */
   async search(q: string, o: { after?: TokenCursor; limit: number }): Promise<TokenSearchRow[]> {
     if (!searchable(q) || o.limit <= 0) return [];
-    await this.refresh();
+    const wait = this.current();
+    if (wait) await wait;
     const f = foldAscii(wellFormed(q));
     const after = o.after;
     const exact = new TopK(o.limit);
