@@ -3,8 +3,12 @@
 // gateway implements them) and the Account API as the gateway and the websocket admission use it.
 import type { ApiReply, ApiRequest } from './http.js';
 
-/** What admit decides: a reply to send now, or how to answer once the body (if any) is in. */
-export type Admission = { reply: ApiReply } | { finish(body: Buffer | undefined): Promise<ApiReply> };
+/**
+ * What admit decides: a reply to send now, or how to answer once the body (if any) is in, with
+ * `headers` the server writes after that answer's own (the rate-limit headers, decided here: so
+ * the answer needs no second promise to take them).
+ */
+export type Admission = { reply: ApiReply } | { finish(body: Buffer | undefined): Promise<ApiReply>; headers?: Readonly<Record<string, string>> };
 
 /** The two steps of a request that the server needs to keep bodies unread until they are wanted. */
 export interface Front {
