@@ -31,7 +31,9 @@
 // BENCH_API_THREADS (the uncached app's API threads; default the explorer's API_THREADS default),
 // BENCH_API_LIMITER_SECONDS (20: the measured seconds of the cached endpoint without and with
 // the rate limiter, alternating, and of the same again against itself) and
-// BENCH_API_LIMITER_SLICE_MS (250: how long each turn lasts).
+// BENCH_API_LIMITER_SLICE_MS (250: how long each turn lasts), BENCH_API_GROWTH (1000000,5000000:
+// the two sizes whose idle figures are held against each other, within 10%; each run on either
+// keeps its figures in BENCH_OUTPUT (bench-output)/api-idle-<txs>.json, bench/api-growth.ts).
 import fs from 'node:fs';
 import inspector from 'node:inspector';
 import os from 'node:os';
@@ -60,6 +62,7 @@ import { generateApiChain, searchQueries, tokenCatalogue, rng, type ApiChain, ty
 import { forkBareServer, type BareServer } from './api-bare.js';
 import { timelineSegments, type AlternatingJob, type LoadJob, type LoadResult, type Segment } from './api-load.js';
 import type { PointLoadJob, PointLoadResult } from './point-load.js';
+import { growthTargets, loadIdleRecord, saveIdleRecord, type IdleRecord } from './api-growth.js';
 import { PointBackfill, POINT_BACKFILL_CHUNK, POINT_BACKFILL_FACT } from '../src/indexer/point-backfill.js';
 import { accountingLane } from '../src/derived/lanes/accounting.js';
 import type { LaneEnv } from '../src/derived/lane.js';
@@ -278,6 +281,11 @@ export async function main(): Promise<number> {
   const apiThreads = envInt('BENCH_API_THREADS', API_THREADS_DEFAULT, 0);
   const keep = process.env.BENCH_API_KEEP === '1';
   const pgStatements = process.env.BENCH_API_PG_STATEMENTS === '1';
+  // Issue #30's two sizes, whose idle figures are held against each other (bench/api-growth.ts),
+  // and where each run keeps its own for the other.
+  const growthSizes = envList('BENCH_API_GROWTH', [TARGETS.uncachedTxs, 5_000_000]);
+  if (growthSizes.length !== 2 || growthSizes[0]! >= growthSizes[1]!) throw new Error('BENCH_API_GROWTH: two different sizes');
+  const recordDir = path.resolve(process.env.BENCH_OUTPUT || 'bench-output');
   setLogLevel('warn');
   const machine = machineInfo();
   const out = (s: string) => process.stdout.write(s + '\n');
@@ -942,6 +950,27 @@ export async function main(): Promise<number> {
         { area: 'api', name: `${sc.name}: req/s at ${c} connections`, unit: 'req/s', value: res?.rps ?? null, bound: want.rps, kind: 'atLeast', boundIs: `target${share}`, note },
         { area: 'api', name: `${sc.name}: p99 at ${c} connections`, unit: 'ms', value: res?.p99ms ?? null, bound: want.p99Ms, kind: 'below', boundIs: 'target', note },
       );
+    }
+    // Issue #30's growth: this run's idle figures kept for the other size's run, and the larger
+    // chain's held against the smaller's when both sizes have run here.
+    if (!missing) {
+      const now: IdleRecord = {
+        date: new Date().toISOString(),
+        machine,
+        txs: chain.txs,
+        connections: c,
+        figures: [
+          ...scenarios.flatMap((sc) => {
+            const res = sc.reads && results.find((x) => x.sc.name === sc.name && x.sc.connections === c)?.res;
+            return res ? [{ key: sc.reads!, name: sc.name, rps: res.rps, p99ms: res.p99ms }] : [];
+          }),
+          { key: 'search', name: 'uncached /search/quick', rps: results.find((x) => x.sc.search && x.sc.connections === c)!.res.rps, p99ms: searchAt(c) },
+        ],
+      };
+      const [small, large] = growthSizes;
+      if (failure === undefined) out(`idle figures kept for the growth comparison: ${saveIdleRecord(recordDir, now)}`);
+      if (chain.txs === small) targets.push(...growthTargets(now, loadIdleRecord(recordDir, large), { small, large }));
+      else if (chain.txs === large) targets.push(...growthTargets(loadIdleRecord(recordDir, small), now, { small, large }));
     }
     // It kept up: each block committed and applied by the lane within the slot it was shown in
     // (so its work fell in its own window). A target, not a failure: a short slot on a busy

@@ -1,5 +1,6 @@
-// `make bench`: every benchmark in turn (ingest with storage, ingest beside the derived lanes,
-// watchlist matching, API, websocket fan-out, web UI), each in its own process with its output
+// `make bench`: every benchmark in turn (ingest with ClickHouse's storage, ingest beside the
+// derived lanes, both stores' storage with the point rows, watchlist matching, API, websocket
+// fan-out, web UI), each in its own process with its output
 // shown as it runs and kept in a log, then ONE report (bench/report.ts) in bench-output/: the
 // machine, each figure beside its ceiling or target from the same run, the ratio, MET / NOT MET.
 // Targets not met are results, not failures: the exit code is 1 only when a step fails.
@@ -38,6 +39,7 @@ export function steps(env: NodeJS.ProcessEnv): Step[] {
   const all: Step[] = [
     { name: 'ingest', script: 'ingest.js' },
     { name: 'ingest-derived', script: 'ingest.js', env: { BENCH_DERIVED: '1', BENCH_BREAKDOWN: '0' }, infoOnly: true },
+    { name: 'storage', script: 'storage.js' },
     { name: 'watchlist', script: 'watchlist.js' },
     { name: 'api', script: 'api.js' },
     { name: 'socket', script: 'socket-fanout.js' },
