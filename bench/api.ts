@@ -624,6 +624,10 @@ export async function main(): Promise<number> {
       if (bad.length || res.errors) failure ??= `${label}: ${bad.map(([st, n]) => `${n} x ${st}`).join(', ')}${res.errors ? ` ${res.errors} connection errors` : ''}`;
     };
     /** One scenario under load: its line, its CPU by thread and process, its store queries per request. */
+    const pgBlockCounts = async () => {
+      const [r] = await st.pg.query<{ read: string; hit: string }>('SELECT sum(blks_read)::text AS read, sum(blks_hit)::text AS hit FROM pg_stat_database');
+      return { read: Number(r!.read), hit: Number(r!.hit) };
+    };
     const measure = async (sc: Scenario, label = sc.name, windowSeconds = seconds, timeline = false): Promise<Measured> => {
       // Where a tail comes from: the main thread held (event-loop delay, GC pauses) or its
       // requests waiting for a core (neither is large then).
@@ -644,10 +648,14 @@ export async function main(): Promise<number> {
         poolSeen.maxWaiting = Math.max(poolSeen.maxWaiting, pool.waitingCount);
         poolSeen.maxInUse = Math.max(poolSeen.maxInUse, pool.totalCount - pool.idleCount);
       }, 5);
+      // Whether the reads find their pages in PostgreSQL's shared buffers or copy them in (from
+      // the OS's cache or the disk): the whole server's counters, around the window.
+      const blocks0 = sc.server === 'bare' ? undefined : await pgBlockCounts();
       const acct = newCpuAccount();
       for (const k of Object.keys(tally) as (keyof typeof tally)[]) tally[k] = 0;
       const res = await gen!.run({ host: '127.0.0.1', port: ports[sc.server], paths: sc.paths, connections: sc.connections, warmupMs: warmup * 1000, durationMs: windowSeconds * 1000, timeline });
       const cpu = acct.end();
+      const blocks1 = blocks0 && (await pgBlockCounts());
       clearInterval(poolTimer);
       loopDelay.disable();
       gcSeen.disconnect();
@@ -670,7 +678,10 @@ export async function main(): Promise<number> {
         out(
           `  main thread (warm-up included): event-loop delay p99 ${nsMs(loopDelay.percentile(99))} ms, max ${nsMs(loopDelay.max)} ms; ` +
             `GC pauses ${gcPauses.length}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} ms in all, longest ${ms(Math.max(0, ...gcPauses))} ms; ` +
-            `PostgreSQL pool of ${pool.options.max}: at most ${poolSeen.maxInUse} clients in use, queries waiting for one in ${poolSeen.waitingSamples} of ${poolSeen.samples} 5 ms samples (at most ${poolSeen.maxWaiting})`,
+            `PostgreSQL pool of ${pool.options.max}: at most ${poolSeen.maxInUse} clients in use, queries waiting for one in ${poolSeen.waitingSamples} of ${poolSeen.samples} 5 ms samples (at most ${poolSeen.maxWaiting})` +
+            (blocks0 && blocks1
+              ? `; PostgreSQL's pages (all sessions, pg_stat_database): ${fmt(blocks1.read - blocks0.read)} copied into its shared buffers, ${fmt(blocks1.hit - blocks0.hit)} found there (${fmt(tally.requests ? (blocks1.read - blocks0.read) / tally.requests : 0, 1)} and ${fmt(tally.requests ? (blocks1.hit - blocks0.hit) / tally.requests : 0, 1)} a request)`
+              : ''),
         );
       }
       noteRefusals(label, res);

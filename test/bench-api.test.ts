@@ -8,7 +8,7 @@
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
+import { runBenchScript } from './helpers/bench-child.js';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { generateApiChain, searchQueries, tokenCatalogue } from '../bench/api-chain.js';
@@ -75,27 +75,18 @@ t.test('the load generator counts what a server answers', async (t) => {
 });
 
 t.test('make bench-api, tiny: exits 0 and prints the figures', async (t) => {
-  const child = spawn(process.execPath, [BENCH], {
-    env: {
-      ...process.env,
-      BENCH_API_TXS: '3000',
-      BENCH_API_TOKENS: '2000',
-      BENCH_API_SECONDS: '1',
-      BENCH_API_WARMUP: '0',
-      BENCH_API_CONNECTIONS: '4',
-      BENCH_API_UNCACHED_CONNECTIONS: '1,2',
-      BENCH_API_FOLLOW_BLOCKS: '6',
-      BENCH_API_FOLLOW_EVERY_MS: '1500',
-      BENCH_API_LIMITER_SECONDS: '2',
-      BENCH_API_FOLLOW_REPEATS: '2',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { code, stdout, stderr } = await runBenchScript(BENCH, {
+    BENCH_API_TXS: '3000',
+    BENCH_API_TOKENS: '2000',
+    BENCH_API_SECONDS: '1',
+    BENCH_API_WARMUP: '0',
+    BENCH_API_CONNECTIONS: '4',
+    BENCH_API_UNCACHED_CONNECTIONS: '1,2',
+    BENCH_API_FOLLOW_BLOCKS: '6',
+    BENCH_API_FOLLOW_EVERY_MS: '1500',
+    BENCH_API_LIMITER_SECONDS: '2',
+    BENCH_API_FOLLOW_REPEATS: '2',
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   t.equal(code, 0, `exit code 0${code === 0 ? '' : `; stderr: ${stderr.slice(-2000)}`}`);
   const fig = String.raw`[\d,]+ req/s, p50 [\d.]+ ms, p99 [\d.]+ ms`;
   for (const re of [

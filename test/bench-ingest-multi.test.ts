@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import fs from 'node:fs';
 import os from 'node:os';
-import { spawn } from 'node:child_process';
+import { runBenchScript } from './helpers/bench-child.js';
 import { fileURLToPath } from 'node:url';
 import { debianPostgresBin } from '../bench/store-servers.js';
 import { modes } from '../bench/ingest-multi.js';
@@ -28,15 +28,7 @@ const leftovers = () => new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.star
 /** Runs the benchmark tiny (3 blocks); BENCH_PROCESSES also routes bench/ingest.js here. */
 async function runTiny(t: Test, script: string, processes: string): Promise<string> {
   const before = leftovers();
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, BENCH_BLOCKS: '3', BENCH_PROCESSES: processes },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const { code, stdout, stderr } = await runBenchScript(script, { BENCH_BLOCKS: '3', BENCH_PROCESSES: processes });
   t.equal(code, 0, `exit code 0${code === 0 ? '' : `; stdout: ${stdout.slice(-2000)}; stderr: ${stderr.slice(-2000)}`}`);
   t.same([...leftovers()].filter((f) => !before.has(f)), [], 'its temporary directory is removed');
   return stdout;

@@ -5,7 +5,7 @@
 // storage per transaction and its targets (issue #21) with their bounds.
 // Behaviour only: no timing is asserted anywhere.
 import t from 'tap';
-import { spawn } from 'node:child_process';
+import { runBenchScript } from './helpers/bench-child.js';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { generateChain, type ChainCounts } from '../bench/synth.js';
@@ -250,15 +250,7 @@ t.test('the indexer stores exactly the generated chain (txs, logs, token transfe
 });
 
 t.test('`node build/bench/ingest.js` runs tiny, exits 0 and prints its figures', async (t) => {
-  const child = spawn(process.execPath, [BENCH], {
-    env: { ...process.env, BENCH_BLOCKS: '3', BENCH_PARSE_PASSES: '1', BENCH_WORKERS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const { code, stdout, stderr } = await runBenchScript(BENCH, { BENCH_BLOCKS: '3', BENCH_PARSE_PASSES: '1', BENCH_WORKERS: '1' });
   t.equal(code, 0, `exit code 0${code === 0 ? '' : `; stderr: ${stderr.slice(-2000)}`}`);
   for (const re of [
     /^date: \d{4}-\d\d-\d\dT/m,

@@ -4,20 +4,15 @@
 // counted are the chain's transactions and both stores' total is the sum of the two. Bytes only: no
 // timing is asserted.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { parseBenchOutput } from '../bench/report.js';
+import { runBenchScript } from './helpers/bench-child.js';
 
 const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench/storage.js');
 
 t.test('make bench-storage, small: both stores per table and the two targets', async (t) => {
-  const child = spawn(process.execPath, [BENCH], { env: { ...process.env, STORAGE_BLOCKS: '6', STORAGE_COLUMNS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const { code, stdout, stderr } = await runBenchScript(BENCH, { STORAGE_BLOCKS: '6', STORAGE_COLUMNS: '0' });
   t.equal(code, 0, `exit code 0${code === 0 ? '' : `; stderr: ${stderr.slice(-2000)}`}`);
 
   const chainLine = /^chain: 6 blocks \+ genesis, .*: ([\d,]+) txs,/m.exec(stdout);

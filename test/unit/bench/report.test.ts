@@ -132,8 +132,8 @@ t.test('node URLs lose their secrets; steps and settings of `make bench`', async
   t.equal(redactUrl('https://user:pw@mainnet.example.com/v3/abcdef?key=1'), 'https://mainnet.example.com/…');
   t.equal(redactUrl('http://127.0.0.1:8545'), 'http://127.0.0.1:8545');
   t.equal(redactUrl('not a url'), '(unparsable URL)');
-  t.same(steps({}).map((s) => s.name), ['ingest', 'ingest-derived', 'watchlist', 'api', 'socket', 'ui']);
-  t.same(steps({ BENCH_RPC_URL: 'http://n' }).map((s) => s.name), ['ingest', 'watchlist', 'api', 'socket', 'ui'], 'a node is not indexed twice');
+  t.same(steps({}).map((s) => s.name), ['ingest', 'ingest-derived', 'storage', 'watchlist', 'api', 'socket', 'ui']);
+  t.same(steps({ BENCH_RPC_URL: 'http://n' }).map((s) => s.name), ['ingest', 'storage', 'watchlist', 'api', 'socket', 'ui'], 'a node is not indexed twice');
   t.same(steps({ BENCH_STEPS: 'api, ingest' }).map((s) => s.name), ['ingest', 'api'], 'in the usual order');
   t.throws(() => steps({ BENCH_STEPS: 'ingest,nope' }), /unknown step nope/);
   t.same(settingsOf({ BENCH_RPC_URL: 'https://h.example/key123', BENCH_FROM: '5', PATH: '/bin' }), { BENCH_FROM: '5', BENCH_RPC_URL: 'https://h.example/…' });
