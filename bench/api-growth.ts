@@ -69,11 +69,13 @@ export function growthTargets(small: IdleRecord | string, large: IdleRecord | st
           : small.connections !== large.connections
             ? `the ${of(sizes.small)}-tx run was at ${small.connections} connections, the ${of(sizes.large)}-tx run at ${large.connections}`
             : undefined;
+  // Both records, once nothing stands in the way of comparing them.
+  const both = why === undefined ? { small: small as IdleRecord, large: large as IdleRecord } : undefined;
   const out: Target[] = [];
   for (const f of shown.figures) {
-    const s = typeof small === 'string' || typeof large === 'string' || why ? undefined : small.figures.find((x) => x.key === f.key);
-    const l = typeof large === 'string' || !s ? undefined : large.figures.find((x) => x.key === f.key);
-    const pair = s && l && typeof small !== 'string' && typeof large !== 'string' ? { s, l, when: `; runs of ${small.date} and ${large.date}` } : undefined;
+    const s = both?.small.figures.find((x) => x.key === f.key);
+    const l = both?.large.figures.find((x) => x.key === f.key);
+    const pair = both && s && l ? { s, l, when: `; runs of ${both.small.date} and ${both.large.date}` } : undefined;
     const note = why ?? (pair ? undefined : `one run has no ${f.name} figure`);
     const at = `on ${of(sizes.large)} txs over ${of(sizes.small)} at ${shown.connections} connections`;
     // /search/quick's target is its p99 alone; the reads' are a rate and a p99.
